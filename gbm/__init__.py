@@ -1,0 +1,6 @@
+"""gbm: deterministic histogram gradient boosting (Numba CPU kernels)."""
+from .booster import Booster, train
+from .sklearn import GBMClassifier, GBMRegressor
+
+__version__ = "0.1.0"
+__all__ = ["Booster", "train", "GBMClassifier", "GBMRegressor", "__version__"]

@@ -1,0 +1,155 @@
+"""Bin edges from weighted quantiles, and the mapping of feature values to ``uint8`` bins.
+
+Bin edges depend only on the data, the weights and the seed, never on how rows are split
+among threads, chunks or workers:
+
+* up to ``sample_size`` rows, the quantiles are exact over all rows;
+* above it, over the rows whose hash of (seed, global row index) falls below
+  ``sample_size / n_rows`` of the hash range: the same rows wherever they live.
+
+Layout of one feature with ``n`` value bins (``cuts`` holds ``n - 1`` increasing values)::
+
+    bin:    0          1                 n-1          n
+    value:  x < c[0] | c[0] <= x < c[1] | ... | x >= c[n-2] | NaN (missing)
+
+so "bin <= b goes left" is exactly "x < cuts[b]": XGBoost's ``split_condition``. A feature
+that holds missing values keeps at most 255 value bins so that its missing bin still fits
+in one byte; a feature with no missing values may use all 256 (its missing bin, 256, is then
+never stored and reads as an empty histogram slot).
+"""
+import numpy as np
+
+BIN_DTYPE = np.uint8  # 256 symbols: a quarter of float32's memory traffic per cell
+MAX_SYMBOLS = 257  # histogram slots per feature: up to 256 value bins + 1 missing
+
+_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def splitmix64(x):
+    """Counter-based 64-bit hash (Steele et al. 2014); ``x`` is a uint64 array."""
+    with np.errstate(over="ignore"):
+        z = x + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def sample_mask(row_ids, n_rows_total, sample_size, seed):
+    """Which of the global rows ``row_ids`` belong to the binning sample.
+
+    A row is in the sample when its hash of (seed, row id) is below
+    ``sample_size / n_rows_total`` of the 64-bit range, so the choice of one row never
+    depends on any other row or on where it is stored.
+    """
+    row_ids = np.asarray(row_ids, dtype=np.uint64)
+    if n_rows_total <= sample_size:
+        return np.ones(row_ids.shape[0], dtype=bool)
+    key = splitmix64(np.uint64(seed) ^ np.uint64(0x5DEECE66D))
+    h = splitmix64(row_ids ^ key)
+    limit = np.uint64(int(sample_size / n_rows_total * 2.0**64))
+    return h < limit
+
+
+def feature_cuts(values, weights, max_bin):
+    """Cut points of one feature from its non-missing sampled values and weights.
+
+    Parameters
+    ----------
+    values : ndarray of float32, shape (m,)
+        Non-missing values (any order).
+    weights : ndarray of float64, shape (m,)
+    max_bin : int
+        Most value bins; the result has at most ``max_bin - 1`` cuts.
+
+    Returns
+    -------
+    ndarray of float32, strictly increasing. Empty for a constant or empty column.
+    """
+    keep = weights > 0
+    values, weights = values[keep], weights[keep]
+    if values.size == 0:
+        return np.empty(0, dtype=np.float32)
+    order = np.argsort(values, kind="stable")
+    values, weights = values[order], weights[order]
+    distinct, start = np.unique(values, return_index=True)
+    if distinct.size <= max_bin:
+        # Exact bins: every distinct value but the smallest opens a bin.
+        return distinct[1:].astype(np.float32)
+    w_distinct = np.add.reduceat(weights, start)
+    before = np.concatenate(([0.0], np.cumsum(w_distinct)[:-1]))  # weight strictly below
+    total = before[-1] + w_distinct[-1]
+    targets = total * np.arange(1, max_bin) / max_bin
+    # A cut at the first distinct value with at least `target` weight below it.
+    idx = np.searchsorted(before, targets, side="left")
+    idx = np.unique(idx[(idx > 0) & (idx < distinct.size)])
+    return distinct[idx].astype(np.float32)
+
+
+class BinMapper:
+    """Learns per-feature cut points and maps feature values to bins.
+
+    Attributes (after ``fit``)
+    --------------------------
+    cuts : list of ndarray of float32, one per feature
+    n_bins : ndarray of int32, shape (n_features,)
+        Value bins per feature (``len(cuts[f]) + 1``); also the feature's missing bin.
+    """
+
+    def __init__(self, max_bin=256, sample_size=200_000, seed=0):
+        self.max_bin = max_bin
+        self.sample_size = sample_size
+        self.seed = seed
+
+    def fit(self, X, sample_weight=None, row_offset=0, n_rows_total=None):
+        """Learn cuts from ``X`` (float32, NaN = missing).
+
+        ``row_offset`` and ``n_rows_total`` place these rows in a larger data set, so a
+        shard binned alone selects the same sample rows as the whole.
+        """
+        n, n_features = X.shape
+        n_total = n if n_rows_total is None else n_rows_total
+        w = np.ones(n) if sample_weight is None else sample_weight
+        rows = np.arange(row_offset, row_offset + n)
+        mask = sample_mask(rows, n_total, self.sample_size, self.seed)
+        Xs, ws = X[mask], w[mask]
+        has_missing = np.isnan(X).any(axis=0)
+        self.cuts = []
+        for f in range(n_features):
+            col = Xs[:, f]
+            ok = ~np.isnan(col)
+            limit = min(self.max_bin, 255) if has_missing[f] else self.max_bin
+            self.cuts.append(feature_cuts(col[ok], ws[ok], limit))
+        self.n_bins = np.array([c.size + 1 for c in self.cuts], dtype=np.int32)
+        return self
+
+    @classmethod
+    def from_cuts(cls, cuts, max_bin=256):
+        mapper = cls(max_bin=max_bin)
+        mapper.cuts = [np.asarray(c, dtype=np.float32) for c in cuts]
+        mapper.n_bins = np.array([c.size + 1 for c in mapper.cuts], dtype=np.int32)
+        return mapper
+
+    def transform(self, X):
+        """Bins of ``X``: ndarray of uint8, shape (n_samples, n_features), C order.
+
+        A value is placed by its position among the cuts; NaN goes to the missing bin
+        ``n_bins[f]``. A feature that had no missing values at fit and 256 value bins
+        cannot store a missing bin in a byte: such rows are rejected.
+        """
+        out = np.empty(X.shape, dtype=BIN_DTYPE)
+        for f, cuts in enumerate(self.cuts):
+            col = X[:, f]
+            b = np.searchsorted(cuts, col, side="right")
+            missing = np.isnan(col)
+            if missing.any():
+                if self.n_bins[f] > 255:
+                    raise ValueError(
+                        f"feature {f} has missing values here but had none when the bins were "
+                        "learned with 256 value bins; bin it together with the training data"
+                    )
+                b[missing] = self.n_bins[f]
+            out[:, f] = b
+        return out
+
+    def fit_transform(self, X, sample_weight=None):
+        return self.fit(X, sample_weight).transform(X)

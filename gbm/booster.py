@@ -1,0 +1,277 @@
+"""The boosting loop ``train`` and the fitted ``Booster``."""
+import contextlib
+
+import numba
+import numpy as np
+
+from . import model_io
+from .backend import get_backend
+from .binning import BinMapper
+from .data import check_sample_weight, check_X, check_y, feature_names_of
+from .grower import TreeGrower
+from .metrics import METRICS
+from .objectives import get_objective
+from .params import validate_params
+from .quantize import quantize
+from .tree import Forest
+
+
+def resolve_n_threads(n_jobs):
+    """Thread count from ``n_jobs``: None or -1 = all of Numba's threads, -2 = all but one."""
+    limit = numba.config.NUMBA_NUM_THREADS
+    if n_jobs is None:
+        return limit
+    if n_jobs < 0:
+        return max(1, limit + 1 + n_jobs)
+    return min(n_jobs, limit)
+
+
+@contextlib.contextmanager
+def numba_threads(n):
+    before = numba.get_num_threads()
+    numba.set_num_threads(n)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+class Booster:
+    """A fitted model: the trees, how to start and how to turn margins into predictions.
+
+    Attributes
+    ----------
+    params : dict, the validated training parameters
+    trees : list of Tree; ``tree_group[i]`` is the output column tree ``i`` adds to
+    base_margin : float64 (n_groups,), the margin before any tree
+    feature_names : list of str or None
+    n_features : int
+    cuts : list of float32 arrays, the bin edges the trees were grown on
+    evals_result : dict, eval set name -> metric name -> list of values per round
+    """
+
+    def __init__(self, params, n_features, feature_names, base_margin, cuts):
+        self.params = params
+        self.n_features = n_features
+        self.feature_names = feature_names
+        self.base_margin = np.asarray(base_margin, dtype=np.float64)
+        self.cuts = cuts
+        self.trees, self.tree_group = [], []
+        self.evals_result = {}
+        self.best_iteration = None
+        self._forest = None
+
+    @property
+    def n_groups(self):
+        return self.base_margin.shape[0]
+
+    @property
+    def num_boosted_rounds(self):
+        return len(self.trees) // self.n_groups
+
+    def add_tree(self, tree, group):
+        self.trees.append(tree)
+        self.tree_group.append(group)
+        self._forest = None
+
+    def forest(self, begin=0, end=None):
+        """Trees of rounds ``[begin, end)`` packed for the prediction kernels."""
+        end = self.num_boosted_rounds if end is None else end
+        if begin == 0 and end == self.num_boosted_rounds:
+            if self._forest is None:
+                self._forest = Forest(self.trees, self.tree_group)
+            return self._forest
+        lo, hi = begin * self.n_groups, end * self.n_groups
+        return Forest(self.trees[lo:hi], self.tree_group[lo:hi])
+
+    def _check_predict_X(self, X):
+        names = feature_names_of(X)
+        if names is not None and self.feature_names is not None and names != self.feature_names:
+            raise ValueError(
+                f"X has feature names {names} but the model was trained with "
+                f"{self.feature_names}; pass columns with the same names in the same order"
+            )
+        X = check_X(X)
+        if X.shape[1] != self.n_features:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but the model was trained with {self.n_features}"
+            )
+        return X
+
+    def predict(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None):
+        """Predict for raw feature rows.
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features)
+        output_margin : bool
+            Return the raw margin (before the link function).
+        iteration_range : (int, int)
+            Use the trees of rounds ``[begin, end)``; ``(0, 0)`` = all rounds.
+
+        Returns
+        -------
+        ndarray of float64: (n_samples,) for one output group, (n_samples, n_groups) else
+        """
+        X = self._check_predict_X(X)
+        begin, end = _check_iteration_range(iteration_range, self.num_boosted_rounds)
+        margin = np.tile(self.base_margin, (X.shape[0], 1))
+        forest = self.forest(begin, end)
+        backend = get_backend(self.params["device"])
+        with numba_threads(resolve_n_threads(self.params["n_jobs"] if n_jobs is None else n_jobs)):
+            backend.kernels.predict(X, forest.split_feature, forest.threshold, forest.default_left,
+                                    forest.left_child, forest.right_child, forest.value,
+                                    forest.tree_offsets, forest.tree_group, margin)
+        if output_margin:
+            return margin[:, 0] if self.n_groups == 1 else margin
+        return get_objective(self.params).transform(margin)
+
+    def save_model(self, path):
+        """Write the model as versioned JSON (see docs/model_format.md)."""
+        model_io.save(self, path)
+
+    @classmethod
+    def load_model(cls, path):
+        """Read a model written by ``save_model``; a bad file raises ``ValueError``."""
+        return model_io.load(cls, path)
+
+    def to_json(self):
+        return model_io.dumps(self)
+
+    @classmethod
+    def from_json(cls, text):
+        return model_io.loads(cls, text)
+
+
+def _check_iteration_range(iteration_range, n_rounds):
+    try:
+        begin, end = (int(v) for v in iteration_range)
+    except (TypeError, ValueError):
+        raise TypeError(f"iteration_range must be a pair of ints, got {iteration_range!r}") from None
+    if (begin, end) == (0, 0):
+        return 0, n_rounds
+    if not 0 <= begin < end <= n_rounds:
+        raise ValueError(
+            f"iteration_range {iteration_range} is outside the model's rounds [0, {n_rounds}]"
+        )
+    return begin, end
+
+
+class _EvalSet:
+    """An evaluation set whose margin is updated tree by tree on its bins."""
+
+    def __init__(self, name, X, y, w, booster, mapper, objective):
+        self.name, self.y, self.w = name, y, w
+        self.X = booster._check_predict_X(X)
+        self.binned = True
+        try:
+            self.bins = mapper.transform(self.X)
+        except ValueError:  # missing values where the training data had none and 256 bins
+            self.binned = False
+        self.n_bins = mapper.n_bins
+        self.margin = np.tile(booster.base_margin, (self.X.shape[0], 1))
+
+    def add_trees(self, kernels, trees, groups):
+        f = Forest(trees, groups)
+        if self.binned:
+            kernels.predict_binned(self.bins, self.n_bins, f.split_feature, f.split_bin,
+                                   f.default_left, f.left_child, f.right_child, f.value,
+                                   f.tree_offsets, f.tree_group, self.margin)
+        else:
+            kernels.predict(self.X, f.split_feature, f.threshold, f.default_left, f.left_child,
+                            f.right_child, f.value, f.tree_offsets, f.tree_group, self.margin)
+
+
+def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbose_eval=False,
+          feature_names=None):
+    """Train a gradient-boosted tree model.
+
+    Parameters
+    ----------
+    params : dict
+        Hyperparameters, XGBoost names (see ``gbm.params.SPEC``).
+    X : array-like (n_samples, n_features); NaN = missing
+    y : array-like (n_samples,)
+    num_boost_round : int
+        Boosting rounds; each adds one tree per output group.
+    sample_weight : array-like (n_samples,), optional
+    evals : sequence of (X, y, name) or (X, y, sample_weight, name)
+        Sets scored with the objective's default metric after every round, into
+        ``booster.evals_result``.
+    verbose_eval : bool
+        Print one line of scores per round.
+    feature_names : list of str, optional
+        Taken from a DataFrame's columns when not given.
+
+    Returns
+    -------
+    Booster
+    """
+    p = validate_params(params)
+    if isinstance(num_boost_round, bool) or not isinstance(num_boost_round, (int, np.integer)) \
+            or num_boost_round < 0:
+        raise ValueError(f"num_boost_round must be an integer >= 0, got {num_boost_round!r}")
+    names = feature_names if feature_names is not None else feature_names_of(X)
+    X = check_X(X)
+    if names is not None and len(names) != X.shape[1]:
+        raise ValueError(f"feature_names has {len(names)} names but X has {X.shape[1]} columns")
+    y = check_y(y, X.shape[0])
+    w = check_sample_weight(sample_weight, X.shape[0])
+    objective = get_objective(p)
+    y = objective.check_labels(y)
+    backend = get_backend(p["device"])
+    n_threads = resolve_n_threads(p["n_jobs"])
+
+    with numba_threads(n_threads):
+        mapper = BinMapper(p["max_bin"], p["bin_sample_size"], p["random_state"]).fit(X, w)
+        bins = mapper.transform(X)
+        if p["base_score"] is None:
+            base = objective.base_margin(y, w)
+        else:
+            base = objective.base_score_to_margin(p["base_score"])
+        booster = Booster(p, X.shape[1], names, base, mapper.cuts)
+        eval_sets = [_EvalSet(*_unpack_eval(e), booster, mapper, objective) for e in evals]
+        margin = np.tile(base, (X.shape[0], 1))
+        metric = METRICS[objective.default_metric]
+        for _ in range(num_boost_round):
+            grad, hess = objective.gradients(margin, y, w)
+            new_trees = []
+            for group in range(objective.n_groups):
+                gpair, scales = quantize(grad[:, group], hess[:, group])
+                grower = TreeGrower(bins, mapper.n_bins, mapper.cuts, gpair, scales, p,
+                                    backend.kernels, n_threads)
+                tree, rows, starts, ends, values = grower.grow()
+                column = np.ascontiguousarray(margin[:, group])
+                backend.kernels.add_leaf_values(rows, starts, ends, values, column)
+                margin[:, group] = column
+                booster.add_tree(tree, group)
+                new_trees.append(tree)
+            _score_round(booster, eval_sets, new_trees, objective, metric, backend, verbose_eval)
+    return booster
+
+
+def _unpack_eval(entry):
+    if len(entry) == 3:
+        X, y, name = entry
+        w = None
+    elif len(entry) == 4:
+        X, y, w, name = entry
+    else:
+        raise ValueError("each entry of evals must be (X, y, name) or (X, y, sample_weight, name)")
+    X_checked = check_X(X, name=f"evals[{name!r}] X")
+    y = check_y(y, X_checked.shape[0])
+    return name, X, y, check_sample_weight(w, X_checked.shape[0])
+
+
+def _score_round(booster, eval_sets, new_trees, objective, metric, backend, verbose):
+    if not eval_sets:
+        return
+    groups = list(range(objective.n_groups))
+    line = [f"[{booster.num_boosted_rounds - 1}]"]
+    for es in eval_sets:
+        es.add_trees(backend.kernels, new_trees, groups)
+        score = metric(es.y, objective.transform(es.margin), es.w)
+        booster.evals_result.setdefault(es.name, {}).setdefault(objective.default_metric, []).append(score)
+        line.append(f"{es.name}-{objective.default_metric}:{score:.5f}")
+    if verbose:
+        print("\t".join(line), flush=True)

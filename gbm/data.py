@@ -1,0 +1,170 @@
+"""Turn user input into the arrays the engine trains on; every input error is raised here.
+
+The engine works on a C-ordered float32 matrix (NaN = missing), as XGBoost does: float64
+inputs are rounded to float32 once, at fit and at predict alike, so a split threshold
+means the same thing in both.
+"""
+import numbers
+
+import numpy as np
+
+FLOAT = np.float32  # feature values: what XGBoost and LightGBM keep, half of float64's traffic
+
+
+def _is_pandas_frame(X):
+    return type(X).__module__.startswith("pandas") and hasattr(X, "dtypes") and hasattr(X, "columns")
+
+
+def feature_names_of(X):
+    """Column names of a DataFrame as a list of str, or None for other inputs."""
+    if _is_pandas_frame(X):
+        names = [str(c) for c in X.columns]
+        if not all(isinstance(c, str) for c in X.columns):
+            return None  # scikit-learn's rule: only all-string column names count as names
+        return names
+    return None
+
+
+def _frame_to_float(X):
+    """A pandas DataFrame to float32, with nullable numbers as NaN; object columns rejected."""
+    import pandas as pd
+
+    columns = []
+    for i, (name, dtype) in enumerate(X.dtypes.items()):
+        col = X.iloc[:, i]
+        if isinstance(dtype, pd.CategoricalDtype):
+            raise ValueError(
+                f"X column {name!r} (position {i}) has dtype 'category'; categorical features "
+                "are not supported yet: encode it as numbers"
+            )
+        if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype):
+            columns.append(col.to_numpy(dtype=np.float64, na_value=np.nan))
+        else:
+            raise ValueError(
+                f"X column {name!r} (position {i}) has dtype {dtype}; only numeric and boolean "
+                "columns are supported: encode strings and objects as numbers"
+            )
+    if not columns:
+        return np.empty((len(X), 0), dtype=FLOAT)
+    return np.column_stack(columns).astype(FLOAT)
+
+
+def check_X(X, *, name="X"):
+    """Validate a feature matrix and return it as C-ordered float32 (NaN = missing).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        NumPy array, pandas DataFrame, SciPy sparse matrix (densified; absent entries
+        become missing values, as in XGBoost) or a nested list.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features), dtype float32
+    """
+    if X is None:
+        raise TypeError(f"{name} must be an array-like of shape (n_samples, n_features), got None")
+    if _is_pandas_frame(X):
+        arr = _frame_to_float(X)
+    elif hasattr(X, "tocsr") and hasattr(X, "nnz"):  # SciPy sparse
+        csr = X.tocsr()
+        arr = np.full(csr.shape, np.nan, dtype=FLOAT)
+        rows = np.repeat(np.arange(csr.shape[0]), np.diff(csr.indptr))
+        arr[rows, csr.indices] = csr.data
+    else:
+        arr = np.asarray(X)
+        if arr.dtype.kind in "USV":
+            raise ValueError(
+                f"{name} has dtype {arr.dtype} (strings or raw bytes) in every column; only "
+                "numbers are supported: encode strings as numbers"
+            )
+        if arr.dtype.kind == "O":
+            arr = _object_to_float(arr, name)
+        if arr.dtype.kind == "c":
+            raise ValueError(f"Complex data not supported: {name} has complex values")
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"{name} has unsupported dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-dimensional (n_samples, n_features), got {arr.ndim} dimension(s) "
+            f"with shape {arr.shape}; reshape a single feature with X.reshape(-1, 1)"
+        )
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} has 0 rows (shape {arr.shape}); at least 1 sample is required")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has 0 columns (shape {arr.shape}); at least 1 feature is required")
+    arr = np.ascontiguousarray(arr, dtype=FLOAT)
+    inf = np.isinf(arr)
+    if inf.any():
+        row, col = np.argwhere(inf)[0]
+        raise ValueError(
+            f"{name} contains infinity at row {row}, column {col}; use NaN for missing values"
+        )
+    return arr
+
+
+def _object_to_float(arr, name):
+    """Numbers stored as objects or strings become floats; anything else names its column."""
+    try:
+        return arr.astype(np.float64)
+    except (TypeError, ValueError) as err:
+        column = "?"
+        if arr.ndim == 2:
+            for j in range(arr.shape[1]):
+                try:
+                    arr[:, j].astype(np.float64)
+                except (TypeError, ValueError):
+                    column = j
+                    break
+        raise type(err)(
+            f"{name} column {column} has non-numeric values ({err}); only numbers are "
+            "supported: encode strings and objects as numbers"
+        ) from None
+
+
+def check_y(y, n_rows, *, numeric=True):
+    """Validate labels: 1-d, ``n_rows`` long, finite when numeric."""
+    if y is None:
+        raise ValueError("y is None; training needs labels")
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"y must be 1-dimensional, got shape {arr.shape}")
+    if arr.shape[0] != n_rows:
+        raise ValueError(f"y has {arr.shape[0]} rows but X has {n_rows}; they must match")
+    if numeric:
+        if arr.dtype.kind not in "biuf":
+            try:
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(f"y must be numeric for this objective, got dtype {arr.dtype}") from None
+        arr = arr.astype(np.float64)
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"y contains {arr[row]} at row {row}; labels must be finite")
+    return arr
+
+
+def check_sample_weight(sample_weight, n_rows):
+    """Validate weights: 1-d, ``n_rows`` long, finite, >= 0, not all zero. None -> ones."""
+    if sample_weight is None:
+        return np.ones(n_rows, dtype=np.float64)
+    if isinstance(sample_weight, numbers.Number):
+        sample_weight = np.full(n_rows, sample_weight, dtype=np.float64)
+    w = np.asarray(sample_weight)
+    if w.dtype.kind not in "biuf":
+        raise ValueError(f"sample_weight must be numeric, got dtype {w.dtype}")
+    w = w.astype(np.float64)
+    if w.ndim != 1:
+        raise ValueError(f"sample_weight must be 1-dimensional, got shape {w.shape}")
+    if w.shape[0] != n_rows:
+        raise ValueError(f"sample_weight has {w.shape[0]} entries but X has {n_rows} rows; they must match")
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"sample_weight contains {w[row]} at row {row}; weights must be finite and >= 0")
+    if not (w > 0).any():
+        raise ValueError("sample_weight is zero for every row; at least one weight must be positive")
+    return w

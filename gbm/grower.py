@@ -1,0 +1,223 @@
+"""Grow one tree from binned data and fixed-point gradient pairs.
+
+Two expansion orders, as in XGBoost's ``grow_policy``:
+
+* ``depthwise``: every splittable node of a level is split, then all the next level's
+  histograms are built in one kernel call;
+* ``lossguide``: the leaf with the largest loss reduction is split first, until
+  ``max_leaves``.
+
+Either way only the child with the smaller hessian sum gets a histogram built from its
+rows; its sibling's is the parent's minus it (hessian sums are known exactly everywhere,
+so no row count has to be agreed on between workers). The grower owns every buffer and
+calls only the backend's kernels.
+"""
+import heapq
+
+import numpy as np
+
+from .kernels.split_math import python as split_math
+from .tree import NODE_FIELDS, Tree
+
+_MIN_GAIN = 1e-6  # a split must reduce the loss by more than this (XGBoost's kRtEps)
+_MAX_BATCH_BYTES = 256 << 20  # cap on one batch's histograms (and each thread's copy)
+
+
+class _Node:
+    __slots__ = ("id", "start", "end", "depth", "sums", "hist", "split")
+
+    def __init__(self, node_id, start, end, depth, sums):
+        self.id, self.start, self.end, self.depth = node_id, start, end, depth
+        self.sums = sums  # int64 (2,): fixed-point (G, H)
+        self.hist = None
+        self.split = None  # (gain, feature, bin, default_left, left_sums)
+
+
+class TreeGrower:
+    """Grows one tree.
+
+    Parameters
+    ----------
+    bins : uint8 (n_rows, n_features)
+    n_bins : int32 (n_features,)
+    cuts : list of float32 arrays, the bin edges (for raw thresholds)
+    gpair : int64 (n_rows, 2), fixed-point gradients of one output group
+    scales : float64 (2,), their scales
+    params : validated parameter dict
+    kernels : module with the kernel functions
+    n_threads : int
+    """
+
+    def __init__(self, bins, n_bins, cuts, gpair, scales, params, kernels, n_threads):
+        self.bins, self.n_bins, self.cuts = bins, n_bins, cuts
+        self.gpair, self.scales = gpair, scales
+        self.params, self.k, self.n_threads = params, kernels, n_threads
+        self.n_slots = int(n_bins.max()) + 1
+        self.rows = np.arange(bins.shape[0], dtype=np.int32)
+        self.scratch = np.empty_like(self.rows)
+        self.nodes = []
+        self.feature_mask = np.ones((1, bins.shape[1]), dtype=np.uint8)
+
+    # -- helpers --------------------------------------------------------------------------
+    def _new_node(self, start, end, depth, sums):
+        node = _Node(len(self.nodes), start, end, depth, np.asarray(sums, dtype=np.int64))
+        self.nodes.append(node)
+        return node
+
+    def _can_split_deeper(self, depth):
+        max_depth = self.params["max_depth"]
+        return max_depth == 0 or depth < max_depth
+
+    def _batches(self, nodes):
+        """Cut a node list so one batch's histograms stay under the memory cap."""
+        per_node = self.bins.shape[1] * self.n_slots * 16 * max(1, self.n_threads)
+        size = max(1, _MAX_BATCH_BYTES // per_node)
+        for i in range(0, len(nodes), size):
+            yield nodes[i:i + size]
+
+    def _build(self, nodes):
+        """Build the histograms of ``nodes`` from their rows."""
+        for batch in self._batches(nodes):
+            hist = np.empty((len(batch), self.bins.shape[1], self.n_slots, 2), dtype=np.int64)
+            starts = np.array([n.start for n in batch], dtype=np.int64)
+            ends = np.array([n.end for n in batch], dtype=np.int64)
+            self.k.build_histograms(self.bins, self.gpair, self.rows, starts, ends, hist,
+                                    self.n_threads)
+            for i, node in enumerate(batch):
+                node.hist = hist[i]
+
+    def _evaluate(self, nodes):
+        """Find each node's best split; nodes that cannot split get ``split = None``."""
+        p = self.params
+        for batch in self._batches(nodes):
+            n = len(batch)
+            hist = np.stack([node.hist for node in batch])
+            sums = np.stack([node.sums for node in batch])
+            mask = np.broadcast_to(self.feature_mask, (n, self.bins.shape[1]))
+            gain = np.empty(n)
+            feature = np.empty(n, dtype=np.int32)
+            split_bin = np.empty(n, dtype=np.int32)
+            default_left = np.empty(n, dtype=np.uint8)
+            left_sums = np.empty((n, 2), dtype=np.int64)
+            self.k.evaluate_splits(hist, sums, self.n_bins, np.ascontiguousarray(mask),
+                                   self.scales, p["reg_lambda"], p["reg_alpha"],
+                                   p["max_delta_step"], p["min_child_weight"], gain, feature,
+                                   split_bin, default_left, left_sums)
+            for i, node in enumerate(batch):
+                ok = gain[i] > _MIN_GAIN and gain[i] >= p["gamma"]
+                node.split = (float(gain[i]), int(feature[i]), int(split_bin[i]),
+                              int(default_left[i]), left_sums[i].copy()) if ok else None
+
+    def _apply_splits(self, nodes):
+        """Partition the rows of ``nodes`` (which have splits) and create their children.
+
+        Returns the list of new children whose histograms are needed (those that may
+        split further).
+        """
+        starts = np.array([n.start for n in nodes], dtype=np.int64)
+        ends = np.array([n.end for n in nodes], dtype=np.int64)
+        feature = np.array([n.split[1] for n in nodes], dtype=np.int32)
+        split_bin = np.array([n.split[2] for n in nodes], dtype=np.int32)
+        default_left = np.array([n.split[3] for n in nodes], dtype=np.uint8)
+        n_left = np.empty(len(nodes), dtype=np.int64)
+        self.k.partition_rows(self.bins, self.rows, starts, ends, feature, split_bin,
+                              default_left, self.n_bins, self.scratch, n_left)
+        to_build, to_subtract, children = [], [], []
+        for node, count in zip(nodes, n_left):
+            left_sums = node.split[4]
+            mid = node.start + int(count)
+            left = self._new_node(node.start, mid, node.depth + 1, left_sums)
+            right = self._new_node(mid, node.end, node.depth + 1, node.sums - left_sums)
+            node.split = node.split + (left.id, right.id)
+            if self._can_split_deeper(node.depth + 1):
+                small, large = (left, right) if left.sums[1] <= right.sums[1] else (right, left)
+                to_build.append(small)
+                to_subtract.append((node, small, large))
+                children += [left, right]
+            else:
+                node.hist = None
+        self._build(to_build)
+        for parent, small, large in to_subtract:
+            large.hist = np.empty_like(parent.hist)
+            self.k.subtract_histograms(parent.hist[None], small.hist[None], large.hist[None])
+            parent.hist = None
+        return children
+
+    # -- growth policies ------------------------------------------------------------------
+    def grow(self):
+        """Grow the tree; returns ``(tree, rows, leaf_starts, leaf_ends, leaf_ids)``."""
+        root = self._new_node(0, self.rows.shape[0], 0, self.gpair.sum(axis=0))
+        if self._can_split_deeper(0):
+            self._build([root])
+            self._evaluate([root])
+        if self.params["grow_policy"] == "lossguide":
+            self._grow_lossguide(root)
+        else:
+            self._grow_depthwise(root)
+        return self._finish()
+
+    def _grow_depthwise(self, root):
+        max_leaves = self.params["max_leaves"]
+        n_leaves = 1
+        level = [root]
+        while level:
+            candidates = [n for n in level if n.split is not None]
+            if max_leaves:
+                candidates.sort(key=lambda n: (-n.split[0], n.id))
+                candidates = candidates[:max(0, max_leaves - n_leaves)]
+                candidates.sort(key=lambda n: n.id)
+            for n in level:
+                if n not in candidates:
+                    n.split, n.hist = None, None
+            if not candidates:
+                break
+            n_leaves += len(candidates)
+            level = self._apply_splits(candidates)
+            self._evaluate(level)
+
+    def _grow_lossguide(self, root):
+        max_leaves = self.params["max_leaves"]
+        n_leaves = 1
+        heap = [(-root.split[0], root.id)] if root.split is not None else []
+        while heap and (not max_leaves or n_leaves < max_leaves):
+            _, node_id = heapq.heappop(heap)
+            node = self.nodes[node_id]
+            children = self._apply_splits([node])
+            n_leaves += 1
+            self._evaluate(children)
+            for child in children:
+                if child.split is not None:
+                    heapq.heappush(heap, (-child.split[0], child.id))
+        for node in self.nodes:  # leaves that kept a candidate split
+            if node.split is not None and len(node.split) == 5:
+                node.split, node.hist = None, None
+
+    def _finish(self):
+        p = self.params
+        arrays = {name: np.zeros(len(self.nodes), dtype=dtype) for name, dtype in NODE_FIELDS.items()}
+        arrays["split_feature"][:] = -1
+        arrays["left_child"][:] = -1
+        arrays["right_child"][:] = -1
+        leaves = []
+        for node in self.nodes:
+            g, h = node.sums[0] / self.scales[0], node.sums[1] / self.scales[1]
+            weight = split_math.leaf_weight(g, h, p["reg_lambda"], p["reg_alpha"], p["max_delta_step"])
+            arrays["cover"][node.id] = h
+            if node.split is None:
+                arrays["value"][node.id] = p["learning_rate"] * weight
+                leaves.append(node)
+                continue
+            gain, f, b, default_left, _, left, right = node.split
+            arrays["value"][node.id] = weight
+            arrays["split_feature"][node.id] = f
+            arrays["split_bin"][node.id] = b
+            arrays["threshold"][node.id] = self.cuts[f][b]
+            arrays["default_left"][node.id] = default_left
+            arrays["left_child"][node.id] = left
+            arrays["right_child"][node.id] = right
+            arrays["gain"][node.id] = gain
+        tree = Tree(**arrays)
+        starts = np.array([n.start for n in leaves], dtype=np.int64)
+        ends = np.array([n.end for n in leaves], dtype=np.int64)
+        values = tree.value[[n.id for n in leaves]]
+        return tree, self.rows, starts, ends, values

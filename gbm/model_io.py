@@ -1,0 +1,102 @@
+"""Model files: versioned JSON that loads without executing code (no pickle).
+
+The schema is documented in ``docs/model_format.md``. Every float is written with
+Python's shortest round-tripping repr, so a loaded model predicts bit for bit the same.
+"""
+import json
+
+import numpy as np
+
+from .params import validate_params
+from .tree import NODE_FIELDS, Tree
+
+FORMAT = "gbm-model"
+VERSION = 1
+
+
+def to_dict(booster):
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "params": booster.params,
+        "n_features": booster.n_features,
+        "feature_names": booster.feature_names,
+        "base_margin": booster.base_margin.tolist(),
+        "cuts": [c.tolist() for c in booster.cuts],
+        "best_iteration": booster.best_iteration,
+        "trees": [dict(t.to_dict(), group=g) for t, g in zip(booster.trees, booster.tree_group)],
+    }
+
+
+def dumps(booster):
+    return json.dumps(to_dict(booster), allow_nan=False)
+
+
+def save(booster, path):
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(dumps(booster))
+
+
+def load(cls, path):
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a gbm model file: it is not UTF-8 text") from None
+    return loads(cls, text, source=str(path))
+
+
+def _fail(source, why):
+    raise ValueError(f"{source} is not a valid gbm model file: {why}")
+
+
+def loads(cls, text, source="model text"):
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as err:
+        _fail(source, f"invalid or truncated JSON ({err})")
+    if not isinstance(d, dict) or d.get("format") != FORMAT:
+        _fail(source, f"'format' is not {FORMAT!r} (a model from another library?)")
+    if d.get("version") != VERSION:
+        _fail(source, f"version {d.get('version')!r} is not supported (this gbm reads {VERSION})")
+    missing = {"params", "n_features", "feature_names", "base_margin", "cuts", "trees"} - set(d)
+    if missing:
+        _fail(source, f"missing fields {sorted(missing)}")
+    try:
+        params = validate_params(d["params"])
+        n_features = int(d["n_features"])
+        booster = cls(params, n_features, d["feature_names"], d["base_margin"],
+                      [np.asarray(c, dtype=np.float32) for c in d["cuts"]])
+        booster.best_iteration = d.get("best_iteration")
+        for i, td in enumerate(d["trees"]):
+            tree = Tree.from_dict(td)
+            _check_tree(tree, n_features, booster.n_groups, td.get("group"), i, source)
+            booster.add_tree(tree, int(td["group"]))
+    except (KeyError, TypeError, ValueError) as err:
+        if isinstance(err, ValueError) and "not a valid gbm model file" in str(err):
+            raise
+        _fail(source, f"{type(err).__name__}: {err}")
+    if len(booster.cuts) != n_features:
+        _fail(source, f"{len(booster.cuts)} cut lists for {n_features} features")
+    if len(booster.trees) % booster.n_groups:
+        _fail(source, f"{len(booster.trees)} trees is not a multiple of {booster.n_groups} groups")
+    return booster
+
+
+def _check_tree(tree, n_features, n_groups, group, i, source):
+    n = tree.n_nodes
+    if n == 0 or any(getattr(tree, name).shape != (n,) for name in NODE_FIELDS):
+        _fail(source, f"tree {i} has node arrays of different lengths or none")
+    if not isinstance(group, int) or not 0 <= group < n_groups:
+        _fail(source, f"tree {i} has group {group!r}, expected an int in [0, {n_groups})")
+    inner = tree.left_child >= 0
+    ids = np.arange(n)
+    for child in (tree.left_child, tree.right_child):
+        # children come after their parent: no cycles, every walk ends at a leaf
+        if ((child[inner] <= ids[inner]) | (child[inner] >= n)).any():
+            _fail(source, f"tree {i} has a child index out of order or out of range")
+    if (tree.right_child[~inner] != -1).any() or (tree.right_child[inner] < 0).any():
+        _fail(source, f"tree {i} has inconsistent left/right children")
+    f = tree.split_feature[inner]
+    if ((f < 0) | (f >= n_features)).any():
+        _fail(source, f"tree {i} splits on a feature outside [0, {n_features})")

@@ -1,0 +1,126 @@
+"""Objectives: gradient and hessian of the loss in the margin, the starting margin, the
+link to predictions and the default metric.
+
+Margins and gradients are float64 arrays of shape (n_rows, n_groups); ``n_groups`` is 1
+except for multiclass (one tree per class per round). The formulas use only array
+operations, so ``xp`` may be NumPy or CuPy.
+"""
+import numpy as np
+
+_EPS = 1e-16
+
+
+def _sigmoid(xp, z):
+    return 1.0 / (1.0 + xp.exp(-z))
+
+
+def _softmax(xp, z):
+    e = xp.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+class SquaredError:
+    name = "reg:squarederror"
+    default_metric = "rmse"
+
+    def __init__(self, params):
+        self.n_groups = 1
+
+    def check_labels(self, y):
+        return y
+
+    def base_margin(self, y, w):
+        """Weighted mean of the labels: the one-step Newton optimum from zero."""
+        return np.array([np.average(y, weights=w)])
+
+    def base_score_to_margin(self, base_score):
+        return np.array([base_score], dtype=np.float64)
+
+    def margin_to_base_score(self, margin):
+        return float(margin[0])
+
+    def gradients(self, margin, y, w, xp=np):
+        grad = (margin[:, 0] - y) * w
+        return grad[:, None], w[:, None].astype(xp.float64)
+
+    def transform(self, margin, xp=np):
+        return margin[:, 0]
+
+
+class Logistic:
+    name = "binary:logistic"
+    default_metric = "logloss"
+
+    def __init__(self, params):
+        self.n_groups = 1
+
+    def check_labels(self, y):
+        if ((y < 0) | (y > 1)).any():
+            bad = int(np.flatnonzero((y < 0) | (y > 1))[0])
+            raise ValueError(f"y[{bad}] = {y[bad]}; binary:logistic needs labels in [0, 1]")
+        return y
+
+    def base_margin(self, y, w):
+        """Logit of the weighted label mean (XGBoost 2+ estimates base_score so)."""
+        p = float(np.clip(np.average(y, weights=w), 1e-6, 1 - 1e-6))
+        return self.base_score_to_margin(p)
+
+    def base_score_to_margin(self, base_score):
+        return np.array([np.log(base_score / (1.0 - base_score))])
+
+    def margin_to_base_score(self, margin):
+        return float(1.0 / (1.0 + np.exp(-margin[0])))
+
+    def gradients(self, margin, y, w, xp=np):
+        p = _sigmoid(xp, margin[:, 0])
+        grad = (p - y) * w
+        hess = xp.maximum(p * (1.0 - p), _EPS) * w
+        return grad[:, None], hess[:, None]
+
+    def transform(self, margin, xp=np):
+        return _sigmoid(xp, margin[:, 0])
+
+
+class Softprob:
+    name = "multi:softprob"
+    default_metric = "mlogloss"
+
+    def __init__(self, params):
+        self.n_groups = params["num_class"]
+
+    def check_labels(self, y):
+        k = self.n_groups
+        if (y != np.floor(y)).any() or (y < 0).any() or (y >= k).any():
+            bad = int(np.flatnonzero((y != np.floor(y)) | (y < 0) | (y >= k))[0])
+            raise ValueError(f"y[{bad}] = {y[bad]}; multi:softprob needs integer labels in [0, {k})")
+        return y
+
+    def base_margin(self, y, w):
+        """Centred log class priors (what XGBoost 3 estimates for multiclass)."""
+        prior = np.bincount(y.astype(np.int64), weights=w, minlength=self.n_groups) / w.sum()
+        log_prior = np.log(np.clip(prior, 1e-6, None))
+        return log_prior - log_prior.mean()
+
+    def base_score_to_margin(self, base_score):
+        return np.full(self.n_groups, base_score, dtype=np.float64)
+
+    def margin_to_base_score(self, margin):
+        return [float(m) for m in margin]
+
+    def gradients(self, margin, y, w, xp=np):
+        p = _softmax(xp, margin)
+        onehot = xp.zeros_like(p)
+        onehot[xp.arange(y.shape[0]), y.astype(xp.int64)] = 1.0
+        grad = (p - onehot) * w[:, None]
+        hess = xp.maximum(2.0 * p * (1.0 - p), _EPS) * w[:, None]
+        return grad, hess
+
+    def transform(self, margin, xp=np):
+        return _softmax(xp, margin)
+
+
+OBJECTIVES = {cls.name: cls for cls in (SquaredError, Logistic, Softprob)}
+
+
+def get_objective(params):
+    return OBJECTIVES[params["objective"]](params)

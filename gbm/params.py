@@ -1,0 +1,161 @@
+"""Every training hyperparameter: its name, default, allowed values and XGBoost alias.
+
+Parameters are validated here, once; the rest of the package trusts a validated dict.
+Names follow XGBoost's learning API (``eta`` and friends are accepted as aliases).
+"""
+import math
+import numbers
+
+OBJECTIVES = ("reg:squarederror", "binary:logistic", "multi:softprob")
+GROW_POLICIES = ("depthwise", "lossguide")
+DEVICES = ("cpu", "cuda")
+
+
+def _real(low=None, high=None, low_open=False, high_open=False):
+    """Validator for a real number in a (half-)open or closed interval."""
+
+    def check(name, value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+        value = float(value)
+        if math.isnan(value):
+            raise ValueError(f"{name} must not be NaN")
+        if low is not None and (value <= low if low_open else value < low):
+            op = ">" if low_open else ">="
+            raise ValueError(f"{name} must be {op} {low}, got {value!r}")
+        if high is not None and (value >= high if high_open else value > high):
+            op = "<" if high_open else "<="
+            raise ValueError(f"{name} must be {op} {high}, got {value!r}")
+        return value
+
+    return check
+
+
+def _int(low=None, high=None):
+    """Validator for an integer in a closed interval."""
+
+    def check(name, value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            else:
+                raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+        value = int(value)
+        if low is not None and value < low:
+            raise ValueError(f"{name} must be >= {low}, got {value}")
+        if high is not None and value > high:
+            raise ValueError(f"{name} must be <= {high}, got {value}")
+        return value
+
+    return check
+
+
+def _choice(options):
+    def check(name, value):
+        if value not in options:
+            raise ValueError(f"{name} must be one of {list(options)}, got {value!r}")
+        return value
+
+    return check
+
+
+def _base_score(name, value):
+    if value is None:
+        return None
+    return _real()(name, value)
+
+
+def _n_jobs(name, value):
+    if value is None:
+        return None
+    value = _int()(name, value)
+    if value == 0:
+        raise ValueError(f"{name} must be a positive thread count, -1 (all cores) or None, got 0")
+    return value
+
+
+def _seed(name, value):
+    if value is None:
+        return 0
+    if hasattr(value, "randint") and not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{name} must be an integer seed; a RandomState is not accepted because "
+            "gbm's random draws must not depend on a generator's hidden state"
+        )
+    return _int(0, 2**63 - 1)(name, value)
+
+
+# name: (default, validator, doc)
+SPEC = {
+    "objective": ("reg:squarederror", _choice(OBJECTIVES), "learning task"),
+    "num_class": (1, _int(1), "number of classes for multi:softprob"),
+    "learning_rate": (0.3, _real(0, None, low_open=True), "shrinkage of each tree's leaf values"),
+    "max_depth": (6, _int(0), "deepest level a tree may grow; 0 = no limit (lossguide only)"),
+    "max_leaves": (0, _int(0), "most leaves per tree; 0 = no limit"),
+    "grow_policy": ("depthwise", _choice(GROW_POLICIES), "level by level, or best leaf first"),
+    "min_child_weight": (1.0, _real(0), "least hessian sum a child must hold"),
+    "reg_lambda": (1.0, _real(0), "L2 penalty on leaf values"),
+    "reg_alpha": (0.0, _real(0), "L1 penalty on leaf values"),
+    "gamma": (0.0, _real(0), "least loss reduction for a split"),
+    "max_delta_step": (0.0, _real(0), "largest absolute leaf value before shrinkage; 0 = no cap"),
+    "max_bin": (256, _int(2, 256), "most value bins per feature (one more holds missing values)"),
+    "base_score": (None, _base_score, "initial prediction; None = estimated from the labels"),
+    "n_jobs": (None, _n_jobs, "CPU threads; None or -1 = all cores"),
+    "random_state": (0, _seed, "seed for the binning sample"),
+    "device": ("cpu", _choice(DEVICES), "where training runs"),
+    "bin_sample_size": (200_000, _int(1), "rows in the binning sample (hash-selected) above which quantiles are approximate"),
+}
+
+ALIASES = {
+    "eta": "learning_rate",
+    "lambda": "reg_lambda",
+    "alpha": "reg_alpha",
+    "min_split_loss": "gamma",
+    "seed": "random_state",
+    "nthread": "n_jobs",
+    "max_bins": "max_bin",
+}
+
+
+def validate_params(params):
+    """Return a full, validated copy of ``params`` with defaults filled in.
+
+    Parameters
+    ----------
+    params : dict
+        User parameters, XGBoost names or aliases.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Unknown name, a name given twice through an alias, or a value out of range.
+    """
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise TypeError(f"params must be a dict, got {type(params).__name__}")
+    out = {}
+    for key, value in params.items():
+        name = ALIASES.get(key, key)
+        if name not in SPEC:
+            raise ValueError(f"unknown parameter {key!r}; known parameters: {sorted(SPEC)}")
+        if name in out:
+            raise ValueError(f"parameter {name!r} given twice (as {key!r} and under another alias)")
+        out[name] = SPEC[name][1](name, value)
+    for name, (default, check, _) in SPEC.items():
+        if name not in out:
+            out[name] = check(name, default) if default is not None else None
+    if out["objective"] == "multi:softprob":
+        if out["num_class"] < 2:
+            raise ValueError("num_class must be >= 2 for objective='multi:softprob'")
+    elif "num_class" in params and out["num_class"] != 1:
+        raise ValueError(f"num_class is only used with multi:softprob, got num_class={out['num_class']} "
+                         f"with objective={out['objective']!r}")
+    if out["grow_policy"] == "depthwise" and out["max_depth"] == 0 and out["max_leaves"] == 0:
+        raise ValueError("max_depth=0 (no depth limit) needs grow_policy='lossguide' or max_leaves > 0")
+    if out["max_leaves"] == 1:
+        raise ValueError("max_leaves must be 0 (no limit) or >= 2, got 1")
+    if out["objective"] == "binary:logistic" and out["base_score"] is not None:
+        if not 0.0 < out["base_score"] < 1.0:
+            raise ValueError(f"base_score must be in (0, 1) for binary:logistic, got {out['base_score']}")
+    return out

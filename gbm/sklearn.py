@@ -1,0 +1,141 @@
+"""scikit-learn estimators: validate, convert, call ``train``. Nothing else lives here."""
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.preprocessing import LabelEncoder
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from .booster import train
+
+# Estimator argument -> training parameter (the same name unless listed).
+_TREE_PARAMS = ("learning_rate", "max_depth", "max_leaves", "grow_policy", "min_child_weight",
+                "reg_lambda", "reg_alpha", "gamma", "max_delta_step", "max_bin", "base_score",
+                "n_jobs", "random_state", "device")
+
+
+class _GBMBase(BaseEstimator):
+    """Shared constructor and fit plumbing. Defaults are XGBoost's."""
+
+    def __init__(self, n_estimators=100, learning_rate=0.3, max_depth=6, max_leaves=0,
+                 grow_policy="depthwise", min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0,
+                 gamma=0.0, max_delta_step=0.0, max_bin=256, base_score=None, n_jobs=None,
+                 random_state=None, device="cpu"):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.max_leaves = max_leaves
+        self.grow_policy = grow_policy
+        self.min_child_weight = min_child_weight
+        self.reg_lambda = reg_lambda
+        self.reg_alpha = reg_alpha
+        self.gamma = gamma
+        self.max_delta_step = max_delta_step
+        self.max_bin = max_bin
+        self.base_score = base_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.device = device
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def _train_params(self):
+        return {name: getattr(self, name) for name in _TREE_PARAMS}
+
+    def _validate_X(self, X, reset):
+        # Only the feature-name and column-count bookkeeping of scikit-learn; the
+        # conversion (and every error about values) is gbm.data's.
+        validate_data(self, X, reset=reset, skip_check_array=True)
+        return X
+
+    def _fit(self, X, y, sample_weight, extra_params):
+        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) \
+                or self.n_estimators < 1:
+            raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
+        self._validate_X(X, reset=True)
+        params = dict(self._train_params(), **extra_params)
+        names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
+        self._Booster = train(params, X, y, num_boost_round=int(self.n_estimators),
+                              sample_weight=sample_weight, feature_names=names)
+        return self
+
+    def get_booster(self):
+        """The fitted ``gbm.Booster``."""
+        check_is_fitted(self, "_Booster")
+        return self._Booster
+
+    def _predict_margin(self, X, output_margin):
+        check_is_fitted(self, "_Booster")
+        self._validate_X(X, reset=False)
+        return self._Booster.predict(X, output_margin=output_margin)
+
+
+class GBMRegressor(RegressorMixin, _GBMBase):
+    """Gradient-boosted trees for regression (squared error), XGBoost's parameter names.
+
+    Parameters
+    ----------
+    n_estimators : int, default 100
+        Boosting rounds.
+    learning_rate, max_depth, max_leaves, grow_policy, min_child_weight, reg_lambda,
+    reg_alpha, gamma, max_delta_step, max_bin, base_score, n_jobs, random_state, device
+        As in ``docs/parameters.md`` (the same meaning as in XGBoost).
+
+    Attributes
+    ----------
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str, when fitted on a DataFrame with string column names
+    """
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features) and y (n_samples,); returns self."""
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        y = column_or_1d(y, warn=True)
+        return self._fit(X, y, sample_weight, {"objective": "reg:squarederror"})
+
+    def predict(self, X):
+        """Predicted values, float64 (n_samples,)."""
+        return self._predict_margin(X, output_margin=False)
+
+
+class GBMClassifier(ClassifierMixin, _GBMBase):
+    """Gradient-boosted trees for binary and multiclass classification.
+
+    Labels may be any values scikit-learn accepts (ints, strings, ...); ``classes_``
+    holds them sorted. Two classes train ``binary:logistic``, more ``multi:softprob``.
+    Parameters as for ``GBMRegressor``.
+    """
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features) and class labels y (n_samples,); returns self."""
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        self._label_encoder = LabelEncoder().fit(y)
+        self.classes_ = self._label_encoder.classes_
+        self.n_classes_ = len(self.classes_)
+        if self.n_classes_ < 2:
+            raise ValueError(
+                f"y contains only one class ({self.classes_[0]!r}); a classifier needs at least 2 classes"
+            )
+        encoded = self._label_encoder.transform(y).astype(np.float64)
+        if self.n_classes_ == 2:
+            extra = {"objective": "binary:logistic"}
+        else:
+            extra = {"objective": "multi:softprob", "num_class": self.n_classes_}
+        return self._fit(X, encoded, sample_weight, extra)
+
+    def predict_proba(self, X):
+        """Class probabilities, float64 (n_samples, n_classes), columns in ``classes_`` order."""
+        p = self._predict_margin(X, output_margin=False)
+        if p.ndim == 1:
+            return np.column_stack([1.0 - p, p])
+        return p
+
+    def predict(self, X):
+        """Most probable class label per row, (n_samples,), of ``classes_``'s dtype."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

@@ -1,0 +1,347 @@
+"""Numba CPU kernels. Same names, signatures and results as ``reference.py``.
+
+Conventions (see DESIGN.md, "Kernel contract"):
+
+* kernels are stateless functions that write into ``out`` arrays the caller owns;
+* ``bins`` is uint8 (n_rows, n_features), C order; ``gpair`` is int64 (n_rows, 2);
+* a batch of nodes is given as segments of one ``rows`` array (int32):
+  node ``k`` owns ``rows[node_starts[k]:node_ends[k]]``;
+* histograms are int64 (n_nodes, n_features, n_slots, 2), slot ``n_bins[f]`` = missing;
+* ``n_threads`` is passed in, never read inside a cached kernel.
+
+Every sum here is an integer sum, so the thread count cannot change any result.
+"""
+import numpy as np
+from numba import njit, prange
+
+from .split_math import cpu as _split_math
+
+node_gain = _split_math.node_gain  # module-level name: Numba resolves globals, not attributes
+
+_PARTITION_CHUNK = 16384  # rows per partition task: small enough to balance, big enough to amortise
+
+
+@njit(nogil=True, cache=True)
+def _segment_of(position, node_starts, node_ends, cumulative):
+    """Index of the node whose segment holds the ``position``-th row of the batch."""
+    lo, hi = 0, cumulative.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if cumulative[mid] <= position:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def build_histograms(bins, gpair, rows, node_starts, node_ends, hist, n_threads):
+    """Sum the gradient pairs of each node's rows into per-feature bin histograms.
+
+    Parameters
+    ----------
+    bins : uint8 (n_rows, n_features)              # IN
+    gpair : int64 (n_rows, 2)                      # IN
+    rows : int32 (m,)                              # IN  row ids grouped by node
+    node_starts, node_ends : int64 (n_nodes,)      # IN  each node's segment of ``rows``
+    hist : int64 (n_nodes, n_features, n_slots, 2) # OUT overwritten
+    n_threads : int
+
+    The batch's rows, all nodes together, are cut into ``n_threads`` equal pieces; each
+    thread sums its piece into a private histogram, and the private histograms are added
+    (integers: the order does not matter).
+    """
+    n_nodes = node_starts.shape[0]
+    n_features = bins.shape[1]
+    n_slots = hist.shape[2]
+    cumulative = np.zeros(n_nodes + 1, dtype=np.int64)
+    for k in range(n_nodes):
+        cumulative[k + 1] = cumulative[k] + (node_ends[k] - node_starts[k])
+    total = cumulative[n_nodes]
+    n_parts = max(1, min(n_threads, total // 4096 + 1))
+    private = np.zeros((n_parts, n_nodes, n_features, n_slots, 2), dtype=np.int64)
+    for t in prange(n_parts):
+        lo = total * t // n_parts
+        hi = total * (t + 1) // n_parts
+        if lo >= hi:
+            continue
+        k = _segment_of(lo, node_starts, node_ends, cumulative)
+        position = lo
+        while position < hi:
+            seg_end = min(hi, cumulative[k + 1])
+            offset = node_starts[k] - cumulative[k]
+            h = private[t, k]
+            for p in range(position, seg_end):
+                r = rows[p + offset]
+                g_ = gpair[r, 0]
+                h_ = gpair[r, 1]
+                for f in range(n_features):
+                    b = bins[r, f]
+                    h[f, b, 0] += g_
+                    h[f, b, 1] += h_
+            position = seg_end
+            k += 1
+    for task in prange(n_nodes * n_features):
+        k = task // n_features
+        f = task % n_features
+        for b in range(n_slots):
+            g_ = private[0, k, f, b, 0]
+            h_ = private[0, k, f, b, 1]
+            for t in range(1, n_parts):
+                g_ += private[t, k, f, b, 0]
+                h_ += private[t, k, f, b, 1]
+            hist[k, f, b, 0] = g_
+            hist[k, f, b, 1] = h_
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def subtract_histograms(parent, child, out):
+    """``out = parent - child``: the sibling's histogram without touching its rows.
+
+    parent, child : int64 (n_nodes, n_features, n_slots, 2)  # IN
+    out : int64, same shape                                  # OUT
+    """
+    n_nodes, n_features = parent.shape[0], parent.shape[1]
+    for task in prange(n_nodes * n_features):
+        k = task // n_features
+        f = task % n_features
+        for b in range(parent.shape[2]):
+            out[k, f, b, 0] = parent[k, f, b, 0] - child[k, f, b, 0]
+            out[k, f, b, 1] = parent[k, f, b, 1] - child[k, f, b, 1]
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def evaluate_splits(hist, node_sums, n_bins, feature_mask, scales, reg_lambda, reg_alpha,
+                    max_delta_step, min_child_weight, out_gain, out_feature, out_bin,
+                    out_default_left, out_left_sum):
+    """Best split of each node over its allowed features, missing values tried both ways.
+
+    Parameters
+    ----------
+    hist : int64 (n_nodes, n_features, n_slots, 2)      # IN
+    node_sums : int64 (n_nodes, 2)                      # IN  (G, H) of each node
+    n_bins : int32 (n_features,)                        # IN  value bins; slot n_bins[f] = missing
+    feature_mask : uint8 (n_nodes, n_features)          # IN  1 = may split on it
+    scales : float64 (2,)                               # IN  fixed-point scales of g and h
+    out_gain : float64 (n_nodes,)                       # OUT loss reduction; -inf = no split
+    out_feature, out_bin : int32 (n_nodes,)             # OUT bins <= out_bin go left
+    out_default_left : uint8 (n_nodes,)                 # OUT where missing values go
+    out_left_sum : int64 (n_nodes, 2)                   # OUT (G, H) of the left child
+
+    Thresholds are scanned from the lowest bin up, first with missing values right, then
+    (only if the node has missing values) with them left; a candidate replaces the best
+    only if strictly better, so ties keep the lowest feature, bin, then missing-right.
+    """
+    n_nodes, n_features = hist.shape[0], hist.shape[1]
+    task_gain = np.full(n_nodes * n_features, -np.inf)
+    task_bin = np.zeros(n_nodes * n_features, dtype=np.int32)
+    task_left = np.zeros(n_nodes * n_features, dtype=np.uint8)
+    task_sum = np.zeros((n_nodes * n_features, 2), dtype=np.int64)
+    for task in prange(n_nodes * n_features):
+        k = task // n_features
+        f = task % n_features
+        if feature_mask[k, f] == 0 or n_bins[f] < 2:
+            continue
+        total_g, total_h = node_sums[k, 0], node_sums[k, 1]
+        parent = node_gain(total_g / scales[0], total_h / scales[1], reg_lambda,
+                              reg_alpha, max_delta_step)
+        miss_g, miss_h = hist[k, f, n_bins[f], 0], hist[k, f, n_bins[f], 1]
+        n_directions = 2 if (miss_g != 0 or miss_h != 0) else 1
+        best = -np.inf
+        for direction in range(n_directions):
+            left_g = miss_g if direction == 1 else 0
+            left_h = miss_h if direction == 1 else 0
+            for b in range(n_bins[f] - 1):
+                left_g += hist[k, f, b, 0]
+                left_h += hist[k, f, b, 1]
+                right_g = total_g - left_g
+                right_h = total_h - left_h
+                if left_h <= 0 or right_h <= 0:
+                    continue
+                hl = left_h / scales[1]
+                hr = right_h / scales[1]
+                if hl < min_child_weight or hr < min_child_weight:
+                    continue
+                gain = (node_gain(left_g / scales[0], hl, reg_lambda, reg_alpha, max_delta_step)
+                        + node_gain(right_g / scales[0], hr, reg_lambda, reg_alpha, max_delta_step)
+                        - parent)
+                if gain > best:
+                    best = gain
+                    task_gain[task] = gain
+                    task_bin[task] = b
+                    task_left[task] = direction
+                    task_sum[task, 0] = left_g
+                    task_sum[task, 1] = left_h
+    for k in prange(n_nodes):
+        out_gain[k] = -np.inf
+        out_feature[k] = -1
+        out_bin[k] = 0
+        out_default_left[k] = 0
+        out_left_sum[k, 0] = 0
+        out_left_sum[k, 1] = 0
+        for f in range(n_features):
+            task = k * n_features + f
+            if task_gain[task] > out_gain[k]:
+                out_gain[k] = task_gain[task]
+                out_feature[k] = f
+                out_bin[k] = task_bin[task]
+                out_default_left[k] = task_left[task]
+                out_left_sum[k, 0] = task_sum[task, 0]
+                out_left_sum[k, 1] = task_sum[task, 1]
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def partition_rows(bins, rows, node_starts, node_ends, split_feature, split_bin,
+                   default_left, n_bins, scratch, out_n_left):
+    """Reorder each node's segment of ``rows`` so that its left child's rows come first.
+
+    rows : int32 (m,)                      # IN/OUT reordered in place, stable
+    node_starts, node_ends : int64 (n_nodes,)
+    split_feature, split_bin : int32 (n_nodes,); default_left : uint8 (n_nodes,)
+    n_bins : int32 (n_features,)           # a row with bin n_bins[f] is missing
+    scratch : int32 (m,)                   # work space
+    out_n_left : int64 (n_nodes,)          # OUT rows sent left per node
+
+    Two passes over chunks of every segment (in parallel): count the rows going left,
+    then scatter, each chunk to its place given by a prefix sum of the counts::
+
+        segment before:  [a b c d e f g h]     chunk 0 = a b c d, chunk 1 = e f g h
+        go left:          1 0 1 0 0 1 1 0
+        segment after:   [a c f g | b d e h]   left rows, then right rows, order kept
+    """
+    n_nodes = node_starts.shape[0]
+    n_chunks = np.empty(n_nodes, dtype=np.int64)
+    for k in range(n_nodes):
+        n_chunks[k] = (node_ends[k] - node_starts[k] + _PARTITION_CHUNK - 1) // _PARTITION_CHUNK
+    first_chunk = np.zeros(n_nodes + 1, dtype=np.int64)
+    for k in range(n_nodes):
+        first_chunk[k + 1] = first_chunk[k] + n_chunks[k]
+    n_tasks = first_chunk[n_nodes]
+    task_node = np.empty(n_tasks, dtype=np.int64)
+    for k in range(n_nodes):
+        for c in range(first_chunk[k], first_chunk[k + 1]):
+            task_node[c] = k
+    left_count = np.zeros(n_tasks, dtype=np.int64)
+    for task in prange(n_tasks):
+        k = task_node[task]
+        f = split_feature[k]
+        lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
+        hi = min(lo + _PARTITION_CHUNK, node_ends[k])
+        count = 0
+        for p in range(lo, hi):
+            b = np.int32(bins[rows[p], f])
+            if b == n_bins[f]:
+                go_left = default_left[k] == 1
+            else:
+                go_left = b <= split_bin[k]
+            if go_left:
+                scratch[p] = 1
+                count += 1
+            else:
+                scratch[p] = 0
+        left_count[task] = count
+    left_before = np.zeros(n_tasks, dtype=np.int64)
+    for k in range(n_nodes):
+        running = 0
+        for task in range(first_chunk[k], first_chunk[k + 1]):
+            left_before[task] = running
+            running += left_count[task]
+        out_n_left[k] = running
+    moved = np.empty_like(rows)
+    for task in prange(n_tasks):
+        k = task_node[task]
+        lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
+        hi = min(lo + _PARTITION_CHUNK, node_ends[k])
+        left_pos = node_starts[k] + left_before[task]
+        right_pos = node_starts[k] + out_n_left[k] + (lo - node_starts[k]) - left_before[task]
+        for p in range(lo, hi):
+            if scratch[p] == 1:
+                moved[left_pos] = rows[p]
+                left_pos += 1
+            else:
+                moved[right_pos] = rows[p]
+                right_pos += 1
+    for task in prange(n_tasks):
+        k = task_node[task]
+        lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
+        hi = min(lo + _PARTITION_CHUNK, node_ends[k])
+        for p in range(lo, hi):
+            rows[p] = moved[p]
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def add_leaf_values(rows, leaf_starts, leaf_ends, leaf_values, out):
+    """``out[r] += leaf_values[k]`` for every row ``r`` in leaf ``k``'s segment.
+
+    rows : int32 (m,); leaf_starts, leaf_ends : int64 (n_leaves,); leaf_values : float64
+    out : float64 (n_rows,)   # IN/OUT
+    """
+    for k in prange(leaf_starts.shape[0]):
+        value = leaf_values[k]
+        for p in range(leaf_starts[k], leaf_ends[k]):
+            out[rows[p]] += value
+
+
+_PREDICT_BLOCK = 64  # rows walked through one tree together, so the tree stays in cache
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def predict_binned(bins, n_bins, split_feature, split_bin, default_left, left_child,
+                   right_child, value, tree_offsets, tree_group, out):
+    """Add every tree's leaf value to ``out`` for binned rows (the training data's bins).
+
+    bins : uint8 (n_rows, n_features)            # IN
+    n_bins : int32 (n_features,)                 # IN  bin n_bins[f] = missing
+    split_feature, split_bin, left_child, right_child : int32 (n_nodes_total,)  # IN
+    default_left : uint8; value : float64        # IN  node ids are local to each tree
+    tree_offsets : int64 (n_trees + 1,); tree_group : int32 (n_trees,)           # IN
+    out : float64 (n_rows, n_groups)             # IN/OUT
+    """
+    n_rows = bins.shape[0]
+    n_blocks = (n_rows + _PREDICT_BLOCK - 1) // _PREDICT_BLOCK
+    for block in prange(n_blocks):
+        lo = block * _PREDICT_BLOCK
+        hi = min(lo + _PREDICT_BLOCK, n_rows)
+        for t in range(tree_offsets.shape[0] - 1):
+            base = tree_offsets[t]
+            group = tree_group[t]
+            for r in range(lo, hi):
+                node = 0
+                while left_child[base + node] >= 0:
+                    f = split_feature[base + node]
+                    b = np.int32(bins[r, f])
+                    if b == n_bins[f]:
+                        go_left = default_left[base + node] == 1
+                    else:
+                        go_left = b <= split_bin[base + node]
+                    node = left_child[base + node] if go_left else right_child[base + node]
+                out[r, group] += value[base + node]
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def predict(X, split_feature, threshold, default_left, left_child, right_child, value,
+            tree_offsets, tree_group, out):
+    """Add every tree's leaf value to ``out`` for raw float32 rows (NaN = missing).
+
+    X : float32 (n_rows, n_features)   # IN; a row goes left when x < threshold
+    threshold : float32 (n_nodes_total,); other tree arrays as in ``predict_binned``
+    out : float64 (n_rows, n_groups)   # IN/OUT
+    """
+    n_rows = X.shape[0]
+    n_blocks = (n_rows + _PREDICT_BLOCK - 1) // _PREDICT_BLOCK
+    for block in prange(n_blocks):
+        lo = block * _PREDICT_BLOCK
+        hi = min(lo + _PREDICT_BLOCK, n_rows)
+        for t in range(tree_offsets.shape[0] - 1):
+            base = tree_offsets[t]
+            group = tree_group[t]
+            for r in range(lo, hi):
+                node = 0
+                while left_child[base + node] >= 0:
+                    x = X[r, split_feature[base + node]]
+                    if np.isnan(x):
+                        go_left = default_left[base + node] == 1
+                    else:
+                        go_left = x < threshold[base + node]
+                    node = left_child[base + node] if go_left else right_child[base + node]
+                out[r, group] += value[base + node]

@@ -1,0 +1,116 @@
+"""Plain NumPy twins of the kernels in ``cpu.py``: obviously correct, slow, the test oracle.
+
+Same names and signatures as ``cpu.py`` (``n_threads`` is accepted and ignored).
+"""
+import numpy as np
+
+from .split_math import python as _split_math
+
+node_gain = _split_math.node_gain
+
+
+def build_histograms(bins, gpair, rows, node_starts, node_ends, hist, n_threads=1):
+    hist[...] = 0
+    for k in range(node_starts.shape[0]):
+        seg = rows[node_starts[k]:node_ends[k]]
+        for f in range(bins.shape[1]):
+            b = bins[seg, f].astype(np.int64)
+            np.add.at(hist[k, f, :, 0], b, gpair[seg, 0])
+            np.add.at(hist[k, f, :, 1], b, gpair[seg, 1])
+
+
+def subtract_histograms(parent, child, out):
+    out[...] = parent - child
+
+
+def evaluate_splits(hist, node_sums, n_bins, feature_mask, scales, reg_lambda, reg_alpha,
+                    max_delta_step, min_child_weight, out_gain, out_feature, out_bin,
+                    out_default_left, out_left_sum):
+    reg = (reg_lambda, reg_alpha, max_delta_step)
+    for k in range(hist.shape[0]):
+        out_gain[k], out_feature[k], out_bin[k], out_default_left[k] = -np.inf, -1, 0, 0
+        out_left_sum[k] = 0
+        total = node_sums[k]
+        parent = node_gain(total[0] / scales[0], total[1] / scales[1], *reg)
+        for f in range(hist.shape[1]):
+            if not feature_mask[k, f] or n_bins[f] < 2:
+                continue
+            missing = hist[k, f, n_bins[f]]
+            directions = (0, 1) if missing.any() else (0,)
+            for direction in directions:
+                for b in range(n_bins[f] - 1):
+                    left = hist[k, f, :b + 1].sum(axis=0) + (missing if direction else 0)
+                    right = total - left
+                    if left[1] <= 0 or right[1] <= 0:
+                        continue
+                    hl, hr = left[1] / scales[1], right[1] / scales[1]
+                    if hl < min_child_weight or hr < min_child_weight:
+                        continue
+                    gain = (node_gain(left[0] / scales[0], hl, *reg)
+                            + node_gain(right[0] / scales[0], hr, *reg) - parent)
+                    if gain > out_gain[k]:
+                        out_gain[k], out_feature[k], out_bin[k] = gain, f, b
+                        out_default_left[k] = direction
+                        out_left_sum[k] = left
+
+
+def _goes_left(bin_values, feature, split_bin, default_left, n_bins):
+    missing = bin_values == n_bins[feature]
+    return np.where(missing, default_left == 1, bin_values <= split_bin)
+
+
+def partition_rows(bins, rows, node_starts, node_ends, split_feature, split_bin,
+                   default_left, n_bins, scratch, out_n_left):
+    for k in range(node_starts.shape[0]):
+        seg = rows[node_starts[k]:node_ends[k]].copy()
+        f = split_feature[k]
+        left = _goes_left(bins[seg, f].astype(np.int32), f, split_bin[k], default_left[k], n_bins)
+        rows[node_starts[k]:node_ends[k]] = np.concatenate([seg[left], seg[~left]])
+        out_n_left[k] = left.sum()
+
+
+def add_leaf_values(rows, leaf_starts, leaf_ends, leaf_values, out):
+    for k in range(leaf_starts.shape[0]):
+        out[rows[leaf_starts[k]:leaf_ends[k]]] += leaf_values[k]
+
+
+def _walk(go_left_of, n_rows, left_child, right_child, base):
+    node = np.zeros(n_rows, dtype=np.int64)
+    while True:
+        inner = left_child[base + node] >= 0
+        if not inner.any():
+            return node
+        go_left = go_left_of(node)
+        nxt = np.where(go_left, left_child[base + node], right_child[base + node])
+        node = np.where(inner, nxt, node)
+
+
+def predict_binned(bins, n_bins, split_feature, split_bin, default_left, left_child,
+                   right_child, value, tree_offsets, tree_group, out):
+    rows = np.arange(bins.shape[0])
+    for t in range(tree_offsets.shape[0] - 1):
+        base = tree_offsets[t]
+
+        def go_left_of(node):
+            f = np.maximum(split_feature[base + node], 0)
+            b = bins[rows, f].astype(np.int32)
+            return np.where(b == n_bins[f], default_left[base + node] == 1,
+                            b <= split_bin[base + node])
+
+        leaf = _walk(go_left_of, bins.shape[0], left_child, right_child, base)
+        out[:, tree_group[t]] += value[base + leaf]
+
+
+def predict(X, split_feature, threshold, default_left, left_child, right_child, value,
+            tree_offsets, tree_group, out):
+    rows = np.arange(X.shape[0])
+    for t in range(tree_offsets.shape[0] - 1):
+        base = tree_offsets[t]
+
+        def go_left_of(node):
+            x = X[rows, np.maximum(split_feature[base + node], 0)]
+            return np.where(np.isnan(x), default_left[base + node] == 1,
+                            x < threshold[base + node])
+
+        leaf = _walk(go_left_of, X.shape[0], left_child, right_child, base)
+        out[:, tree_group[t]] += value[base + leaf]

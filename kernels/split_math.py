@@ -1,0 +1,55 @@
+"""Scalar split formulas, written once and compiled for every backend.
+
+``G`` and ``H`` are float64 sums of gradients and hessians of the rows in a node. With
+L2 penalty ``lam``, L1 penalty ``alpha`` and weight cap ``max_delta_step`` (0 = no cap):
+
+* leaf weight  w* = -T(G) / (H + lam), T the soft threshold by alpha, clipped to the cap
+  (eq. 5 of Chen & Guestrin 2016, with XGBoost's L1 and max_delta_step extensions);
+* node gain    T(G)^2 / (H + lam) uncapped, else -(2 G w + (H + lam) w^2 + 2 alpha |w|),
+  i.e. minus twice the node's regularised loss at w (eq. 6-7); both forms agree uncapped.
+
+``make_split_math(jit)`` builds the functions with a decorator: the identity gives the
+plain-Python reference, ``numba.njit`` the CPU versions and
+``numba.cuda.jit(device=True)`` the CUDA ones, all from this one source.
+"""
+import math
+from types import SimpleNamespace
+
+from numba import njit
+
+
+def make_split_math(jit):
+    @jit
+    def threshold_l1(g, alpha):
+        if g > alpha:
+            return g - alpha
+        if g < -alpha:
+            return g + alpha
+        return 0.0
+
+    @jit
+    def leaf_weight(g, h, lam, alpha, max_delta_step):
+        denom = h + lam
+        if denom <= 0.0:
+            return 0.0
+        w = -threshold_l1(g, alpha) / denom
+        if max_delta_step > 0.0 and abs(w) > max_delta_step:
+            w = math.copysign(max_delta_step, w)
+        return w
+
+    @jit
+    def node_gain(g, h, lam, alpha, max_delta_step):
+        denom = h + lam
+        if denom <= 0.0:
+            return 0.0
+        if max_delta_step == 0.0:
+            t = threshold_l1(g, alpha)
+            return t * t / denom
+        w = leaf_weight(g, h, lam, alpha, max_delta_step)
+        return -(2.0 * g * w + denom * w * w + 2.0 * alpha * abs(w))
+
+    return SimpleNamespace(threshold_l1=threshold_l1, leaf_weight=leaf_weight, node_gain=node_gain)
+
+
+python = make_split_math(lambda f: f)
+cpu = make_split_math(njit(cache=True, nogil=True))

