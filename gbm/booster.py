@@ -1,7 +1,4 @@
 """The boosting loop ``train`` and the fitted ``Booster``."""
-import contextlib
-
-import numba
 import numpy as np
 
 from . import model_io
@@ -13,27 +10,8 @@ from .metrics import METRICS
 from .objectives import get_objective
 from .params import validate_params
 from .quantize import quantize
+from .threads import numba_threads, resolve_n_threads, threads_for
 from .tree import Forest
-
-
-def resolve_n_threads(n_jobs):
-    """Thread count from ``n_jobs``: None or -1 = all of Numba's threads, -2 = all but one."""
-    limit = numba.config.NUMBA_NUM_THREADS
-    if n_jobs is None:
-        return limit
-    if n_jobs < 0:
-        return max(1, limit + 1 + n_jobs)
-    return min(n_jobs, limit)
-
-
-@contextlib.contextmanager
-def numba_threads(n):
-    before = numba.get_num_threads()
-    numba.set_num_threads(n)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
 
 
 class Booster:
@@ -118,7 +96,8 @@ class Booster:
         margin = np.tile(self.base_margin, (X.shape[0], 1))
         forest = self.forest(begin, end)
         backend = get_backend(self.params["device"])
-        with numba_threads(resolve_n_threads(self.params["n_jobs"] if n_jobs is None else n_jobs)):
+        n_threads = resolve_n_threads(self.params["n_jobs"] if n_jobs is None else n_jobs)
+        with numba_threads(threads_for(X.size * max(1, forest.n_trees // 8), n_threads)):
             backend.kernels.predict(X, forest.split_feature, forest.threshold, forest.default_left,
                                     forest.left_child, forest.right_child, forest.value,
                                     forest.tree_offsets, forest.tree_group, margin)
@@ -242,7 +221,8 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                                     backend.kernels, n_threads)
                 tree, rows, starts, ends, values = grower.grow()
                 column = np.ascontiguousarray(margin[:, group])
-                backend.kernels.add_leaf_values(rows, starts, ends, values, column)
+                with numba_threads(threads_for(rows.shape[0], n_threads)):
+                    backend.kernels.add_leaf_values(rows, starts, ends, values, column)
                 margin[:, group] = column
                 booster.add_tree(tree, group)
                 new_trees.append(tree)

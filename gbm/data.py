@@ -87,12 +87,17 @@ def check_X(X, *, name="X"):
     if arr.ndim != 2:
         raise ValueError(
             f"{name} must be 2-dimensional (n_samples, n_features), got {arr.ndim} dimension(s) "
-            f"with shape {arr.shape}; reshape a single feature with X.reshape(-1, 1)"
+            f"with shape {arr.shape}. Reshape your data either using array.reshape(-1, 1) if it "
+            "has a single feature or array.reshape(1, -1) if it contains a single sample."
         )
     if arr.shape[0] == 0:
-        raise ValueError(f"{name} has 0 rows (shape {arr.shape}); at least 1 sample is required")
+        raise ValueError(
+            f"{name} has 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required."
+        )
     if arr.shape[1] == 0:
-        raise ValueError(f"{name} has 0 columns (shape {arr.shape}); at least 1 feature is required")
+        raise ValueError(
+            f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required."
+        )
     arr = np.ascontiguousarray(arr, dtype=FLOAT)
     inf = np.isinf(arr)
     if inf.any():

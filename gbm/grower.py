@@ -17,6 +17,7 @@ import heapq
 import numpy as np
 
 from .kernels.split_math import python as split_math
+from .threads import numba_threads, threads_for
 from .tree import NODE_FIELDS, Tree
 
 _MIN_GAIN = 1e-6  # a split must reduce the loss by more than this (XGBoost's kRtEps)
@@ -81,8 +82,9 @@ class TreeGrower:
             hist = np.empty((len(batch), self.bins.shape[1], self.n_slots, 2), dtype=np.int64)
             starts = np.array([n.start for n in batch], dtype=np.int64)
             ends = np.array([n.end for n in batch], dtype=np.int64)
-            self.k.build_histograms(self.bins, self.gpair, self.rows, starts, ends, hist,
-                                    self.n_threads)
+            n = threads_for(int((ends - starts).sum()) * self.bins.shape[1], self.n_threads)
+            with numba_threads(n):
+                self.k.build_histograms(self.bins, self.gpair, self.rows, starts, ends, hist, n)
             for i, node in enumerate(batch):
                 node.hist = hist[i]
 
@@ -99,10 +101,11 @@ class TreeGrower:
             split_bin = np.empty(n, dtype=np.int32)
             default_left = np.empty(n, dtype=np.uint8)
             left_sums = np.empty((n, 2), dtype=np.int64)
-            self.k.evaluate_splits(hist, sums, self.n_bins, np.ascontiguousarray(mask),
-                                   self.scales, p["reg_lambda"], p["reg_alpha"],
-                                   p["max_delta_step"], p["min_child_weight"], gain, feature,
-                                   split_bin, default_left, left_sums)
+            with numba_threads(threads_for(hist.size // 2, self.n_threads)):
+                self.k.evaluate_splits(hist, sums, self.n_bins, np.ascontiguousarray(mask),
+                                       self.scales, p["reg_lambda"], p["reg_alpha"],
+                                       p["max_delta_step"], p["min_child_weight"], gain,
+                                       feature, split_bin, default_left, left_sums)
             for i, node in enumerate(batch):
                 ok = gain[i] > _MIN_GAIN and gain[i] >= p["gamma"]
                 node.split = (float(gain[i]), int(feature[i]), int(split_bin[i]),
@@ -120,8 +123,9 @@ class TreeGrower:
         split_bin = np.array([n.split[2] for n in nodes], dtype=np.int32)
         default_left = np.array([n.split[3] for n in nodes], dtype=np.uint8)
         n_left = np.empty(len(nodes), dtype=np.int64)
-        self.k.partition_rows(self.bins, self.rows, starts, ends, feature, split_bin,
-                              default_left, self.n_bins, self.scratch, n_left)
+        with numba_threads(threads_for(4 * int((ends - starts).sum()), self.n_threads)):
+            self.k.partition_rows(self.bins, self.rows, starts, ends, feature, split_bin,
+                                  default_left, self.n_bins, self.scratch, n_left)
         to_build, to_subtract, children = [], [], []
         for node, count in zip(nodes, n_left):
             left_sums = node.split[4]
@@ -139,7 +143,8 @@ class TreeGrower:
         self._build(to_build)
         for parent, small, large in to_subtract:
             large.hist = np.empty_like(parent.hist)
-            self.k.subtract_histograms(parent.hist[None], small.hist[None], large.hist[None])
+            with numba_threads(threads_for(parent.hist.size // 4, self.n_threads)):
+                self.k.subtract_histograms(parent.hist[None], small.hist[None], large.hist[None])
             parent.hist = None
         return children
 

@@ -6,6 +6,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .booster import train
+from .data import check_X
 
 # Estimator argument -> training parameter (the same name unless listed).
 _TREE_PARAMS = ("learning_rate", "max_depth", "max_leaves", "grow_policy", "min_child_weight",
@@ -39,22 +40,31 @@ class _GBMBase(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True  # densified; absent entries are missing values
         return tags
 
     def _train_params(self):
         return {name: getattr(self, name) for name in _TREE_PARAMS}
 
     def _validate_X(self, X, reset):
-        # Only the feature-name and column-count bookkeeping of scikit-learn; the
-        # conversion (and every error about values) is gbm.data's.
+        """X as float32 (gbm.data's rules and errors), with scikit-learn's bookkeeping of
+        ``n_features_in_`` and ``feature_names_in_`` done on the original input."""
+        converted = check_X(X)
         validate_data(self, X, reset=reset, skip_check_array=True)
-        return X
+        return converted
 
-    def _fit(self, X, y, sample_weight, extra_params):
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features) and y (n_samples,); returns self.
+
+        ``sample_weight`` (n_samples,), optional: non-negative row weights.
+        """
         if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) \
                 or self.n_estimators < 1:
             raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
-        self._validate_X(X, reset=True)
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        X = self._validate_X(X, reset=True)
+        y, extra_params = self._encode_y(column_or_1d(y, warn=True))
         params = dict(self._train_params(), **extra_params)
         names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
         self._Booster = train(params, X, y, num_boost_round=int(self.n_estimators),
@@ -68,8 +78,7 @@ class _GBMBase(BaseEstimator):
 
     def _predict_margin(self, X, output_margin):
         check_is_fitted(self, "_Booster")
-        self._validate_X(X, reset=False)
-        return self._Booster.predict(X, output_margin=output_margin)
+        return self._Booster.predict(self._validate_X(X, reset=False), output_margin=output_margin)
 
 
 class GBMRegressor(RegressorMixin, _GBMBase):
@@ -89,12 +98,8 @@ class GBMRegressor(RegressorMixin, _GBMBase):
     feature_names_in_ : ndarray of str, when fitted on a DataFrame with string column names
     """
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit on X (n_samples, n_features) and y (n_samples,); returns self."""
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        y = column_or_1d(y, warn=True)
-        return self._fit(X, y, sample_weight, {"objective": "reg:squarederror"})
+    def _encode_y(self, y):
+        return y, {"objective": "reg:squarederror"}
 
     def predict(self, X):
         """Predicted values, float64 (n_samples,)."""
@@ -109,25 +114,20 @@ class GBMClassifier(ClassifierMixin, _GBMBase):
     Parameters as for ``GBMRegressor``.
     """
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit on X (n_samples, n_features) and class labels y (n_samples,); returns self."""
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        y = column_or_1d(y, warn=True)
+    def _encode_y(self, y):
         check_classification_targets(y)
         self._label_encoder = LabelEncoder().fit(y)
         self.classes_ = self._label_encoder.classes_
         self.n_classes_ = len(self.classes_)
         if self.n_classes_ < 2:
             raise ValueError(
-                f"y contains only one class ({self.classes_[0]!r}); a classifier needs at least 2 classes"
+                f"y contains only {self.n_classes_} class(es) {list(self.classes_)}; a classifier "
+                "needs at least 2 classes"
             )
         encoded = self._label_encoder.transform(y).astype(np.float64)
         if self.n_classes_ == 2:
-            extra = {"objective": "binary:logistic"}
-        else:
-            extra = {"objective": "multi:softprob", "num_class": self.n_classes_}
-        return self._fit(X, encoded, sample_weight, extra)
+            return encoded, {"objective": "binary:logistic"}
+        return encoded, {"objective": "multi:softprob", "num_class": self.n_classes_}
 
     def predict_proba(self, X):
         """Class probabilities, float64 (n_samples, n_classes), columns in ``classes_`` order."""
@@ -138,4 +138,5 @@ class GBMClassifier(ClassifierMixin, _GBMBase):
 
     def predict(self, X):
         """Most probable class label per row, (n_samples,), of ``classes_``'s dtype."""
+        check_is_fitted(self, "_Booster")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

@@ -1,0 +1,206 @@
+"""Every fast kernel against its NumPy twin, on random inputs and edge cases."""
+import numpy as np
+import pytest
+
+from gbm.kernels import cpu, reference
+
+N_FEATURES = 5
+
+
+def make_inputs(rng, n_rows, n_bins, missing_rate=0.1):
+    """Random bins (with missing slots) and gradient pairs; rows cut into node segments."""
+    bins = np.empty((n_rows, n_bins.size), dtype=np.uint8)
+    for f, nb in enumerate(n_bins):
+        col = rng.integers(0, nb, n_rows)
+        col[rng.random(n_rows) < missing_rate] = nb  # missing bin
+        bins[:, f] = col
+    gpair = np.column_stack([rng.integers(-10**12, 10**12, n_rows),
+                             rng.integers(0, 10**12, n_rows)]).astype(np.int64)
+    return bins, gpair
+
+
+def segments(rng, n_rows, n_nodes, with_empty=True):
+    rows = rng.permutation(n_rows).astype(np.int32)
+    cuts = np.sort(rng.integers(0, n_rows + 1, n_nodes - 1))
+    if with_empty and n_nodes > 2:
+        cuts[1] = cuts[0]  # node 1 is empty
+    starts = np.concatenate(([0], cuts)).astype(np.int64)
+    ends = np.concatenate((cuts, [n_rows])).astype(np.int64)
+    return rows, starts, ends
+
+
+CASES = [  # (n_rows, n_bins per feature, n_nodes)
+    (1, [4, 4, 4, 4, 4], 1),  # one row
+    (50, [1, 1, 1, 1, 1], 3),  # a single bin everywhere
+    (300, [2, 2, 2, 2, 2], 4),  # max_bin = 2
+    (5000, [256, 7, 100, 2, 255], 6),  # full byte, with an empty node
+    (20000, [255, 255, 255, 255, 255], 1),  # several threads' pieces in one node
+]
+
+
+@pytest.mark.parametrize("n_rows, n_bins, n_nodes", CASES)
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_build_histograms_matches_reference(n_rows, n_bins, n_nodes, n_threads):
+    rng = np.random.default_rng(n_rows)
+    n_bins = np.array(n_bins, dtype=np.int32)
+    bins, gpair = make_inputs(rng, n_rows, n_bins, missing_rate=0.0 if n_bins.max() > 255 else 0.1)
+    rows, starts, ends = segments(rng, n_rows, n_nodes)
+    shape = (n_nodes, n_bins.size, int(n_bins.max()) + 1, 2)
+    fast, slow = np.full(shape, -7, np.int64), np.full(shape, -7, np.int64)
+    cpu.build_histograms(bins, gpair, rows, starts, ends, fast, n_threads)
+    reference.build_histograms(bins, gpair, rows, starts, ends, slow, n_threads)
+    np.testing.assert_array_equal(fast, slow)
+    # each node's histogram holds exactly its rows' sums, for every feature
+    for k in range(n_nodes):
+        expected = gpair[rows[starts[k]:ends[k]]].sum(axis=0)
+        np.testing.assert_array_equal(fast[k].sum(axis=1), np.tile(expected, (n_bins.size, 1)))
+
+
+def test_build_histograms_all_missing():
+    n_bins = np.array([3, 3], dtype=np.int32)
+    bins = np.full((10, 2), 3, dtype=np.uint8)
+    gpair = np.ones((10, 2), dtype=np.int64)
+    rows = np.arange(10, dtype=np.int32)
+    hist = np.empty((1, 2, 4, 2), np.int64)
+    cpu.build_histograms(bins, gpair, rows, np.array([0]), np.array([10]), hist, 2)
+    assert (hist[0, :, 3] == 10).all() and (hist[0, :, :3] == 0).all()
+
+
+def test_subtract_histograms_matches_reference():
+    rng = np.random.default_rng(0)
+    parent = rng.integers(-1000, 1000, (3, 4, 9, 2))
+    child = rng.integers(-1000, 1000, (3, 4, 9, 2))
+    fast, slow = np.empty_like(parent), np.empty_like(parent)
+    cpu.subtract_histograms(parent, child, fast)
+    reference.subtract_histograms(parent, child, slow)
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(fast + child, parent)
+
+
+def _evaluate(module, hist, sums, n_bins, mask, params):
+    n = hist.shape[0]
+    out = (np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.uint8),
+           np.empty((n, 2), np.int64))
+    module.evaluate_splits(hist, sums, n_bins, mask, np.array([2.0**20, 2.0**22]), *params, *out)
+    return out
+
+
+@pytest.mark.parametrize("params", [
+    (1.0, 0.0, 0.0, 1.0),  # reg_lambda, reg_alpha, max_delta_step, min_child_weight
+    (0.0, 0.5, 0.0, 0.0),
+    (2.0, 1.0, 0.7, 3.0),
+    (1.0, 0.0, 0.0, 1e9),  # nothing can satisfy min_child_weight
+])
+@pytest.mark.parametrize("seed", range(4))
+def test_evaluate_splits_matches_reference(params, seed):
+    rng = np.random.default_rng(seed)
+    n_bins = np.array([1, 2, 9, 30, 255], dtype=np.int32)
+    n_nodes = 4
+    bins, gpair = make_inputs(rng, 3000, n_bins)
+    gpair[:, 0] = rng.normal(0, 1, 3000) * 2**20
+    gpair[:, 1] = rng.uniform(0, 1, 3000) * 2**22
+    rows, starts, ends = segments(rng, 3000, n_nodes)
+    hist = np.empty((n_nodes, n_bins.size, 256, 2), np.int64)
+    reference.build_histograms(bins, gpair, rows, starts, ends, hist)
+    sums = hist[:, 0].sum(axis=1)
+    mask = (rng.random((n_nodes, n_bins.size)) < 0.8).astype(np.uint8)
+    fast = _evaluate(cpu, hist, sums, n_bins, mask, params)
+    slow = _evaluate(reference, hist, sums, n_bins, mask, params)
+    for a, b in zip(fast, slow):
+        np.testing.assert_array_equal(a, b)
+    if params[3] == 1e9:
+        assert np.isneginf(fast[0]).all() and (fast[1] == -1).all()
+
+
+def test_evaluate_splits_known_best():
+    # Feature 0: bins 0,1 hold g=-1 each, bins 2,3 hold g=+1: the split is after bin 1.
+    # Missing (slot 4) holds strongly negative gradients: they must go left.
+    hist = np.zeros((1, 1, 5, 2), np.int64)
+    hist[0, 0, :, 0] = [-10, -10, 10, 10, -30]
+    hist[0, 0, :, 1] = [10, 10, 10, 10, 10]
+    sums = hist[:, 0].sum(axis=1)
+    gain, feature, split_bin, default_left, left = _evaluate(
+        cpu, hist, sums, np.array([4], np.int32), np.ones((1, 1), np.uint8), (0.0, 0.0, 0.0, 0.0))
+    assert (feature[0], split_bin[0], default_left[0]) == (0, 1, 1)
+    np.testing.assert_array_equal(left[0], [-50, 30])
+    # gain = GL^2/HL + GR^2/HR - G^2/H with the scales 2**20 (g) and 2**22 (h)
+    g, h = np.array([-50, 20, -30]) / 2.0**20, np.array([30, 20, 50]) / 2.0**22
+    expected = g[0] ** 2 / h[0] + g[1] ** 2 / h[1] - g[2] ** 2 / h[2]
+    assert gain[0] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("n_rows, n_nodes", [(1, 1), (40, 3), (70000, 5), (100000, 1)])
+def test_partition_rows_matches_reference(n_rows, n_nodes):
+    rng = np.random.default_rng(n_rows)
+    n_bins = np.array([5, 17, 2], dtype=np.int32)
+    bins, _ = make_inputs(rng, n_rows, n_bins)
+    rows, starts, ends = segments(rng, n_rows, n_nodes)
+    feature = rng.integers(0, 3, n_nodes).astype(np.int32)
+    split_bin = np.array([rng.integers(0, n_bins[f]) for f in feature], dtype=np.int32)
+    default_left = rng.integers(0, 2, n_nodes).astype(np.uint8)
+    fast_rows, slow_rows = rows.copy(), rows.copy()
+    fast_n, slow_n = np.empty(n_nodes, np.int64), np.empty(n_nodes, np.int64)
+    cpu.partition_rows(bins, fast_rows, starts, ends, feature, split_bin, default_left, n_bins,
+                       np.empty_like(rows), fast_n)
+    reference.partition_rows(bins, slow_rows, starts, ends, feature, split_bin, default_left,
+                             n_bins, np.empty_like(rows), slow_n)
+    np.testing.assert_array_equal(fast_rows, slow_rows)
+    np.testing.assert_array_equal(fast_n, slow_n)
+
+
+def test_add_leaf_values_matches_reference():
+    rng = np.random.default_rng(1)
+    rows, starts, ends = segments(rng, 1000, 6)
+    values = rng.normal(size=6)
+    fast, slow = np.zeros(1000), np.zeros(1000)
+    cpu.add_leaf_values(rows, starts, ends, values, fast)
+    reference.add_leaf_values(rows, starts, ends, values, slow)
+    np.testing.assert_array_equal(fast, slow)
+
+
+def random_forest_arrays(rng, n_trees, n_features, n_bins, n_groups):
+    """Random full trees of depth 3, packed as the prediction kernels read them."""
+    from gbm.tree import Forest, Tree
+
+    trees = []
+    for _ in range(n_trees):
+        n_inner, n_nodes = 7, 15
+        left = np.full(n_nodes, -1, np.int32)
+        right = np.full(n_nodes, -1, np.int32)
+        left[:n_inner] = 2 * np.arange(n_inner) + 1
+        right[:n_inner] = 2 * np.arange(n_inner) + 2
+        feature = np.full(n_nodes, -1, np.int32)
+        feature[:n_inner] = rng.integers(0, n_features, n_inner)
+        split_bin = np.zeros(n_nodes, np.int32)
+        split_bin[:n_inner] = [rng.integers(0, max(1, n_bins[f] - 1)) for f in feature[:n_inner]]
+        trees.append(Tree(split_feature=feature, split_bin=split_bin,
+                          threshold=(split_bin + 0.5).astype(np.float32),
+                          default_left=rng.integers(0, 2, n_nodes).astype(np.uint8),
+                          left_child=left, right_child=right, value=rng.normal(size=n_nodes),
+                          gain=np.zeros(n_nodes), cover=np.zeros(n_nodes)))
+    return Forest(trees, rng.integers(0, n_groups, n_trees))
+
+
+@pytest.mark.parametrize("n_rows, n_groups", [(1, 1), (333, 3), (5000, 1)])
+def test_predict_kernels_match_reference(n_rows, n_groups):
+    rng = np.random.default_rng(n_rows)
+    n_bins = np.array([4, 9, 2, 30], dtype=np.int32)
+    bins, _ = make_inputs(rng, n_rows, n_bins, missing_rate=0.2)
+    f = random_forest_arrays(rng, 12, 4, n_bins, n_groups)
+    tree_args = (f.split_feature, f.split_bin, f.default_left, f.left_child, f.right_child,
+                 f.value, f.tree_offsets, f.tree_group)
+    fast, slow = np.zeros((n_rows, n_groups)), np.zeros((n_rows, n_groups))
+    cpu.predict_binned(bins, n_bins, *tree_args, fast)
+    reference.predict_binned(bins, n_bins, *tree_args, slow)
+    np.testing.assert_array_equal(fast, slow)
+    # Raw values equal to the bin index, NaN where missing: the thresholds (bin + 0.5)
+    # send each row exactly where its bin goes.
+    X = bins.astype(np.float32)
+    X[bins == n_bins] = np.nan
+    raw_args = (f.split_feature, f.threshold, f.default_left, f.left_child, f.right_child,
+                f.value, f.tree_offsets, f.tree_group)
+    fast_raw, slow_raw = np.zeros_like(fast), np.zeros_like(fast)
+    cpu.predict(X, *raw_args, fast_raw)
+    reference.predict(X, *raw_args, slow_raw)
+    np.testing.assert_array_equal(fast_raw, slow_raw)
+    np.testing.assert_array_equal(fast_raw, fast)
