@@ -17,6 +17,8 @@ that holds missing values keeps at most 255 value bins so that its missing bin s
 in one byte; a feature with no missing values may use all 256 (its missing bin, 256, is then
 never stored and reads as an empty histogram slot).
 """
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 BIN_DTYPE = np.uint8  # 256 symbols: a quarter of float32's memory traffic per cell
@@ -69,9 +71,17 @@ def feature_cuts(values, weights, max_bin):
     values, weights = values[keep], weights[keep]
     if values.size == 0:
         return np.empty(0, dtype=np.float32)
-    order = np.argsort(values, kind="stable")
-    values, weights = values[order], weights[order]
-    distinct, start = np.unique(values, return_index=True)
+    if weights[0] == weights.min() == weights.max():
+        values = np.sort(values)  # equal weights: no need to carry them through a sort
+        weights = np.broadcast_to(weights[:1], values.shape)
+    else:
+        order = np.argsort(values, kind="stable")
+        values, weights = values[order], weights[order]
+    first = np.empty(values.size, dtype=bool)  # first row of each distinct value
+    first[0] = True
+    np.not_equal(values[1:], values[:-1], out=first[1:])
+    start = np.flatnonzero(first)
+    distinct = values[start]
     if distinct.size <= max_bin:
         # Exact bins: every distinct value but the smallest opens a bin.
         return distinct[1:].astype(np.float32)
@@ -100,7 +110,7 @@ class BinMapper:
         self.sample_size = sample_size
         self.seed = seed
 
-    def fit(self, X, sample_weight=None, row_offset=0, n_rows_total=None):
+    def fit(self, X, sample_weight=None, row_offset=0, n_rows_total=None, n_threads=1):
         """Learn cuts from ``X`` (float32, NaN = missing).
 
         ``row_offset`` and ``n_rows_total`` place these rows in a larger data set, so a
@@ -113,12 +123,16 @@ class BinMapper:
         mask = sample_mask(rows, n_total, self.sample_size, self.seed)
         Xs, ws = X[mask], w[mask]
         has_missing = np.isnan(X).any(axis=0)
-        self.cuts = []
-        for f in range(n_features):
+
+        def cuts_of(f):
             col = Xs[:, f]
             ok = ~np.isnan(col)
             limit = min(self.max_bin, 255) if has_missing[f] else self.max_bin
-            self.cuts.append(feature_cuts(col[ok], ws[ok], limit))
+            return feature_cuts(col[ok], ws[ok], limit)
+
+        # NumPy's sorts release the GIL: features are cut in parallel threads.
+        with ThreadPoolExecutor(max_workers=max(1, n_threads)) as pool:
+            self.cuts = list(pool.map(cuts_of, range(n_features)))
         self.n_bins = np.array([c.size + 1 for c in self.cuts], dtype=np.int32)
         return self
 
@@ -129,26 +143,26 @@ class BinMapper:
         mapper.n_bins = np.array([c.size + 1 for c in mapper.cuts], dtype=np.int32)
         return mapper
 
-    def transform(self, X):
+    def transform(self, X, kernels=None):
         """Bins of ``X``: ndarray of uint8, shape (n_samples, n_features), C order.
 
         A value is placed by its position among the cuts; NaN goes to the missing bin
         ``n_bins[f]``. A feature that had no missing values at fit and 256 value bins
         cannot store a missing bin in a byte: such rows are rejected.
         """
-        out = np.empty(X.shape, dtype=BIN_DTYPE)
+        if kernels is None:
+            from .kernels import cpu as kernels
+        for f in np.flatnonzero(self.n_bins > 255):
+            if np.isnan(X[:, f]).any():
+                raise ValueError(
+                    f"feature {f} has missing values here but had none when the bins were "
+                    "learned with 256 value bins; bin it together with the training data"
+                )
+        padded = np.full((len(self.cuts), 256), np.inf, dtype=np.float32)
         for f, cuts in enumerate(self.cuts):
-            col = X[:, f]
-            b = np.searchsorted(cuts, col, side="right")
-            missing = np.isnan(col)
-            if missing.any():
-                if self.n_bins[f] > 255:
-                    raise ValueError(
-                        f"feature {f} has missing values here but had none when the bins were "
-                        "learned with 256 value bins; bin it together with the training data"
-                    )
-                b[missing] = self.n_bins[f]
-            out[:, f] = b
+            padded[f, :cuts.size] = cuts
+        out = np.empty(X.shape, dtype=BIN_DTYPE)
+        kernels.bin_values(np.ascontiguousarray(X, dtype=np.float32), padded, self.n_bins, out)
         return out
 
     def fit_transform(self, X, sample_weight=None):

@@ -139,12 +139,12 @@ def _check_iteration_range(iteration_range, n_rounds):
 class _EvalSet:
     """An evaluation set whose margin is updated tree by tree on its bins."""
 
-    def __init__(self, name, X, y, w, booster, mapper, objective):
+    def __init__(self, name, X, y, w, booster, mapper, kernels):
         self.name, self.y, self.w = name, y, w
         self.X = booster._check_predict_X(X)
         self.binned = True
         try:
-            self.bins = mapper.transform(self.X)
+            self.bins = mapper.transform(self.X, kernels)
         except ValueError:  # missing values where the training data had none and 256 bins
             self.binned = False
         self.n_bins = mapper.n_bins
@@ -202,23 +202,25 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
     n_threads = resolve_n_threads(p["n_jobs"])
 
     with numba_threads(n_threads):
-        mapper = BinMapper(p["max_bin"], p["bin_sample_size"], p["random_state"]).fit(X, w)
-        bins = mapper.transform(X)
+        mapper = BinMapper(p["max_bin"], p["bin_sample_size"], p["random_state"])
+        mapper.fit(X, w, n_threads=n_threads)
+        bins = mapper.transform(X, backend.kernels)
+        bins_by_feature = np.ascontiguousarray(bins.T)
         if p["base_score"] is None:
             base = objective.base_margin(y, w)
         else:
             base = objective.base_score_to_margin(p["base_score"])
         booster = Booster(p, X.shape[1], names, base, mapper.cuts)
-        eval_sets = [_EvalSet(*_unpack_eval(e), booster, mapper, objective) for e in evals]
+        eval_sets = [_EvalSet(*_unpack_eval(e), booster, mapper, backend.kernels) for e in evals]
         margin = np.tile(base, (X.shape[0], 1))
         metric = METRICS[objective.default_metric]
         for _ in range(num_boost_round):
             grad, hess = objective.gradients(margin, y, w)
             new_trees = []
             for group in range(objective.n_groups):
-                gpair, scales = quantize(grad[:, group], hess[:, group])
-                grower = TreeGrower(bins, mapper.n_bins, mapper.cuts, gpair, scales, p,
-                                    backend.kernels, n_threads)
+                gpair, scales = quantize(grad[:, group], hess[:, group], backend.kernels)
+                grower = TreeGrower(bins, bins_by_feature, mapper.n_bins, mapper.cuts, gpair,
+                                    scales, p, backend.kernels, n_threads)
                 tree, rows, starts, ends, values = grower.grow()
                 column = np.ascontiguousarray(margin[:, group])
                 with numba_threads(threads_for(rows.shape[0], n_threads)):

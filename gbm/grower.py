@@ -40,6 +40,7 @@ class TreeGrower:
     Parameters
     ----------
     bins : uint8 (n_rows, n_features)
+    bins_by_feature : uint8 (n_features, n_rows), the same bins feature-major
     n_bins : int32 (n_features,)
     cuts : list of float32 arrays, the bin edges (for raw thresholds)
     gpair : int64 (n_rows, 2), fixed-point gradients of one output group
@@ -49,8 +50,9 @@ class TreeGrower:
     n_threads : int
     """
 
-    def __init__(self, bins, n_bins, cuts, gpair, scales, params, kernels, n_threads):
-        self.bins, self.n_bins, self.cuts = bins, n_bins, cuts
+    def __init__(self, bins, bins_by_feature, n_bins, cuts, gpair, scales, params, kernels,
+                 n_threads):
+        self.bins, self.bins_by_feature, self.n_bins, self.cuts = bins, bins_by_feature, n_bins, cuts
         self.gpair, self.scales = gpair, scales
         self.params, self.k, self.n_threads = params, kernels, n_threads
         self.n_slots = int(n_bins.max()) + 1
@@ -124,7 +126,7 @@ class TreeGrower:
         default_left = np.array([n.split[3] for n in nodes], dtype=np.uint8)
         n_left = np.empty(len(nodes), dtype=np.int64)
         with numba_threads(threads_for(4 * int((ends - starts).sum()), self.n_threads)):
-            self.k.partition_rows(self.bins, self.rows, starts, ends, feature, split_bin,
+            self.k.partition_rows(self.bins_by_feature, self.rows, starts, ends, feature, split_bin,
                                   default_left, self.n_bins, self.scratch, n_left)
         to_build, to_subtract, children = [], [], []
         for node, count in zip(nodes, n_left):
@@ -151,10 +153,13 @@ class TreeGrower:
     # -- growth policies ------------------------------------------------------------------
     def grow(self):
         """Grow the tree; returns ``(tree, rows, leaf_starts, leaf_ends, leaf_ids)``."""
-        root = self._new_node(0, self.rows.shape[0], 0, self.gpair.sum(axis=0))
+        root = self._new_node(0, self.rows.shape[0], 0, np.zeros(2, dtype=np.int64))
         if self._can_split_deeper(0):
             self._build([root])
+            root.sums = root.hist[0].sum(axis=0)  # every feature's bins hold all the rows
             self._evaluate([root])
+        else:
+            root.sums = self.gpair.sum(axis=0)
         if self.params["grow_policy"] == "lossguide":
             self._grow_lossguide(root)
         else:

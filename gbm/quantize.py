@@ -31,12 +31,13 @@ def quantization_scale(max_abs, n_rows):
     return math.ldexp(1.0, min(exponent, 1000))
 
 
-def quantize(grad, hess, n_rows_total=None, max_abs=None):
+def quantize(grad, hess, kernels, n_rows_total=None, max_abs=None):
     """Turn float64 gradients and hessians into int64 pairs.
 
     Parameters
     ----------
     grad, hess : ndarray of float64, shape (n,)
+    kernels : the backend's kernels module (``max_abs``, ``quantize_gradients``)
     n_rows_total : int, optional
         Rows over all workers (defaults to ``n``).
     max_abs : (float, float), optional
@@ -48,11 +49,11 @@ def quantize(grad, hess, n_rows_total=None, max_abs=None):
     scales : ndarray of float64, shape (2,)
         Multiply a float by it to get the fixed-point value; divide to go back.
     """
+    grad, hess = np.ascontiguousarray(grad), np.ascontiguousarray(hess)
     n = grad.shape[0] if n_rows_total is None else n_rows_total
     if max_abs is None:
-        max_abs = (np.max(np.abs(grad), initial=0.0), np.max(np.abs(hess), initial=0.0))
+        max_abs = (kernels.max_abs(grad), kernels.max_abs(hess))
     scales = np.array([quantization_scale(max_abs[0], n), quantization_scale(max_abs[1], n)])
     gpair = np.empty((grad.shape[0], 2), dtype=GPAIR_DTYPE)
-    gpair[:, 0] = np.rint(grad * scales[0])
-    gpair[:, 1] = np.rint(hess * scales[1])
+    kernels.quantize_gradients(grad, hess, scales, gpair)
     return gpair, scales

@@ -54,17 +54,13 @@ def evaluate_splits(hist, node_sums, n_bins, feature_mask, scales, reg_lambda, r
                         out_left_sum[k] = left
 
 
-def _goes_left(bin_values, feature, split_bin, default_left, n_bins):
-    missing = bin_values == n_bins[feature]
-    return np.where(missing, default_left == 1, bin_values <= split_bin)
-
-
-def partition_rows(bins, rows, node_starts, node_ends, split_feature, split_bin,
+def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature, split_bin,
                    default_left, n_bins, scratch, out_n_left):
     for k in range(node_starts.shape[0]):
         seg = rows[node_starts[k]:node_ends[k]].copy()
         f = split_feature[k]
-        left = _goes_left(bins[seg, f].astype(np.int32), f, split_bin[k], default_left[k], n_bins)
+        b = bins_by_feature[f, seg].astype(np.int32)
+        left = np.where(b == n_bins[f], default_left[k] == 1, b <= split_bin[k])
         rows[node_starts[k]:node_ends[k]] = np.concatenate([seg[left], seg[~left]])
         out_n_left[k] = left.sum()
 
@@ -114,3 +110,19 @@ def predict(X, split_feature, threshold, default_left, left_child, right_child, 
 
         leaf = _walk(go_left_of, X.shape[0], left_child, right_child, base)
         out[:, tree_group[t]] += value[base + leaf]
+
+
+def bin_values(X, padded_cuts, n_bins, out):
+    for f in range(X.shape[1]):
+        col = X[:, f]
+        b = np.searchsorted(padded_cuts[f, :n_bins[f] - 1], col, side="right")
+        out[:, f] = np.where(np.isnan(col), n_bins[f], b)
+
+
+def max_abs(values):
+    return float(np.max(np.abs(values), initial=0.0))
+
+
+def quantize_gradients(grad, hess, scales, out):
+    out[:, 0] = np.rint(grad * scales[0])
+    out[:, 1] = np.rint(hess * scales[1])

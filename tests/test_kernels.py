@@ -140,9 +140,10 @@ def test_partition_rows_matches_reference(n_rows, n_nodes):
     default_left = rng.integers(0, 2, n_nodes).astype(np.uint8)
     fast_rows, slow_rows = rows.copy(), rows.copy()
     fast_n, slow_n = np.empty(n_nodes, np.int64), np.empty(n_nodes, np.int64)
-    cpu.partition_rows(bins, fast_rows, starts, ends, feature, split_bin, default_left, n_bins,
-                       np.empty_like(rows), fast_n)
-    reference.partition_rows(bins, slow_rows, starts, ends, feature, split_bin, default_left,
+    by_feature = np.ascontiguousarray(bins.T)
+    cpu.partition_rows(by_feature, fast_rows, starts, ends, feature, split_bin, default_left,
+                       n_bins, np.empty_like(rows), fast_n)
+    reference.partition_rows(by_feature, slow_rows, starts, ends, feature, split_bin, default_left,
                              n_bins, np.empty_like(rows), slow_n)
     np.testing.assert_array_equal(fast_rows, slow_rows)
     np.testing.assert_array_equal(fast_n, slow_n)
@@ -204,3 +205,34 @@ def test_predict_kernels_match_reference(n_rows, n_groups):
     reference.predict(X, *raw_args, slow_raw)
     np.testing.assert_array_equal(fast_raw, slow_raw)
     np.testing.assert_array_equal(fast_raw, fast)
+
+
+@pytest.mark.parametrize("n_rows", [1, 1000, 70000])
+def test_bin_values_matches_reference(n_rows):
+    rng = np.random.default_rng(n_rows)
+    X = rng.normal(size=(n_rows, 4)).astype(np.float32)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[::3, 2] = np.round(X[::3, 2], 1)  # values equal to cuts
+    cuts = [np.empty(0, np.float32), np.array([0.0], np.float32),
+            np.round(np.sort(rng.normal(size=40)), 1).astype(np.float32),
+            np.unique(rng.normal(size=255)).astype(np.float32)]  # 255 cuts: 256 bins
+    padded = np.full((4, 256), np.inf, np.float32)
+    for f, c in enumerate(cuts):
+        padded[f, :c.size] = c
+    n_bins = np.array([c.size + 1 for c in cuts], dtype=np.int32)
+    fast, slow = np.empty(X.shape, np.uint8), np.empty(X.shape, np.uint8)
+    cpu.bin_values(X, padded, n_bins, fast)
+    reference.bin_values(X, padded, n_bins, slow)
+    np.testing.assert_array_equal(fast, slow)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5000, 100_000])
+def test_quantize_kernels_match_reference(n):
+    rng = np.random.default_rng(n)
+    grad, hess = rng.normal(size=n) * 3, rng.uniform(size=n)
+    assert cpu.max_abs(grad) == reference.max_abs(grad)
+    scales = np.array([2.0**40, 2.0**43])
+    fast, slow = np.empty((n, 2), np.int64), np.empty((n, 2), np.int64)
+    cpu.quantize_gradients(grad, hess, scales, fast)
+    reference.quantize_gradients(grad, hess, scales, slow)
+    np.testing.assert_array_equal(fast, slow)
