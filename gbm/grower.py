@@ -79,45 +79,57 @@ class TreeGrower:
             yield nodes[i:i + size]
 
     def _build(self, nodes):
-        """Build the histograms of ``nodes`` from their rows."""
-        for batch in self._batches(nodes):
-            hist = np.empty((len(batch), self.bins.shape[1], self.n_slots, 2), dtype=np.int64)
-            starts = np.array([n.start for n in batch], dtype=np.int64)
-            ends = np.array([n.end for n in batch], dtype=np.int64)
+        """Build the histograms of ``nodes`` from their rows, as one stacked array.
+
+        Returns int64 (len(nodes), n_features, n_slots, 2); ``node.hist`` is a view of it.
+        """
+        hist = np.empty((len(nodes), self.bins.shape[1], self.n_slots, 2), dtype=np.int64)
+        for lo, hi in self._batches(len(nodes)):
+            starts = np.array([n.start for n in nodes[lo:hi]], dtype=np.int64)
+            ends = np.array([n.end for n in nodes[lo:hi]], dtype=np.int64)
             n = threads_for(int((ends - starts).sum()) * self.bins.shape[1], self.n_threads)
             with numba_threads(n):
-                self.k.build_histograms(self.bins, self.gpair, self.rows, starts, ends, hist, n)
-            for i, node in enumerate(batch):
-                node.hist = hist[i]
+                self.k.build_histograms(self.bins, self.gpair, self.rows, starts, ends,
+                                        hist[lo:hi], n)
+        for i, node in enumerate(nodes):
+            node.hist = hist[i]
+        return hist
 
-    def _evaluate(self, nodes):
-        """Find each node's best split; nodes that cannot split get ``split = None``."""
+    def _batches(self, n_nodes):
+        """Ranges of nodes whose per-thread histogram copies stay under the memory cap."""
+        per_node = self.bins.shape[1] * self.n_slots * 16 * max(1, self.n_threads)
+        size = max(1, _MAX_BATCH_BYTES // per_node)
+        return [(lo, min(lo + size, n_nodes)) for lo in range(0, n_nodes, size)]
+
+    def _evaluate(self, nodes, hist):
+        """Find each node's best split from ``hist`` (stacked in ``nodes`` order); nodes
+        that cannot split get ``split = None``."""
         p = self.params
-        for batch in self._batches(nodes):
-            n = len(batch)
-            hist = np.stack([node.hist for node in batch])
-            sums = np.stack([node.sums for node in batch])
-            mask = np.broadcast_to(self.feature_mask, (n, self.bins.shape[1]))
-            gain = np.empty(n)
-            feature = np.empty(n, dtype=np.int32)
-            split_bin = np.empty(n, dtype=np.int32)
-            default_left = np.empty(n, dtype=np.uint8)
-            left_sums = np.empty((n, 2), dtype=np.int64)
-            with numba_threads(threads_for(hist.size // 2, self.n_threads)):
-                self.k.evaluate_splits(hist, sums, self.n_bins, np.ascontiguousarray(mask),
-                                       self.scales, p["reg_lambda"], p["reg_alpha"],
-                                       p["max_delta_step"], p["min_child_weight"], gain,
-                                       feature, split_bin, default_left, left_sums)
-            for i, node in enumerate(batch):
-                ok = gain[i] > _MIN_GAIN and gain[i] >= p["gamma"]
-                node.split = (float(gain[i]), int(feature[i]), int(split_bin[i]),
-                              int(default_left[i]), left_sums[i].copy()) if ok else None
+        n = len(nodes)
+        if n == 0:
+            return
+        sums = np.stack([node.sums for node in nodes])
+        mask = np.ascontiguousarray(np.broadcast_to(self.feature_mask, (n, self.bins.shape[1])))
+        gain = np.empty(n)
+        feature = np.empty(n, dtype=np.int32)
+        split_bin = np.empty(n, dtype=np.int32)
+        default_left = np.empty(n, dtype=np.uint8)
+        left_sums = np.empty((n, 2), dtype=np.int64)
+        with numba_threads(threads_for(hist.size // 2, self.n_threads)):
+            self.k.evaluate_splits(hist, sums, self.n_bins, mask, self.scales, p["reg_lambda"],
+                                   p["reg_alpha"], p["max_delta_step"], p["min_child_weight"],
+                                   gain, feature, split_bin, default_left, left_sums)
+        for i, node in enumerate(nodes):
+            ok = gain[i] > _MIN_GAIN and gain[i] >= p["gamma"]
+            node.split = (float(gain[i]), int(feature[i]), int(split_bin[i]),
+                          int(default_left[i]), left_sums[i].copy()) if ok else None
 
     def _apply_splits(self, nodes):
         """Partition the rows of ``nodes`` (which have splits) and create their children.
 
-        Returns the list of new children whose histograms are needed (those that may
-        split further).
+        Returns the children that may split further as two ``(nodes, hist)`` groups: the
+        smaller children, whose histograms were built from their rows, and their
+        siblings, whose histograms are the parents' minus those.
         """
         starts = np.array([n.start for n in nodes], dtype=np.int64)
         ends = np.array([n.end for n in nodes], dtype=np.int64)
@@ -126,9 +138,9 @@ class TreeGrower:
         default_left = np.array([n.split[3] for n in nodes], dtype=np.uint8)
         n_left = np.empty(len(nodes), dtype=np.int64)
         with numba_threads(threads_for(4 * int((ends - starts).sum()), self.n_threads)):
-            self.k.partition_rows(self.bins_by_feature, self.rows, starts, ends, feature, split_bin,
-                                  default_left, self.n_bins, self.scratch, n_left)
-        to_build, to_subtract, children = [], [], []
+            self.k.partition_rows(self.bins_by_feature, self.rows, starts, ends, feature,
+                                  split_bin, default_left, self.n_bins, self.scratch, n_left)
+        parents, smalls, larges = [], [], []
         for node, count in zip(nodes, n_left):
             left_sums = node.split[4]
             mid = node.start + int(count)
@@ -137,67 +149,75 @@ class TreeGrower:
             node.split = node.split + (left.id, right.id)
             if self._can_split_deeper(node.depth + 1):
                 small, large = (left, right) if left.sums[1] <= right.sums[1] else (right, left)
-                to_build.append(small)
-                to_subtract.append((node, small, large))
-                children += [left, right]
+                parents.append(node)
+                smalls.append(small)
+                larges.append(large)
             else:
                 node.hist = None
-        self._build(to_build)
-        for parent, small, large in to_subtract:
-            large.hist = np.empty_like(parent.hist)
-            with numba_threads(threads_for(parent.hist.size // 4, self.n_threads)):
-                self.k.subtract_histograms(parent.hist[None], small.hist[None], large.hist[None])
+        if not parents:
+            return []
+        small_hist = self._build(smalls)
+        parent_hist = np.stack([node.hist for node in parents])
+        large_hist = np.empty_like(small_hist)
+        with numba_threads(threads_for(small_hist.size // 4, self.n_threads)):
+            self.k.subtract_histograms(parent_hist, small_hist, large_hist)
+        for parent, large, hist in zip(parents, larges, large_hist):
+            large.hist = hist
             parent.hist = None
-        return children
+        return [(smalls, small_hist), (larges, large_hist)]
 
     # -- growth policies ------------------------------------------------------------------
     def grow(self):
         """Grow the tree; returns ``(tree, rows, leaf_starts, leaf_ends, leaf_ids)``."""
         root = self._new_node(0, self.rows.shape[0], 0, np.zeros(2, dtype=np.int64))
+        groups = []
         if self._can_split_deeper(0):
-            self._build([root])
-            root.sums = root.hist[0].sum(axis=0)  # every feature's bins hold all the rows
-            self._evaluate([root])
+            hist = self._build([root])
+            root.sums = hist[0, 0].sum(axis=0)  # every feature's bins hold all the rows
+            groups = [([root], hist)]
         else:
             root.sums = self.gpair.sum(axis=0)
         if self.params["grow_policy"] == "lossguide":
-            self._grow_lossguide(root)
+            self._grow_lossguide(groups)
         else:
-            self._grow_depthwise(root)
+            self._grow_depthwise(groups)
         return self._finish()
 
-    def _grow_depthwise(self, root):
+    def _grow_depthwise(self, groups):
         max_leaves = self.params["max_leaves"]
         n_leaves = 1
-        level = [root]
-        while level:
+        while groups:
+            for nodes, hist in groups:
+                self._evaluate(nodes, hist)
+            level = [node for nodes, _ in groups for node in nodes]
             candidates = [n for n in level if n.split is not None]
             if max_leaves:
                 candidates.sort(key=lambda n: (-n.split[0], n.id))
                 candidates = candidates[:max(0, max_leaves - n_leaves)]
                 candidates.sort(key=lambda n: n.id)
+            chosen = {n.id for n in candidates}
             for n in level:
-                if n not in candidates:
+                if n.id not in chosen:
                     n.split, n.hist = None, None
             if not candidates:
                 break
             n_leaves += len(candidates)
-            level = self._apply_splits(candidates)
-            self._evaluate(level)
+            groups = self._apply_splits(candidates)
 
-    def _grow_lossguide(self, root):
+    def _grow_lossguide(self, groups):
         max_leaves = self.params["max_leaves"]
         n_leaves = 1
-        heap = [(-root.split[0], root.id)] if root.split is not None else []
-        while heap and (not max_leaves or n_leaves < max_leaves):
+        heap = []
+        while True:
+            for nodes, hist in groups:
+                self._evaluate(nodes, hist)
+                heap += [(-n.split[0], n.id) for n in nodes if n.split is not None]
+            heapq.heapify(heap)
+            if not heap or (max_leaves and n_leaves >= max_leaves):
+                break
             _, node_id = heapq.heappop(heap)
-            node = self.nodes[node_id]
-            children = self._apply_splits([node])
+            groups = self._apply_splits([self.nodes[node_id]])
             n_leaves += 1
-            self._evaluate(children)
-            for child in children:
-                if child.split is not None:
-                    heapq.heappush(heap, (-child.split[0], child.id))
         for node in self.nodes:  # leaves that kept a candidate split
             if node.split is not None and len(node.split) == 5:
                 node.split, node.hist = None, None
