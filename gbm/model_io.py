@@ -46,15 +46,25 @@ def load(cls, path):
     return loads(cls, text, source=str(path))
 
 
+class _NonFinite(Exception):
+    pass
+
+
+def _reject_constant(name):
+    raise _NonFinite(name)  # NaN, Infinity, -Infinity: never written by save_model
+
+
 def _fail(source, why):
     raise ValueError(f"{source} is not a valid gbm model file: {why}")
 
 
 def loads(cls, text, source="model text"):
     try:
-        d = json.loads(text)
+        d = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as err:
         _fail(source, f"invalid or truncated JSON ({err})")
+    except _NonFinite as err:
+        _fail(source, f"it holds the non-finite number {err}")
     if not isinstance(d, dict) or d.get("format") != FORMAT:
         _fail(source, f"'format' is not {FORMAT!r} (a model from another library?)")
     if d.get("version") != VERSION:
@@ -95,8 +105,10 @@ def _check_tree(tree, n_features, n_groups, group, i, source):
         # children come after their parent: no cycles, every walk ends at a leaf
         if ((child[inner] <= ids[inner]) | (child[inner] >= n)).any():
             _fail(source, f"tree {i} has a child index out of order or out of range")
-    if (tree.right_child[~inner] != -1).any() or (tree.right_child[inner] < 0).any():
-        _fail(source, f"tree {i} has inconsistent left/right children")
+    if (tree.right_child[~inner] != -1).any() or \
+            (tree.right_child[inner] != tree.left_child[inner] + 1).any():
+        _fail(source, f"tree {i} has inconsistent children: a right child must be its left "
+                      "sibling + 1, and -1 at leaves")
     f = tree.split_feature[inner]
     if ((f < 0) | (f >= n_features)).any():
         _fail(source, f"tree {i} splits on a feature outside [0, {n_features})")

@@ -18,8 +18,8 @@ def _real(low=None, high=None, low_open=False, high_open=False):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
         value = float(value)
-        if math.isnan(value):
-            raise ValueError(f"{name} must not be NaN")
+        if not math.isfinite(value):
+            raise ValueError(f"{name} must be finite, got {value!r}")
         if low is not None and (value <= low if low_open else value < low):
             op = ">" if low_open else ">="
             raise ValueError(f"{name} must be {op} {low}, got {value!r}")

@@ -10,7 +10,7 @@ NODE_FIELDS = {
     "threshold": np.float32,  # the same rule on raw values: x < threshold goes left
     "default_left": np.uint8,  # where missing values go
     "left_child": np.int32,  # -1 at leaves
-    "right_child": np.int32,
+    "right_child": np.int32,  # always left_child + 1 at inner nodes (prediction relies on it)
     "value": np.float64,  # leaf value (learning rate applied); at inner nodes, the node's weight
     "gain": np.float64,  # loss reduction of the split, 0 at leaves
     "cover": np.float64,  # hessian sum of the node's training rows
@@ -41,7 +41,7 @@ class Tree:
 
     def depth(self):
         depth = np.zeros(self.n_nodes, dtype=np.int64)
-        for node in range(self.n_nodes):
+        for node in np.flatnonzero(self.left_child >= 0):
             if self.left_child[node] >= 0:
                 depth[self.left_child[node]] = depth[self.right_child[node]] = depth[node] + 1
         return int(depth.max())
@@ -58,7 +58,7 @@ class Forest:
     """Trees packed end to end, the layout the prediction kernels read.
 
     ``tree_offsets[t]`` is the index of tree ``t``'s root; ``tree_group[t]`` the output
-    column (class) it adds to.
+    column (class) it adds to; ``tree_depth[t]`` its depth.
     """
 
     def __init__(self, trees, groups):
@@ -66,6 +66,7 @@ class Forest:
         sizes = np.array([t.n_nodes for t in trees], dtype=np.int64)
         self.tree_offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
         self.tree_group = np.asarray(groups, dtype=np.int32)
+        self.tree_depth = np.array([t.depth() for t in trees], dtype=np.int32)
         for name, dtype in NODE_FIELDS.items():
             parts = [getattr(t, name) for t in trees]
             setattr(self, name, np.concatenate(parts).astype(dtype) if parts else np.empty(0, dtype))

@@ -70,19 +70,18 @@ def add_leaf_values(rows, leaf_starts, leaf_ends, leaf_values, out):
         out[rows[leaf_starts[k]:leaf_ends[k]]] += leaf_values[k]
 
 
-def _walk(go_left_of, n_rows, left_child, right_child, base):
+def _walk(go_left_of, n_rows, left_child, base):
     node = np.zeros(n_rows, dtype=np.int64)
     while True:
         inner = left_child[base + node] >= 0
         if not inner.any():
             return node
-        go_left = go_left_of(node)
-        nxt = np.where(go_left, left_child[base + node], right_child[base + node])
-        node = np.where(inner, nxt, node)
+        left = left_child[base + node]
+        node = np.where(inner, np.where(go_left_of(node), left, left + 1), node)
 
 
-def predict_binned(bins, n_bins, split_feature, split_bin, default_left, left_child,
-                   right_child, value, tree_offsets, tree_group, out):
+def predict_binned(bins, n_bins, split_feature, split_bin, default_left, left_child, value,
+                   tree_offsets, tree_group, tree_depth, out):
     rows = np.arange(bins.shape[0])
     for t in range(tree_offsets.shape[0] - 1):
         base = tree_offsets[t]
@@ -93,12 +92,12 @@ def predict_binned(bins, n_bins, split_feature, split_bin, default_left, left_ch
             return np.where(b == n_bins[f], default_left[base + node] == 1,
                             b <= split_bin[base + node])
 
-        leaf = _walk(go_left_of, bins.shape[0], left_child, right_child, base)
+        leaf = _walk(go_left_of, bins.shape[0], left_child, base)
         out[:, tree_group[t]] += value[base + leaf]
 
 
-def predict(X, split_feature, threshold, default_left, left_child, right_child, value,
-            tree_offsets, tree_group, out):
+def predict(X, split_feature, threshold, default_left, left_child, value, tree_offsets,
+            tree_group, tree_depth, out):
     rows = np.arange(X.shape[0])
     for t in range(tree_offsets.shape[0] - 1):
         base = tree_offsets[t]
@@ -108,7 +107,7 @@ def predict(X, split_feature, threshold, default_left, left_child, right_child, 
             return np.where(np.isnan(x), default_left[base + node] == 1,
                             x < threshold[base + node])
 
-        leaf = _walk(go_left_of, X.shape[0], left_child, right_child, base)
+        leaf = _walk(go_left_of, X.shape[0], left_child, base)
         out[:, tree_group[t]] += value[base + leaf]
 
 

@@ -160,25 +160,31 @@ def test_add_leaf_values_matches_reference():
 
 
 def random_forest_arrays(rng, n_trees, n_features, n_bins, n_groups):
-    """Random full trees of depth 3, packed as the prediction kernels read them."""
+    """Random trees of random shapes (a lone leaf, chains, bushes), packed as the
+    prediction kernels read them: each split appends its two children."""
     from gbm.tree import Forest, Tree
 
     trees = []
-    for _ in range(n_trees):
-        n_inner, n_nodes = 7, 15
-        left = np.full(n_nodes, -1, np.int32)
-        right = np.full(n_nodes, -1, np.int32)
-        left[:n_inner] = 2 * np.arange(n_inner) + 1
-        right[:n_inner] = 2 * np.arange(n_inner) + 2
-        feature = np.full(n_nodes, -1, np.int32)
-        feature[:n_inner] = rng.integers(0, n_features, n_inner)
-        split_bin = np.zeros(n_nodes, np.int32)
-        split_bin[:n_inner] = [rng.integers(0, max(1, n_bins[f] - 1)) for f in feature[:n_inner]]
-        trees.append(Tree(split_feature=feature, split_bin=split_bin,
-                          threshold=(split_bin + 0.5).astype(np.float32),
+    for t in range(n_trees):
+        left, feature, split_bin = [-1], [-1], [0]
+        for _ in range(t % 9):  # tree 0 is a single leaf
+            leaves = [i for i, child in enumerate(left) if child < 0]
+            node = leaves[rng.integers(0, len(leaves))]
+            f = int(rng.integers(0, n_features))
+            left[node], feature[node] = len(left), f
+            split_bin[node] = int(rng.integers(0, max(1, n_bins[f] - 1)))
+            left += [-1, -1]
+            feature += [-1, -1]
+            split_bin += [0, 0]
+        left = np.array(left, np.int32)
+        n_nodes = left.size
+        trees.append(Tree(split_feature=np.array(feature, np.int32),
+                          split_bin=np.array(split_bin, np.int32),
+                          threshold=(np.array(split_bin) + 0.5).astype(np.float32),
                           default_left=rng.integers(0, 2, n_nodes).astype(np.uint8),
-                          left_child=left, right_child=right, value=rng.normal(size=n_nodes),
-                          gain=np.zeros(n_nodes), cover=np.zeros(n_nodes)))
+                          left_child=left, right_child=np.where(left >= 0, left + 1, -1).astype(np.int32),
+                          value=rng.normal(size=n_nodes), gain=np.zeros(n_nodes),
+                          cover=np.zeros(n_nodes)))
     return Forest(trees, rng.integers(0, n_groups, n_trees))
 
 
@@ -187,9 +193,10 @@ def test_predict_kernels_match_reference(n_rows, n_groups):
     rng = np.random.default_rng(n_rows)
     n_bins = np.array([4, 9, 2, 30], dtype=np.int32)
     bins, _ = make_inputs(rng, n_rows, n_bins, missing_rate=0.2)
-    f = random_forest_arrays(rng, 12, 4, n_bins, n_groups)
-    tree_args = (f.split_feature, f.split_bin, f.default_left, f.left_child, f.right_child,
-                 f.value, f.tree_offsets, f.tree_group)
+    f = random_forest_arrays(rng, 30, 4, n_bins, n_groups)
+    assert f.tree_depth.min() == 0 and f.tree_depth.max() >= 4
+    tree_args = (f.split_feature, f.split_bin, f.default_left, f.left_child, f.value,
+                 f.tree_offsets, f.tree_group, f.tree_depth)
     fast, slow = np.zeros((n_rows, n_groups)), np.zeros((n_rows, n_groups))
     cpu.predict_binned(bins, n_bins, *tree_args, fast)
     reference.predict_binned(bins, n_bins, *tree_args, slow)
@@ -198,8 +205,8 @@ def test_predict_kernels_match_reference(n_rows, n_groups):
     # send each row exactly where its bin goes.
     X = bins.astype(np.float32)
     X[bins == n_bins] = np.nan
-    raw_args = (f.split_feature, f.threshold, f.default_left, f.left_child, f.right_child,
-                f.value, f.tree_offsets, f.tree_group)
+    raw_args = (f.split_feature, f.threshold, f.default_left, f.left_child, f.value,
+                f.tree_offsets, f.tree_group, f.tree_depth)
     fast_raw, slow_raw = np.zeros_like(fast), np.zeros_like(fast)
     cpu.predict(X, *raw_args, fast_raw)
     reference.predict(X, *raw_args, slow_raw)

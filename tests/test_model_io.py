@@ -62,9 +62,10 @@ def test_foreign_file_is_rejected(tmp_path):
     (lambda d: d["trees"][1].update(group=7), "group 7"),
     (lambda d: d["params"].update(max_bin=1000), "max_bin must be <= 256"),
     (lambda d: d["trees"].pop(), "not a multiple of 3"),
+    (lambda d: d["trees"][0]["value"].__setitem__(0, float("nan")), "non-finite number NaN"),
 ])
 def test_corrupted_fields_are_rejected(fitted, tmp_path, mutate, message):
     d = json.loads(fitted[0].to_json())
     mutate(d)
     with pytest.raises(ValueError, match=message):
-        Booster.load_model(_write(tmp_path, json.dumps(d)))
+        Booster.load_model(_write(tmp_path, json.dumps(d)))  # json.dumps writes NaN as NaN
