@@ -78,6 +78,9 @@ def loads(cls, text, source="model text"):
         booster = cls(params, n_features, d["feature_names"], d["base_margin"],
                       [np.asarray(c, dtype=np.float32) for c in d["cuts"]])
         booster.best_iteration = d.get("best_iteration")
+        n_groups = params["num_class"] if params["objective"] == "multi:softprob" else 1
+        if booster.base_margin.shape != (n_groups,):
+            _fail(source, f"base_margin has {booster.base_margin.size} values, expected {n_groups}")
         for i, td in enumerate(d["trees"]):
             tree = Tree.from_dict(td)
             _check_tree(tree, n_features, booster.n_groups, td.get("group"), i, source)
@@ -86,6 +89,10 @@ def loads(cls, text, source="model text"):
         if isinstance(err, ValueError) and "not a valid gbm model file" in str(err):
             raise
         _fail(source, f"{type(err).__name__}: {err}")
+    names = booster.feature_names
+    if names is not None and (not isinstance(names, list) or len(names) != n_features
+                              or not all(isinstance(n, str) for n in names)):
+        _fail(source, f"feature_names must be null or {n_features} strings")
     if len(booster.cuts) != n_features:
         _fail(source, f"{len(booster.cuts)} cut lists for {n_features} features")
     if len(booster.trees) % booster.n_groups:

@@ -63,6 +63,9 @@ def test_foreign_file_is_rejected(tmp_path):
     (lambda d: d["params"].update(max_bin=1000), "max_bin must be <= 256"),
     (lambda d: d["trees"].pop(), "not a multiple of 3"),
     (lambda d: d["trees"][0]["value"].__setitem__(0, float("nan")), "non-finite number NaN"),
+    (lambda d: d["trees"][0]["right_child"].__setitem__(0, 5), "inconsistent children"),
+    (lambda d: d.update(base_margin=[0.0]), "base_margin has 1 values, expected 3"),
+    (lambda d: d.update(feature_names=["a"]), "feature_names must be null or 6 strings"),
 ])
 def test_corrupted_fields_are_rejected(fitted, tmp_path, mutate, message):
     d = json.loads(fitted[0].to_json())
