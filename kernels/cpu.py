@@ -205,11 +205,12 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
     node_starts, node_ends : int64 (n_nodes,)
     split_feature, split_bin : int32 (n_nodes,); default_left : uint8 (n_nodes,)
     n_bins : int32 (n_features,)           # a row with bin n_bins[f] is missing
-    scratch : int32 (m,)                   # work space
+    scratch : int32 (m,)                   # work space: the rows' new order, then copied back
     out_n_left : int64 (n_nodes,)          # OUT rows sent left per node
 
     Two passes over chunks of every segment (in parallel): count the rows going left,
-    then scatter, each chunk to its place given by a prefix sum of the counts::
+    then scatter them into ``scratch``, each chunk to its place given by a prefix sum of
+    the counts; then copy back::
 
         segment before:  [a b c d e f g h]     chunk 0 = a b c d, chunk 1 = e f g h
         go left:          1 0 1 0 0 1 1 0
@@ -239,9 +240,7 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
         count = 0
         for p in range(lo, hi):
             b = np.int32(column[rows[p]])
-            go_left = missing_left if b == missing_bin else b <= threshold
-            scratch[p] = go_left
-            count += go_left
+            count += missing_left if b == missing_bin else b <= threshold
         left_count[task] = count
     left_before = np.zeros(n_tasks, dtype=np.int64)
     for k in range(n_nodes):
@@ -250,26 +249,29 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
             left_before[task] = running
             running += left_count[task]
         out_n_left[k] = running
-    moved = np.empty_like(rows)
     for task in prange(n_tasks):
         k = task_node[task]
+        column = bins_by_feature[split_feature[k]]
+        missing_bin = n_bins[split_feature[k]]
+        threshold = split_bin[k]
+        missing_left = default_left[k] == 1
         lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
         hi = min(lo + _PARTITION_CHUNK, node_ends[k])
         left_pos = node_starts[k] + left_before[task]
         right_pos = node_starts[k] + out_n_left[k] + (lo - node_starts[k]) - left_before[task]
-        for p in range(lo, hi):
-            if scratch[p] == 1:
-                moved[left_pos] = rows[p]
-                left_pos += 1
-            else:
-                moved[right_pos] = rows[p]
-                right_pos += 1
+        for p in range(lo, hi):  # the decision again (cheaper than storing it), no branch
+            r = rows[p]
+            b = np.int32(column[r])
+            go_left = missing_left if b == missing_bin else b <= threshold
+            scratch[left_pos if go_left else right_pos] = r
+            left_pos += go_left
+            right_pos += 1 - go_left
     for task in prange(n_tasks):
         k = task_node[task]
         lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
         hi = min(lo + _PARTITION_CHUNK, node_ends[k])
         for p in range(lo, hi):
-            rows[p] = moved[p]
+            rows[p] = scratch[p]
 
 
 @njit(parallel=True, nogil=True, cache=True)
