@@ -98,8 +98,7 @@ class Booster:
         backend = get_backend(self.params["device"])
         n_threads = resolve_n_threads(self.params["n_jobs"] if n_jobs is None else n_jobs)
         with numba_threads(threads_for(X.size * max(1, forest.n_trees // 8), n_threads)):
-            backend.kernels.predict(X, forest.split_feature, forest.threshold, forest.default_left,
-                                    forest.left_child, forest.value, forest.tree_offsets,
+            backend.kernels.predict(X, forest.walk, forest.value, forest.tree_offsets,
                                     forest.tree_group, forest.tree_depth, margin)
         if output_margin:
             return margin[:, 0] if self.n_groups == 1 else margin
@@ -153,12 +152,11 @@ class _EvalSet:
     def add_trees(self, kernels, trees, groups):
         f = Forest(trees, groups)
         if self.binned:
-            kernels.predict_binned(self.bins, self.n_bins, f.split_feature, f.split_bin,
-                                   f.default_left, f.left_child, f.value, f.tree_offsets,
+            kernels.predict_binned(self.bins, self.n_bins, f.walk_binned, f.value, f.tree_offsets,
                                    f.tree_group, f.tree_depth, self.margin)
         else:
-            kernels.predict(self.X, f.split_feature, f.threshold, f.default_left, f.left_child,
-                            f.value, f.tree_offsets, f.tree_group, f.tree_depth, self.margin)
+            kernels.predict(self.X, f.walk, f.value, f.tree_offsets, f.tree_group, f.tree_depth,
+                            self.margin)
 
 
 def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbose_eval=False,

@@ -58,7 +58,11 @@ class Forest:
     """Trees packed end to end, the layout the prediction kernels read.
 
     ``tree_offsets[t]`` is the index of tree ``t``'s root; ``tree_group[t]`` the output
-    column (class) it adds to; ``tree_depth[t]`` its depth.
+    column (class) it adds to; ``tree_depth[t]`` its depth. ``walk`` and ``walk_binned``
+    are int32 tables of 4 entries per node, ``(feature, left child, default left, test)``
+    with the test a threshold's float32 bits (``walk``) or a split bin (``walk_binned``).
+    At a leaf the entry is ``(0, own id - 1, 0, NaN or -1)``: every row "goes right" to the
+    leaf itself, so a walk can take a fixed number of steps without asking where it is.
     """
 
     def __init__(self, trees, groups):
@@ -70,3 +74,15 @@ class Forest:
         for name, dtype in NODE_FIELDS.items():
             parts = [getattr(t, name) for t in trees]
             setattr(self, name, np.concatenate(parts).astype(dtype) if parts else np.empty(0, dtype))
+        self.walk = self._walk_table(self.threshold.view(np.int32), np.float32(np.nan).view(np.int32))
+        self.walk_binned = self._walk_table(self.split_bin, -1)
+
+    def _walk_table(self, test, leaf_test):
+        inner = self.left_child >= 0
+        own_id = np.arange(inner.size) - np.repeat(self.tree_offsets[:-1], np.diff(self.tree_offsets))
+        table = np.empty((inner.size, 4), dtype=np.int32)
+        table[:, 0] = np.where(inner, self.split_feature, 0)
+        table[:, 1] = np.where(inner, self.left_child, own_id - 1)
+        table[:, 2] = np.where(inner, self.default_left, 0)
+        table[:, 3] = np.where(inner, test, leaf_test)
+        return table.reshape(-1)

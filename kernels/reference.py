@@ -70,45 +70,41 @@ def add_leaf_values(rows, leaf_starts, leaf_ends, leaf_values, out):
         out[rows[leaf_starts[k]:leaf_ends[k]]] += leaf_values[k]
 
 
-def _walk(go_left_of, n_rows, left_child, base):
-    node = np.zeros(n_rows, dtype=np.int64)
-    while True:
-        inner = left_child[base + node] >= 0
-        if not inner.any():
-            return node
-        left = left_child[base + node]
-        node = np.where(inner, np.where(go_left_of(node), left, left + 1), node)
+def _leaves(go_left_of, walk, tree_offsets, tree_depth, t, n_rows):
+    """Each row's leaf in tree ``t``, by ``tree_depth[t]`` steps through the walk table."""
+    table = walk.reshape(-1, 4)
+    base = tree_offsets[t]
+    node = np.full(n_rows, base, dtype=np.int64)
+    for _ in range(tree_depth[t]):
+        entry = table[node]
+        node = np.where(go_left_of(entry), base + entry[:, 1], base + entry[:, 1] + 1)
+    return node
 
 
-def predict_binned(bins, n_bins, split_feature, split_bin, default_left, left_child, value,
-                   tree_offsets, tree_group, tree_depth, out):
+def predict_binned(bins, n_bins, walk, value, tree_offsets, tree_group, tree_depth, out):
     rows = np.arange(bins.shape[0])
+
+    def go_left_of(entry):
+        b = bins[rows, entry[:, 0]].astype(np.int32)
+        missing = b == n_bins[entry[:, 0]]
+        return np.where(missing, entry[:, 2] == 1, b <= entry[:, 3])
+
     for t in range(tree_offsets.shape[0] - 1):
-        base = tree_offsets[t]
-
-        def go_left_of(node):
-            f = np.maximum(split_feature[base + node], 0)
-            b = bins[rows, f].astype(np.int32)
-            return np.where(b == n_bins[f], default_left[base + node] == 1,
-                            b <= split_bin[base + node])
-
-        leaf = _walk(go_left_of, bins.shape[0], left_child, base)
-        out[:, tree_group[t]] += value[base + leaf]
+        leaf = _leaves(go_left_of, walk, tree_offsets, tree_depth, t, bins.shape[0])
+        out[:, tree_group[t]] += value[leaf]
 
 
-def predict(X, split_feature, threshold, default_left, left_child, value, tree_offsets,
-            tree_group, tree_depth, out):
+def predict(X, walk, value, tree_offsets, tree_group, tree_depth, out):
     rows = np.arange(X.shape[0])
+
+    def go_left_of(entry):
+        x = X[rows, entry[:, 0]]
+        threshold = entry[:, 3].astype(np.int32).view(np.float32)
+        return np.where(np.isnan(x), entry[:, 2] == 1, x < threshold)
+
     for t in range(tree_offsets.shape[0] - 1):
-        base = tree_offsets[t]
-
-        def go_left_of(node):
-            x = X[rows, np.maximum(split_feature[base + node], 0)]
-            return np.where(np.isnan(x), default_left[base + node] == 1,
-                            x < threshold[base + node])
-
-        leaf = _walk(go_left_of, X.shape[0], left_child, base)
-        out[:, tree_group[t]] += value[base + leaf]
+        leaf = _leaves(go_left_of, walk, tree_offsets, tree_depth, t, X.shape[0])
+        out[:, tree_group[t]] += value[leaf]
 
 
 def bin_values(X, padded_cuts, n_bins, out):

@@ -195,8 +195,7 @@ def test_predict_kernels_match_reference(n_rows, n_groups):
     bins, _ = make_inputs(rng, n_rows, n_bins, missing_rate=0.2)
     f = random_forest_arrays(rng, 30, 4, n_bins, n_groups)
     assert f.tree_depth.min() == 0 and f.tree_depth.max() >= 4
-    tree_args = (f.split_feature, f.split_bin, f.default_left, f.left_child, f.value,
-                 f.tree_offsets, f.tree_group, f.tree_depth)
+    tree_args = (f.walk_binned, f.value, f.tree_offsets, f.tree_group, f.tree_depth)
     fast, slow = np.zeros((n_rows, n_groups)), np.zeros((n_rows, n_groups))
     cpu.predict_binned(bins, n_bins, *tree_args, fast)
     reference.predict_binned(bins, n_bins, *tree_args, slow)
@@ -205,8 +204,7 @@ def test_predict_kernels_match_reference(n_rows, n_groups):
     # send each row exactly where its bin goes.
     X = bins.astype(np.float32)
     X[bins == n_bins] = np.nan
-    raw_args = (f.split_feature, f.threshold, f.default_left, f.left_child, f.value,
-                f.tree_offsets, f.tree_group, f.tree_depth)
+    raw_args = (f.walk, f.value, f.tree_offsets, f.tree_group, f.tree_depth)
     fast_raw, slow_raw = np.zeros_like(fast), np.zeros_like(fast)
     cpu.predict(X, *raw_args, fast_raw)
     reference.predict(X, *raw_args, slow_raw)
@@ -243,3 +241,25 @@ def test_quantize_kernels_match_reference(n):
     cpu.quantize_gradients(grad, hess, scales, fast)
     reference.quantize_gradients(grad, hess, scales, slow)
     np.testing.assert_array_equal(fast, slow)
+
+
+def test_predict_matches_a_walk_of_the_tree_arrays():
+    # Independent of the packed walk tables: follow left/right children row by row.
+    rng = np.random.default_rng(11)
+    n_bins = np.array([4, 9, 2, 30], dtype=np.int32)
+    f = random_forest_arrays(rng, 20, 4, n_bins, 2)
+    X = rng.integers(0, 9, size=(200, 4)).astype(np.float32)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    expected = np.zeros((200, 2))
+    for t in range(f.n_trees):
+        base = f.tree_offsets[t]
+        for r in range(200):
+            node = 0
+            while f.left_child[base + node] >= 0:
+                x = X[r, f.split_feature[base + node]]
+                left = f.default_left[base + node] == 1 if np.isnan(x) else x < f.threshold[base + node]
+                node = f.left_child[base + node] if left else f.right_child[base + node]
+            expected[r, f.tree_group[t]] += f.value[base + node]
+    out = np.zeros((200, 2))
+    cpu.predict(X, f.walk, f.value, f.tree_offsets, f.tree_group, f.tree_depth, out)
+    np.testing.assert_array_equal(out, expected)
