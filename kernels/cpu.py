@@ -61,6 +61,12 @@ def build_histograms(bins, gpair, rows, node_starts, node_ends, hist, n_threads)
     n_parts = max(1, min(n_threads, total // 4096 + 1))
     # One flat histogram per (thread, node): bin b of feature f at 2 * (f * n_slots + b).
     private = np.zeros((n_parts, n_nodes, n_features * n_slots * 2), dtype=np.int64)
+    # Flat inputs and unsigned indices in the hot loop: Numba then skips the negative-index
+    # wrap-around test on every access.
+    flat_bins = bins.reshape(bins.size)
+    flat_gpair = gpair.reshape(gpair.size)
+    n_f = np.uint64(n_features)
+    slots2 = np.uint64(2 * n_slots)
     for t in prange(n_parts):
         lo = total * t // n_parts
         hi = total * (t + 1) // n_parts
@@ -73,13 +79,15 @@ def build_histograms(bins, gpair, rows, node_starts, node_ends, hist, n_threads)
             offset = node_starts[k] - cumulative[k]
             h = private[t, k]
             for p in range(position, seg_end):
-                r = rows[p + offset]
-                g_ = gpair[r, 0]
-                h_ = gpair[r, 1]
+                r = np.uint64(rows[p + offset])
+                g_ = flat_gpair[np.uint64(2) * r]
+                h_ = flat_gpair[np.uint64(2) * r + np.uint64(1)]
+                row = r * n_f
                 for f in range(n_features):
-                    at = 2 * (f * n_slots + np.int64(bins[r, f]))
+                    uf = np.uint64(f)
+                    at = uf * slots2 + np.uint64(2) * np.uint64(flat_bins[row + uf])
                     h[at] += g_
-                    h[at + 1] += h_
+                    h[at + np.uint64(1)] += h_
             position = seg_end
             k += 1
     for task in prange(n_nodes * n_features):
@@ -239,7 +247,7 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
         hi = min(lo + _PARTITION_CHUNK, node_ends[k])
         count = 0
         for p in range(lo, hi):
-            b = np.int32(column[rows[p]])
+            b = np.int32(column[np.uint64(rows[p])])  # unsigned: no wrap-around test
             count += missing_left if b == missing_bin else b <= threshold
         left_count[task] = count
     left_before = np.zeros(n_tasks, dtype=np.int64)
@@ -261,9 +269,9 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
         right_pos = node_starts[k] + out_n_left[k] + (lo - node_starts[k]) - left_before[task]
         for p in range(lo, hi):  # the decision again (cheaper than storing it), no branch
             r = rows[p]
-            b = np.int32(column[r])
+            b = np.int32(column[np.uint64(r)])
             go_left = missing_left if b == missing_bin else b <= threshold
-            scratch[left_pos if go_left else right_pos] = r
+            scratch[np.uint64(left_pos if go_left else right_pos)] = r
             left_pos += go_left
             right_pos += 1 - go_left
     for task in prange(n_tasks):
