@@ -49,7 +49,8 @@ def build_histograms(bins, gpair, rows, node_starts, node_ends, hist, n_threads)
 
     The batch's rows, all nodes together, are cut into ``n_threads`` equal pieces; each
     thread sums its piece into a private histogram, and the private histograms are added
-    (integers: the order does not matter).
+    (integers: the order does not matter). With many nodes, each thread instead takes the
+    whole nodes that start in its piece.
     """
     n_nodes = node_starts.shape[0]
     n_features = bins.shape[1]
@@ -59,14 +60,37 @@ def build_histograms(bins, gpair, rows, node_starts, node_ends, hist, n_threads)
         cumulative[k + 1] = cumulative[k] + (node_ends[k] - node_starts[k])
     total = cumulative[n_nodes]
     n_parts = max(1, min(n_threads, total // 4096 + 1))
-    # One flat histogram per (thread, node): bin b of feature f at 2 * (f * n_slots + b).
-    private = np.zeros((n_parts, n_nodes, n_features * n_slots * 2), dtype=np.int64)
     # Flat inputs and unsigned indices in the hot loop: Numba then skips the negative-index
     # wrap-around test on every access.
     flat_bins = bins.reshape(bins.size)
     flat_gpair = gpair.reshape(gpair.size)
     n_f = np.uint64(n_features)
     slots2 = np.uint64(2 * n_slots)
+    if n_parts > 1 and n_nodes >= 4 * n_parts:
+        # Many nodes: each thread sums whole nodes (those whose rows start in its share of
+        # the batch) straight into ``hist``; no private copies to clear and add up.
+        flat_hist = hist.reshape(n_nodes, n_features * n_slots * 2)
+        for t in prange(n_parts):
+            lo = total * t // n_parts
+            hi = total * (t + 1) // n_parts
+            for k in range(n_nodes):
+                h = flat_hist[k]
+                if not (lo <= cumulative[k] < hi or (t == n_parts - 1 and cumulative[k] == total)):
+                    continue
+                h[:] = 0
+                for p in range(node_starts[k], node_ends[k]):
+                    r = np.uint64(rows[p])
+                    g_ = flat_gpair[np.uint64(2) * r]
+                    h_ = flat_gpair[np.uint64(2) * r + np.uint64(1)]
+                    row = r * n_f
+                    for f in range(n_features):
+                        uf = np.uint64(f)
+                        at = uf * slots2 + np.uint64(2) * np.uint64(flat_bins[row + uf])
+                        h[at] += g_
+                        h[at + np.uint64(1)] += h_
+        return
+    # One flat histogram per (thread, node): bin b of feature f at 2 * (f * n_slots + b).
+    private = np.zeros((n_parts, n_nodes, n_features * n_slots * 2), dtype=np.int64)
     for t in prange(n_parts):
         lo = total * t // n_parts
         hi = total * (t + 1) // n_parts

@@ -35,6 +35,7 @@ CASES = [  # (n_rows, n_bins per feature, n_nodes)
     (300, [2, 2, 2, 2, 2], 4),  # max_bin = 2
     (5000, [256, 7, 100, 2, 255], 6),  # full byte, with an empty node
     (20000, [255, 255, 255, 255, 255], 1),  # several threads' pieces in one node
+    (30000, [17, 256, 3, 90, 200], 40),  # many nodes: threads take whole nodes
 ]
 
 
