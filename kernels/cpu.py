@@ -352,6 +352,25 @@ def _walk_block(values, n_features, lo, m, walk, tree_offsets, tree_depth, t, bi
 
 
 @njit(parallel=True, nogil=True, cache=True)
+def _add_leaf_values_of_rows(values, n_rows, n_features, walk, value, tree_offsets, tree_group,
+                             tree_depth, binned, n_bins, out):
+    """The prediction loop shared by ``predict`` and ``predict_binned``: blocks of rows in
+    parallel, each block through every tree in order (so each row sums its trees in the
+    same order on any thread count)."""
+    n_blocks = (n_rows + _PREDICT_BLOCK - 1) // _PREDICT_BLOCK
+    for block in prange(n_blocks):
+        lo = block * _PREDICT_BLOCK
+        m = min(lo + _PREDICT_BLOCK, n_rows) - lo
+        nodes = np.empty(_PREDICT_BLOCK, dtype=np.uint64)
+        row_offsets = np.empty(_PREDICT_BLOCK, dtype=np.uint64)
+        for t in range(tree_offsets.shape[0] - 1):
+            _walk_block(values, n_features, lo, m, walk, tree_offsets, tree_depth, t, binned,
+                        n_bins, nodes, row_offsets)
+            for i in range(m):
+                out[lo + i, tree_group[t]] += value[nodes[i]]
+
+
+@njit(nogil=True, cache=True)
 def predict_binned(bins, n_bins, walk, value, tree_offsets, tree_group, tree_depth, out):
     """Add every tree's leaf value to ``out`` for binned rows (the training data's bins).
 
@@ -365,21 +384,11 @@ def predict_binned(bins, n_bins, walk, value, tree_offsets, tree_group, tree_dep
     out : float64 (n_rows, n_groups)             # IN/OUT
     """
     n_rows, n_features = bins.shape
-    values = bins.reshape(n_rows * n_features)
-    n_blocks = (n_rows + _PREDICT_BLOCK - 1) // _PREDICT_BLOCK
-    for block in prange(n_blocks):
-        lo = block * _PREDICT_BLOCK
-        m = min(lo + _PREDICT_BLOCK, n_rows) - lo
-        nodes = np.empty(_PREDICT_BLOCK, dtype=np.uint64)
-        row_offsets = np.empty(_PREDICT_BLOCK, dtype=np.uint64)
-        for t in range(tree_offsets.shape[0] - 1):
-            _walk_block(values, n_features, lo, m, walk, tree_offsets, tree_depth, t, True,
-                        n_bins, nodes, row_offsets)
-            for i in range(m):
-                out[lo + i, tree_group[t]] += value[nodes[i]]
+    _add_leaf_values_of_rows(bins.reshape(n_rows * n_features), n_rows, n_features, walk, value,
+                             tree_offsets, tree_group, tree_depth, True, n_bins, out)
 
 
-@njit(parallel=True, nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def predict(X, walk, value, tree_offsets, tree_group, tree_depth, out):
     """Add every tree's leaf value to ``out`` for raw float32 rows (NaN = missing).
 
@@ -396,19 +405,9 @@ def predict(X, walk, value, tree_offsets, tree_group, tree_depth, out):
     and the rows' walks overlap.
     """
     n_rows, n_features = X.shape
-    values = X.reshape(n_rows * n_features)
-    n_blocks = (n_rows + _PREDICT_BLOCK - 1) // _PREDICT_BLOCK
-    no_bins = np.zeros(0, dtype=np.int32)
-    for block in prange(n_blocks):
-        lo = block * _PREDICT_BLOCK
-        m = min(lo + _PREDICT_BLOCK, n_rows) - lo
-        nodes = np.empty(_PREDICT_BLOCK, dtype=np.uint64)
-        row_offsets = np.empty(_PREDICT_BLOCK, dtype=np.uint64)
-        for t in range(tree_offsets.shape[0] - 1):
-            _walk_block(values, n_features, lo, m, walk, tree_offsets, tree_depth, t, False,
-                        no_bins, nodes, row_offsets)
-            for i in range(m):
-                out[lo + i, tree_group[t]] += value[nodes[i]]
+    _add_leaf_values_of_rows(X.reshape(n_rows * n_features), n_rows, n_features, walk, value,
+                             tree_offsets, tree_group, tree_depth, False,
+                             np.zeros(0, dtype=np.int32), out)
 
 
 @njit(parallel=True, nogil=True, cache=True)
