@@ -6,7 +6,7 @@ from .backend import get_backend
 from .binning import BinMapper
 from .data import check_sample_weight, check_X, check_y, feature_names_of
 from .grower import TreeGrower
-from .metrics import METRICS
+from .metrics import get_metric
 from .objectives import get_objective
 from .params import validate_params
 from .quantize import quantize
@@ -211,7 +211,7 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         booster = Booster(p, X.shape[1], names, base, mapper.cuts)
         eval_sets = [_EvalSet(*_unpack_eval(e), booster, mapper, backend.kernels) for e in evals]
         margin = np.tile(base, (X.shape[0], 1))
-        metric = METRICS[objective.default_metric]
+        metric = get_metric(objective.default_metric)
         for _ in range(num_boost_round):
             grad, hess = objective.gradients(margin, y, w)
             new_trees = []

@@ -78,7 +78,7 @@ def loads(cls, text, source="model text"):
         booster = cls(params, n_features, d["feature_names"], d["base_margin"],
                       [np.asarray(c, dtype=np.float32) for c in d["cuts"]])
         booster.best_iteration = d.get("best_iteration")
-        n_groups = params["num_class"] if params["objective"] == "multi:softprob" else 1
+        n_groups = params["num_class"] if params["objective"].startswith("multi:") else 1
         if booster.base_margin.shape != (n_groups,):
             _fail(source, f"base_margin has {booster.base_margin.size} values, expected {n_groups}")
         for i, td in enumerate(d["trees"]):

@@ -7,6 +7,8 @@ operations, so ``xp`` may be NumPy or CuPy.
 """
 import numpy as np
 
+from .regression_objectives import Gamma, Poisson, Tweedie
+
 _EPS = 1e-16
 
 
@@ -92,7 +94,7 @@ class Softprob:
         k = self.n_groups
         if (y != np.floor(y)).any() or (y < 0).any() or (y >= k).any():
             bad = int(np.flatnonzero((y != np.floor(y)) | (y < 0) | (y >= k))[0])
-            raise ValueError(f"y[{bad}] = {y[bad]}; multi:softprob needs integer labels in [0, {k})")
+            raise ValueError(f"y[{bad}] = {y[bad]}; {self.name} needs integer labels in [0, {k})")
         return y
 
     def base_margin(self, y, w):
@@ -119,7 +121,18 @@ class Softprob:
         return _softmax(xp, margin)
 
 
-OBJECTIVES = {cls.name: cls for cls in (SquaredError, Logistic, Softprob)}
+class Softmax(Softprob):
+    """multi:softmax: trained as multi:softprob; predicts the most probable class index."""
+
+    name = "multi:softmax"
+    default_metric = "merror"
+
+    def transform(self, margin, xp=np):
+        return xp.argmax(margin, axis=1).astype(xp.float64)
+
+
+OBJECTIVES = {cls.name: cls for cls in (SquaredError, Logistic, Softprob, Softmax, Poisson, Gamma,
+                                        Tweedie)}
 
 
 def get_objective(params):

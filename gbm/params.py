@@ -6,7 +6,9 @@ Names follow XGBoost's learning API (``eta`` and friends are accepted as aliases
 import math
 import numbers
 
-OBJECTIVES = ("reg:squarederror", "binary:logistic", "multi:softprob")
+OBJECTIVES = ("reg:squarederror", "count:poisson", "reg:gamma", "reg:tweedie",
+              "binary:logistic", "multi:softprob", "multi:softmax")
+MULTICLASS = ("multi:softprob", "multi:softmax")
 GROW_POLICIES = ("depthwise", "lossguide")
 DEVICES = ("cpu", "cuda")
 
@@ -88,7 +90,8 @@ def _seed(name, value):
 # name: (default, validator, doc)
 SPEC = {
     "objective": ("reg:squarederror", _choice(OBJECTIVES), "learning task"),
-    "num_class": (1, _int(1), "number of classes for multi:softprob"),
+    "num_class": (1, _int(1), "number of classes for multi:softprob and multi:softmax"),
+    "tweedie_variance_power": (1.5, _real(1, 2, high_open=True), "power of reg:tweedie, in [1, 2)"),
     "learning_rate": (0.3, _real(0, None, low_open=True), "shrinkage of each tree's leaf values"),
     "max_depth": (6, _int(0), "deepest level a tree may grow; 0 = no limit (lossguide only)"),
     "max_leaves": (0, _int(0), "most leaves per tree; 0 = no limit"),
@@ -97,7 +100,8 @@ SPEC = {
     "reg_lambda": (1.0, _real(0), "L2 penalty on leaf values"),
     "reg_alpha": (0.0, _real(0), "L1 penalty on leaf values"),
     "gamma": (0.0, _real(0), "least loss reduction for a split"),
-    "max_delta_step": (0.0, _real(0), "largest absolute leaf value before shrinkage; 0 = no cap"),
+    "max_delta_step": (None, _real(0), "largest absolute leaf value before shrinkage; 0 = no "
+                       "cap; default 0, or 0.7 for count:poisson (as XGBoost)"),
     "max_bin": (256, _int(2, 256), "most value bins per feature (one more holds missing values)"),
     "base_score": (None, _base_score, "initial prediction; None = estimated from the labels"),
     "n_jobs": (None, _n_jobs, "CPU threads; None or -1 = all cores"),
@@ -145,12 +149,14 @@ def validate_params(params):
     for name, (default, check, _) in SPEC.items():
         if name not in out:
             out[name] = check(name, default) if default is not None else None
-    if out["objective"] == "multi:softprob":
+    if out["max_delta_step"] is None:
+        out["max_delta_step"] = 0.7 if out["objective"] == "count:poisson" else 0.0
+    if out["objective"] in MULTICLASS:
         if out["num_class"] < 2:
-            raise ValueError("num_class must be >= 2 for objective='multi:softprob'")
+            raise ValueError(f"num_class must be >= 2 for objective={out['objective']!r}")
     elif "num_class" in params and out["num_class"] != 1:
-        raise ValueError(f"num_class is only used with multi:softprob, got num_class={out['num_class']} "
-                         f"with objective={out['objective']!r}")
+        raise ValueError(f"num_class is only used with multi:softprob and multi:softmax, got "
+                         f"num_class={out['num_class']} with objective={out['objective']!r}")
     if out["grow_policy"] == "depthwise" and out["max_depth"] == 0 and out["max_leaves"] == 0:
         raise ValueError("max_depth=0 (no depth limit) needs grow_policy='lossguide' or max_leaves > 0")
     if out["max_leaves"] == 1:
