@@ -10,6 +10,7 @@ from .metrics import get_metric
 from .objectives import get_objective
 from .params import validate_params
 from .quantize import quantize
+from .sampling import ColumnSampler, row_sample
 from .threads import numba_threads, resolve_n_threads, threads_for
 from .tree import Forest
 
@@ -212,13 +213,18 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         eval_sets = [_EvalSet(*_unpack_eval(e), booster, mapper, backend.kernels) for e in evals]
         margin = np.tile(base, (X.shape[0], 1))
         metric = get_metric(objective.default_metric)
-        for _ in range(num_boost_round):
+        row_ids = np.arange(X.shape[0])
+        for round_ in range(num_boost_round):
             grad, hess = objective.gradients(margin, y, w)
             new_trees = []
             for group in range(objective.n_groups):
                 gpair, scales = quantize(grad[:, group], hess[:, group], backend.kernels)
+                kept = row_sample(p["random_state"], round_, group, row_ids, p["subsample"])
+                if kept is not None:
+                    gpair[~kept] = 0  # rows left out add nothing to this tree's histograms
+                columns = ColumnSampler(p, X.shape[1], round_, group)
                 grower = TreeGrower(bins, bins_by_feature, mapper.n_bins, mapper.cuts, gpair,
-                                    scales, p, backend.kernels, n_threads)
+                                    scales, p, backend.kernels, n_threads, columns)
                 tree, rows, starts, ends, values = grower.grow()
                 column = np.ascontiguousarray(margin[:, group])
                 with numba_threads(threads_for(rows.shape[0], n_threads)):

@@ -48,10 +48,11 @@ class TreeGrower:
     params : validated parameter dict
     kernels : module with the kernel functions
     n_threads : int
+    column_sampler : gbm.sampling.ColumnSampler, optional
     """
 
     def __init__(self, bins, bins_by_feature, n_bins, cuts, gpair, scales, params, kernels,
-                 n_threads):
+                 n_threads, column_sampler=None):
         self.bins, self.bins_by_feature, self.n_bins, self.cuts = bins, bins_by_feature, n_bins, cuts
         self.gpair, self.scales = gpair, scales
         self.params, self.k, self.n_threads = params, kernels, n_threads
@@ -59,7 +60,7 @@ class TreeGrower:
         self.rows = np.arange(bins.shape[0], dtype=np.int32)
         self.scratch = np.empty_like(self.rows)
         self.nodes = []
-        self.feature_mask = np.ones((1, bins.shape[1]), dtype=np.uint8)
+        self.column_sampler = column_sampler  # None: every node may use every feature
 
     # -- helpers --------------------------------------------------------------------------
     def _new_node(self, start, end, depth, sums):
@@ -109,7 +110,10 @@ class TreeGrower:
         if n == 0:
             return
         sums = np.stack([node.sums for node in nodes])
-        mask = np.ascontiguousarray(np.broadcast_to(self.feature_mask, (n, self.bins.shape[1])))
+        if self.column_sampler is None or self.column_sampler.trivial:
+            mask = np.ones((n, self.bins.shape[1]), dtype=np.uint8)
+        else:
+            mask = np.stack([self.column_sampler.mask(node.id, node.depth) for node in nodes])
         gain = np.empty(n)
         feature = np.empty(n, dtype=np.int32)
         split_bin = np.empty(n, dtype=np.int32)

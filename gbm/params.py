@@ -102,10 +102,14 @@ SPEC = {
     "gamma": (0.0, _real(0), "least loss reduction for a split"),
     "max_delta_step": (None, _real(0), "largest absolute leaf value before shrinkage; 0 = no "
                        "cap; default 0, or 0.7 for count:poisson (as XGBoost)"),
+    "subsample": (1.0, _real(0, 1, low_open=True), "share of rows drawn for each tree"),
+    "colsample_bytree": (1.0, _real(0, 1, low_open=True), "share of features drawn for each tree"),
+    "colsample_bylevel": (1.0, _real(0, 1, low_open=True), "share of the tree's features drawn for each level"),
+    "colsample_bynode": (1.0, _real(0, 1, low_open=True), "share of the level's features drawn for each node"),
     "max_bin": (256, _int(2, 256), "most value bins per feature (one more holds missing values)"),
     "base_score": (None, _base_score, "initial prediction; None = estimated from the labels"),
     "n_jobs": (None, _n_jobs, "CPU threads; None or -1 = all cores"),
-    "random_state": (0, _seed, "seed for the binning sample"),
+    "random_state": (0, _seed, "seed of the binning sample and of row and column sampling"),
     "device": ("cpu", _choice(DEVICES), "where training runs"),
     "bin_sample_size": (200_000, _int(1), "rows in the binning sample (hash-selected) above which quantiles are approximate"),
 }

@@ -10,8 +10,9 @@ from .data import check_X
 
 # Estimator argument -> training parameter (the same name unless listed).
 _TREE_PARAMS = ("learning_rate", "max_depth", "max_leaves", "grow_policy", "min_child_weight",
-                "reg_lambda", "reg_alpha", "gamma", "max_delta_step", "max_bin", "base_score",
-                "n_jobs", "random_state", "device")
+                "reg_lambda", "reg_alpha", "gamma", "max_delta_step", "subsample",
+                "colsample_bytree", "colsample_bylevel", "colsample_bynode", "max_bin",
+                "base_score", "n_jobs", "random_state", "device")
 
 
 class _GBMBase(BaseEstimator):
@@ -19,8 +20,9 @@ class _GBMBase(BaseEstimator):
 
     def __init__(self, n_estimators=100, learning_rate=0.3, max_depth=6, max_leaves=0,
                  grow_policy="depthwise", min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0,
-                 gamma=0.0, max_delta_step=0.0, max_bin=256, base_score=None, n_jobs=None,
-                 random_state=None, device="cpu"):
+                 gamma=0.0, max_delta_step=0.0, subsample=1.0, colsample_bytree=1.0,
+                 colsample_bylevel=1.0, colsample_bynode=1.0, max_bin=256, base_score=None,
+                 n_jobs=None, random_state=None, device="cpu"):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -31,6 +33,10 @@ class _GBMBase(BaseEstimator):
         self.reg_alpha = reg_alpha
         self.gamma = gamma
         self.max_delta_step = max_delta_step
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.colsample_bylevel = colsample_bylevel
+        self.colsample_bynode = colsample_bynode
         self.max_bin = max_bin
         self.base_score = base_score
         self.n_jobs = n_jobs
@@ -89,7 +95,8 @@ class GBMRegressor(RegressorMixin, _GBMBase):
     n_estimators : int, default 100
         Boosting rounds.
     learning_rate, max_depth, max_leaves, grow_policy, min_child_weight, reg_lambda,
-    reg_alpha, gamma, max_delta_step, max_bin, base_score, n_jobs, random_state, device
+    reg_alpha, gamma, max_delta_step, subsample, colsample_bytree, colsample_bylevel,
+    colsample_bynode, max_bin, base_score, n_jobs, random_state, device
         As in ``docs/parameters.md`` (the same meaning as in XGBoost).
 
     Attributes

@@ -1,0 +1,68 @@
+"""Row and column sampling from counter-based random numbers.
+
+Every draw is a hash of (seed, round, output group, and a row, level, node or feature id),
+never a generator's state: the same rows and features are chosen whatever the number of
+threads or workers, and whatever order they run in.
+"""
+import numpy as np
+
+from .binning import splitmix64
+
+_ROWS, _TREE, _LEVEL, _NODE = 1, 2, 3, 4  # stream ids: each kind of draw its own numbers
+
+
+def _key(*parts):
+    """One 64-bit key from small integers, by chaining the hash."""
+    key = np.uint64(0x243F6A8885A308D3)
+    for part in parts:
+        key = splitmix64(np.uint64(key ^ np.uint64(part & 0xFFFFFFFFFFFFFFFF)))
+    return key
+
+
+def _uniform(key, ids):
+    """Uniform [0, 1) numbers, one per id, from ``key``."""
+    h = splitmix64(np.asarray(ids, dtype=np.uint64) ^ key)
+    return (h >> np.uint64(11)).astype(np.float64) * (1.0 / 2.0**53)
+
+
+def row_sample(seed, round_, group, row_ids, rate):
+    """Mask of the rows kept by ``subsample=rate`` in one tree (each row kept with
+    probability ``rate``), or None when every row is kept."""
+    if rate >= 1.0:
+        return None
+    return _uniform(_key(seed, _ROWS, round_, group), row_ids) < rate
+
+
+def _choose(key, features, rate):
+    """The ``max(1, floor(rate * len(features)))`` features with the smallest draws."""
+    if rate >= 1.0:
+        return features
+    k = max(1, int(rate * features.size))
+    draws = _uniform(key, features)
+    return np.sort(features[np.argsort(draws, kind="stable")[:k]])
+
+
+class ColumnSampler:
+    """``colsample_bytree``, ``colsample_bylevel`` and ``colsample_bynode`` for one tree,
+    each a subset of the one before, as in XGBoost."""
+
+    def __init__(self, params, n_features, round_, group):
+        self.seed, self.round, self.group = params["random_state"], round_, group
+        self.by_level, self.by_node = params["colsample_bylevel"], params["colsample_bynode"]
+        self.n_features = n_features
+        self.tree = _choose(_key(self.seed, _TREE, round_, group), np.arange(n_features),
+                            params["colsample_bytree"])
+        self._levels = {}
+        self.trivial = (params["colsample_bytree"] >= 1.0 and self.by_level >= 1.0
+                        and self.by_node >= 1.0)
+
+    def mask(self, node_id, depth):
+        """uint8 (n_features,): 1 for the features node ``node_id`` may split on."""
+        if depth not in self._levels:
+            key = _key(self.seed, _LEVEL, self.round, self.group, depth)
+            self._levels[depth] = _choose(key, self.tree, self.by_level)
+        key = _key(self.seed, _NODE, self.round, self.group, node_id)
+        chosen = _choose(key, self._levels[depth], self.by_node)
+        out = np.zeros(self.n_features, dtype=np.uint8)
+        out[chosen] = 1
+        return out
