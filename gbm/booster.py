@@ -149,6 +149,8 @@ class _EvalSet:
             self.binned = False
         self.n_bins = mapper.n_bins
         self.margin = np.tile(booster.base_margin, (self.X.shape[0], 1))
+        if booster.trees:  # a model being continued: start from its predictions
+            self.add_trees(kernels, booster.trees, booster.tree_group)
 
     def add_trees(self, kernels, trees, groups):
         f = Forest(trees, groups)
@@ -161,7 +163,7 @@ class _EvalSet:
 
 
 def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbose_eval=False,
-          feature_names=None):
+          feature_names=None, init_model=None):
     """Train a gradient-boosted tree model.
 
     Parameters
@@ -180,6 +182,10 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         Print one line of scores per round.
     feature_names : list of str, optional
         Taken from a DataFrame's columns when not given.
+    init_model : Booster or path, optional
+        Continue training this model: its trees stay, and new rounds start from its
+        predictions. Training 10 rounds and then 5 more on the same data and parameters
+        gives the same model as training 15 at once.
 
     Returns
     -------
@@ -205,16 +211,26 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         mapper.fit(X, w, n_threads=n_threads)
         bins = mapper.transform(X, backend.kernels)
         bins_by_feature = np.ascontiguousarray(bins.T)
-        if p["base_score"] is None:
+        init = _check_init_model(init_model, p, X.shape[1], names)
+        if init is not None:
+            base = init.base_margin
+            names = names if names is not None else init.feature_names
+        elif p["base_score"] is None:
             base = objective.base_margin(y, w)
         else:
             base = objective.base_score_to_margin(p["base_score"])
         booster = Booster(p, X.shape[1], names, base, mapper.cuts)
-        eval_sets = [_EvalSet(*_unpack_eval(e), booster, mapper, backend.kernels) for e in evals]
         margin = np.tile(base, (X.shape[0], 1))
+        first_round = 0
+        if init is not None:
+            for tree, group in zip(init.trees, init.tree_group):
+                booster.add_tree(tree, group)
+            margin = init.predict(X, output_margin=True).reshape(X.shape[0], -1)
+            first_round = init.num_boosted_rounds
+        eval_sets = [_EvalSet(*_unpack_eval(e), booster, mapper, backend.kernels) for e in evals]
         metric = get_metric(objective.default_metric)
         row_ids = np.arange(X.shape[0])
-        for round_ in range(num_boost_round):
+        for round_ in range(first_round, first_round + num_boost_round):
             grad, hess = objective.gradients(margin, y, w)
             new_trees = []
             for group in range(objective.n_groups):
@@ -234,6 +250,23 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                 new_trees.append(tree)
             _score_round(booster, eval_sets, new_trees, objective, metric, backend, verbose_eval)
     return booster
+
+
+def _check_init_model(init_model, p, n_features, names):
+    """The model to continue from (a Booster, or a path to one), checked against the data."""
+    if init_model is None:
+        return None
+    init = init_model if isinstance(init_model, Booster) else Booster.load_model(init_model)
+    if init.n_features != n_features:
+        raise ValueError(f"init_model was trained on {init.n_features} features but X has {n_features}")
+    for key in ("objective", "num_class"):
+        if init.params[key] != p[key]:
+            raise ValueError(f"init_model was trained with {key}={init.params[key]!r}, "
+                             f"not {p[key]!r}; continue with the same {key}")
+    if names is not None and init.feature_names is not None and names != init.feature_names:
+        raise ValueError(f"X has feature names {names} but init_model was trained with "
+                         f"{init.feature_names}")
+    return init
 
 
 def _unpack_eval(entry):

@@ -59,10 +59,12 @@ class _GBMBase(BaseEstimator):
         validate_data(self, X, reset=reset, skip_check_array=True)
         return converted
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, xgb_model=None):
         """Fit on X (n_samples, n_features) and y (n_samples,); returns self.
 
         ``sample_weight`` (n_samples,), optional: non-negative row weights.
+        ``xgb_model``, optional: a fitted estimator, ``gbm.Booster`` or model file path
+        to continue training from (``n_estimators`` more rounds).
         """
         if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) \
                 or self.n_estimators < 1:
@@ -73,8 +75,11 @@ class _GBMBase(BaseEstimator):
         y, extra_params = self._encode_y(column_or_1d(y, warn=True))
         params = dict(self._train_params(), **extra_params)
         names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
+        if isinstance(xgb_model, _GBMBase):
+            xgb_model = xgb_model.get_booster()
         self._Booster = train(params, X, y, num_boost_round=int(self.n_estimators),
-                              sample_weight=sample_weight, feature_names=names)
+                              sample_weight=sample_weight, feature_names=names,
+                              init_model=xgb_model)
         return self
 
     def get_booster(self):
