@@ -105,6 +105,29 @@ class Booster:
             return margin[:, 0] if self.n_groups == 1 else margin
         return get_objective(self.params).transform(margin)
 
+    def get_score(self, importance_type="weight"):
+        """Feature importances as XGBoost reports them: a dict from feature name (or
+        ``f{i}``) to a number, for the features used in at least one split.
+
+        importance_type : "weight" (number of splits), "gain" / "cover" (mean loss
+        reduction / mean hessian sum of those splits), "total_gain", "total_cover".
+        """
+        kinds = ("weight", "gain", "cover", "total_gain", "total_cover")
+        if importance_type not in kinds:
+            raise ValueError(f"importance_type must be one of {list(kinds)}, got {importance_type!r}")
+        weight, total_gain, total_cover = (np.zeros(self.n_features) for _ in range(3))
+        for tree in self.trees:
+            inner = tree.left_child >= 0
+            np.add.at(weight, tree.split_feature[inner], 1)
+            np.add.at(total_gain, tree.split_feature[inner], tree.gain[inner])
+            np.add.at(total_cover, tree.split_feature[inner], tree.cover[inner])
+        used = weight > 0
+        values = {"weight": weight, "total_gain": total_gain, "total_cover": total_cover,
+                  "gain": np.divide(total_gain, weight, where=used, out=np.zeros_like(weight)),
+                  "cover": np.divide(total_cover, weight, where=used, out=np.zeros_like(weight))}
+        names = self.feature_names or [f"f{i}" for i in range(self.n_features)]
+        return {names[f]: float(values[importance_type][f]) for f in np.flatnonzero(used)}
+
     def save_model(self, path):
         """Write the model as versioned JSON (see docs/model_format.md)."""
         model_io.save(self, path)

@@ -82,6 +82,17 @@ class _GBMBase(BaseEstimator):
                               init_model=xgb_model)
         return self
 
+    @property
+    def feature_importances_(self):
+        """Total gain of each feature's splits, divided by the sum over features
+        (float64, (n_features,)); what XGBoost's estimators report by default."""
+        booster = self.get_booster()
+        gains = booster.get_score("total_gain")
+        names = booster.feature_names or [f"f{i}" for i in range(booster.n_features)]
+        out = np.array([gains.get(name, 0.0) for name in names])
+        total = out.sum()
+        return out / total if total > 0 else out
+
     def get_booster(self):
         """The fitted ``gbm.Booster``."""
         check_is_fitted(self, "_Booster")
