@@ -5,8 +5,8 @@ from . import model_io
 from .backend import get_backend
 from .binning import BinMapper
 from .data import check_sample_weight, check_X, check_y, feature_names_of
+from .evaluation import EvalSet, Evaluator, unpack_eval
 from .grower import TreeGrower
-from .metrics import get_metric
 from .objectives import get_objective
 from .params import validate_params
 from .quantize import quantize
@@ -38,6 +38,7 @@ class Booster:
         self.trees, self.tree_group = [], []
         self.evals_result = {}
         self.best_iteration = None
+        self.best_score = None
         self._forest = None
 
     @property
@@ -159,34 +160,8 @@ def _check_iteration_range(iteration_range, n_rounds):
     return begin, end
 
 
-class _EvalSet:
-    """An evaluation set whose margin is updated tree by tree on its bins."""
-
-    def __init__(self, name, X, y, w, booster, mapper, kernels):
-        self.name, self.y, self.w = name, y, w
-        self.X = booster._check_predict_X(X)
-        self.binned = True
-        try:
-            self.bins = mapper.transform(self.X, kernels)
-        except ValueError:  # missing values where the training data had none and 256 bins
-            self.binned = False
-        self.n_bins = mapper.n_bins
-        self.margin = np.tile(booster.base_margin, (self.X.shape[0], 1))
-        if booster.trees:  # a model being continued: start from its predictions
-            self.add_trees(kernels, booster.trees, booster.tree_group)
-
-    def add_trees(self, kernels, trees, groups):
-        f = Forest(trees, groups)
-        if self.binned:
-            kernels.predict_binned(self.bins, self.n_bins, f.walk_binned, f.value, f.tree_offsets,
-                                   f.tree_group, f.tree_depth, self.margin)
-        else:
-            kernels.predict(self.X, f.walk, f.value, f.tree_offsets, f.tree_group, f.tree_depth,
-                            self.margin)
-
-
 def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbose_eval=False,
-          feature_names=None, init_model=None):
+          feature_names=None, init_model=None, early_stopping_rounds=None, maximize=None):
     """Train a gradient-boosted tree model.
 
     Parameters
@@ -199,10 +174,16 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         Boosting rounds; each adds one tree per output group.
     sample_weight : array-like (n_samples,), optional
     evals : sequence of (X, y, name) or (X, y, sample_weight, name)
-        Sets scored with the objective's default metric after every round, into
-        ``booster.evals_result``.
+        Sets scored after every round with ``params["eval_metric"]`` (default: the
+        objective's metric), into ``booster.evals_result``.
     verbose_eval : bool
-        Print one line of scores per round.
+        Print one line of scores per round, as XGBoost does.
+    early_stopping_rounds : int, optional
+        Stop when the last metric on the last eval set has not improved for this many
+        rounds; ``booster.best_iteration`` and ``best_score`` tell the best round. All
+        trees trained are kept.
+    maximize : bool, optional
+        Whether larger is better for that metric (default: by metric, e.g. AUC).
     feature_names : list of str, optional
         Taken from a DataFrame's columns when not given.
     init_model : Booster or path, optional
@@ -250,8 +231,9 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                 booster.add_tree(tree, group)
             margin = init.predict(X, output_margin=True).reshape(X.shape[0], -1)
             first_round = init.num_boosted_rounds
-        eval_sets = [_EvalSet(*_unpack_eval(e), booster, mapper, backend.kernels) for e in evals]
-        metric = get_metric(objective.default_metric)
+        eval_sets = [EvalSet(*unpack_eval(e), booster, mapper, backend.kernels) for e in evals]
+        evaluator = Evaluator(eval_sets, p["eval_metric"] or [objective.default_metric], objective,
+                              _check_patience(early_stopping_rounds), maximize, verbose_eval)
         row_ids = np.arange(X.shape[0])
         for round_ in range(first_round, first_round + num_boost_round):
             grad, hess = objective.gradients(margin, y, w)
@@ -271,7 +253,8 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                 margin[:, group] = column
                 booster.add_tree(tree, group)
                 new_trees.append(tree)
-            _score_round(booster, eval_sets, new_trees, objective, metric, backend, verbose_eval)
+            if evaluator.after_round(booster, new_trees, backend.kernels):
+                break
     return booster
 
 
@@ -292,28 +275,9 @@ def _check_init_model(init_model, p, n_features, names):
     return init
 
 
-def _unpack_eval(entry):
-    if len(entry) == 3:
-        X, y, name = entry
-        w = None
-    elif len(entry) == 4:
-        X, y, w, name = entry
-    else:
-        raise ValueError("each entry of evals must be (X, y, name) or (X, y, sample_weight, name)")
-    X_checked = check_X(X, name=f"evals[{name!r}] X")
-    y = check_y(y, X_checked.shape[0])
-    return name, X, y, check_sample_weight(w, X_checked.shape[0])
-
-
-def _score_round(booster, eval_sets, new_trees, objective, metric, backend, verbose):
-    if not eval_sets:
-        return
-    groups = list(range(objective.n_groups))
-    line = [f"[{booster.num_boosted_rounds - 1}]"]
-    for es in eval_sets:
-        es.add_trees(backend.kernels, new_trees, groups)
-        score = metric(es.y, objective.transform(es.margin), es.w)
-        booster.evals_result.setdefault(es.name, {}).setdefault(objective.default_metric, []).append(score)
-        line.append(f"{es.name}-{objective.default_metric}:{score:.5f}")
-    if verbose:
-        print("\t".join(line), flush=True)
+def _check_patience(rounds):
+    if rounds is None:
+        return None
+    if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
+        raise ValueError(f"early_stopping_rounds must be an integer >= 1 or None, got {rounds!r}")
+    return int(rounds)

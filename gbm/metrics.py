@@ -49,8 +49,58 @@ def tweedie_nloglik(rho):
     return metric
 
 
-METRICS = {"rmse": rmse, "logloss": logloss, "mlogloss": mlogloss, "merror": merror,
+def mae(y, pred, w):
+    return float(np.average(np.abs(pred - y), weights=w))
+
+
+def error(y, pred, w):
+    """Binary error rate: a probability above 0.5 predicts 1."""
+    return float(np.average((pred > 0.5) != (y > 0.5), weights=w))
+
+
+def auc(y, pred, w):
+    """Area under the ROC curve (binary), or one-vs-rest weighted by prevalence (multiclass)."""
+    from sklearn.metrics import roc_auc_score
+
+    if pred.ndim == 2:
+        return float(roc_auc_score(y, pred, sample_weight=w, multi_class="ovr", average="weighted",
+                                   labels=np.arange(pred.shape[1])))
+    return float(roc_auc_score(y, pred, sample_weight=w))
+
+
+def aucpr(y, pred, w):
+    """Area under the precision-recall curve (binary), as average precision."""
+    from sklearn.metrics import average_precision_score
+
+    return float(average_precision_score(y, pred, sample_weight=w))
+
+
+METRICS = {"rmse": rmse, "mae": mae, "error": error, "auc": auc, "aucpr": aucpr, "logloss": logloss, "mlogloss": mlogloss, "merror": merror,
            "poisson-nloglik": poisson_nloglik, "gamma-nloglik": gamma_nloglik}
+
+
+_MAXIMIZED = ("auc", "aucpr")
+
+
+def maximizes(name):
+    """Whether larger values of metric ``name`` are better."""
+    return name in _MAXIMIZED
+
+
+def check_metric_name(name):
+    """``name`` if it names a metric, else a ValueError listing the known ones."""
+    if isinstance(name, str):
+        if name in METRICS:
+            return name
+        if name.startswith("tweedie-nloglik@"):
+            try:
+                rho = float(name.split("@", 1)[1])
+            except ValueError:
+                rho = None
+            if rho is not None and 1.0 <= rho < 2.0:
+                return name
+    raise ValueError(f"eval_metric {name!r} is not a known metric; known: {sorted(METRICS)} "
+                     "and tweedie-nloglik@rho with rho in [1, 2)")
 
 
 def get_metric(name):

@@ -24,6 +24,7 @@ def to_dict(booster):
         "base_margin": booster.base_margin.tolist(),
         "cuts": [c.tolist() for c in booster.cuts],
         "best_iteration": booster.best_iteration,
+        "best_score": booster.best_score,
         "trees": [dict(t.to_dict(), group=g) for t, g in zip(booster.trees, booster.tree_group)],
     }
 
@@ -78,6 +79,7 @@ def loads(cls, text, source="model text"):
         booster = cls(params, n_features, d["feature_names"], d["base_margin"],
                       [np.asarray(c, dtype=np.float32) for c in d["cuts"]])
         booster.best_iteration = d.get("best_iteration")
+        booster.best_score = d.get("best_score")
         n_groups = params["num_class"] if params["objective"].startswith("multi:") else 1
         if booster.base_margin.shape != (n_groups,):
             _fail(source, f"base_margin has {booster.base_margin.size} values, expected {n_groups}")

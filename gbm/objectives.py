@@ -130,6 +130,12 @@ class Softmax(Softprob):
     def transform(self, margin, xp=np):
         return xp.argmax(margin, axis=1).astype(xp.float64)
 
+    def transform_for_metric(self, margin, xp=np):
+        return _softmax(xp, margin)  # mlogloss needs the probabilities
+
+
+for _cls in (SquaredError, Logistic, Softprob, Poisson, Gamma, Tweedie):
+    _cls.transform_for_metric = _cls.transform  # metrics read the predictions
 
 OBJECTIVES = {cls.name: cls for cls in (SquaredError, Logistic, Softprob, Softmax, Poisson, Gamma,
                                         Tweedie)}

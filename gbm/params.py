@@ -76,6 +76,17 @@ def _n_jobs(name, value):
     return value
 
 
+def _eval_metric(name, value):
+    from .metrics import check_metric_name
+
+    if value is None:
+        return None
+    names = [value] if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else None
+    if not names:
+        raise TypeError(f"{name} must be a metric name or a non-empty list of them, got {value!r}")
+    return [check_metric_name(v) for v in names]
+
+
 def _seed(name, value):
     if value is None:
         return 0
@@ -111,6 +122,7 @@ SPEC = {
     "n_jobs": (None, _n_jobs, "CPU threads; None or -1 = all cores"),
     "random_state": (0, _seed, "seed of the binning sample and of row and column sampling"),
     "device": ("cpu", _choice(DEVICES), "where training runs"),
+    "eval_metric": (None, _eval_metric, "metric(s) for eval sets; None = the objective's"),
     "bin_sample_size": (200_000, _int(1), "rows in the binning sample (hash-selected) above which quantiles are approximate"),
 }
 

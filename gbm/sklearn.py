@@ -12,7 +12,7 @@ from .data import check_X
 _TREE_PARAMS = ("learning_rate", "max_depth", "max_leaves", "grow_policy", "min_child_weight",
                 "reg_lambda", "reg_alpha", "gamma", "max_delta_step", "subsample",
                 "colsample_bytree", "colsample_bylevel", "colsample_bynode", "max_bin",
-                "base_score", "n_jobs", "random_state", "device")
+                "base_score", "n_jobs", "random_state", "device", "eval_metric")
 
 
 class _GBMBase(BaseEstimator):
@@ -22,7 +22,8 @@ class _GBMBase(BaseEstimator):
                  grow_policy="depthwise", min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0,
                  gamma=0.0, max_delta_step=0.0, subsample=1.0, colsample_bytree=1.0,
                  colsample_bylevel=1.0, colsample_bynode=1.0, max_bin=256, base_score=None,
-                 n_jobs=None, random_state=None, device="cpu"):
+                 n_jobs=None, random_state=None, device="cpu", eval_metric=None,
+                 early_stopping_rounds=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -42,6 +43,8 @@ class _GBMBase(BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.device = device
+        self.eval_metric = eval_metric
+        self.early_stopping_rounds = early_stopping_rounds
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -59,12 +62,16 @@ class _GBMBase(BaseEstimator):
         validate_data(self, X, reset=reset, skip_check_array=True)
         return converted
 
-    def fit(self, X, y, sample_weight=None, xgb_model=None):
+    def fit(self, X, y, sample_weight=None, xgb_model=None, eval_set=None,
+            sample_weight_eval_set=None, verbose=False):
         """Fit on X (n_samples, n_features) and y (n_samples,); returns self.
 
         ``sample_weight`` (n_samples,), optional: non-negative row weights.
         ``xgb_model``, optional: a fitted estimator, ``gbm.Booster`` or model file path
         to continue training from (``n_estimators`` more rounds).
+        ``eval_set``, optional: list of ``(X, y)`` scored after every round (named
+        ``validation_0``, ...), with weights from ``sample_weight_eval_set``; the last one
+        drives ``early_stopping_rounds``. ``verbose`` prints the scores.
         """
         if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) \
                 or self.n_estimators < 1:
@@ -77,10 +84,48 @@ class _GBMBase(BaseEstimator):
         names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
         if isinstance(xgb_model, _GBMBase):
             xgb_model = xgb_model.get_booster()
+        evals = self._eval_sets(eval_set, sample_weight_eval_set)
         self._Booster = train(params, X, y, num_boost_round=int(self.n_estimators),
                               sample_weight=sample_weight, feature_names=names,
-                              init_model=xgb_model)
+                              init_model=xgb_model, evals=evals, verbose_eval=verbose,
+                              early_stopping_rounds=self.early_stopping_rounds)
         return self
+
+    def _eval_sets(self, eval_set, weights):
+        if eval_set is None:
+            return []
+        if weights is not None and len(weights) != len(eval_set):
+            raise ValueError(f"sample_weight_eval_set has {len(weights)} entries but eval_set "
+                             f"has {len(eval_set)}")
+        evals = []
+        for i, (X_eval, y_eval) in enumerate(eval_set):
+            y_eval = self._encode_eval_y(column_or_1d(y_eval))
+            w = None if weights is None else weights[i]
+            evals.append((self._validate_X(X_eval, reset=False), y_eval, w, f"validation_{i}"))
+        return evals
+
+    def _encode_eval_y(self, y):
+        return y
+
+    def evals_result(self):
+        """Scores per eval set and metric, one per round: {"validation_0": {"rmse": [...]}}."""
+        return self.get_booster().evals_result
+
+    @property
+    def best_iteration(self):
+        """Best round (0-based) found by early stopping."""
+        booster = self.get_booster()
+        if booster.best_iteration is None:
+            raise AttributeError("best_iteration is only set when early stopping is used")
+        return booster.best_iteration
+
+    @property
+    def best_score(self):
+        """Score of the best round found by early stopping."""
+        booster = self.get_booster()
+        if booster.best_score is None:
+            raise AttributeError("best_score is only set when early stopping is used")
+        return booster.best_score
 
     @property
     def feature_importances_(self):
@@ -99,8 +144,13 @@ class _GBMBase(BaseEstimator):
         return self._Booster
 
     def _predict_margin(self, X, output_margin):
+        """Predictions of the trees up to the best round when early stopping found one
+        (XGBoost's estimators do the same), else of all trees."""
         check_is_fitted(self, "_Booster")
-        return self._Booster.predict(self._validate_X(X, reset=False), output_margin=output_margin)
+        best = self._Booster.best_iteration
+        rounds = (0, best + 1) if best is not None and self.early_stopping_rounds else (0, 0)
+        return self._Booster.predict(self._validate_X(X, reset=False), output_margin=output_margin,
+                                     iteration_range=rounds)
 
 
 class GBMRegressor(RegressorMixin, _GBMBase):
@@ -136,6 +186,12 @@ class GBMClassifier(ClassifierMixin, _GBMBase):
     holds them sorted. Two classes train ``binary:logistic``, more ``multi:softprob``.
     Parameters as for ``GBMRegressor``.
     """
+
+    def _encode_eval_y(self, y):
+        unknown = set(np.unique(y)) - set(self.classes_)
+        if unknown:
+            raise ValueError(f"eval_set holds labels {sorted(unknown)} not seen in y")
+        return self._label_encoder.transform(y).astype(np.float64)
 
     def _encode_y(self, y):
         check_classification_targets(y)

@@ -1,0 +1,90 @@
+"""Evaluation sets scored after every round, and early stopping."""
+import numpy as np
+
+from .data import check_sample_weight, check_X, check_y
+from .metrics import get_metric, maximizes
+from .tree import Forest
+
+
+class EvalSet:
+    """An evaluation set whose margin is updated tree by tree on its bins."""
+
+    def __init__(self, name, X, y, w, booster, mapper, kernels):
+        self.name, self.y, self.w = name, y, w
+        self.X = booster._check_predict_X(X)
+        self.binned = True
+        try:
+            self.bins = mapper.transform(self.X, kernels)
+        except ValueError:  # missing values where the training data had none and 256 bins
+            self.binned = False
+        self.n_bins = mapper.n_bins
+        self.margin = np.tile(booster.base_margin, (self.X.shape[0], 1))
+        if booster.trees:  # a model being continued: start from its predictions
+            self.add_trees(kernels, booster.trees, booster.tree_group)
+
+    def add_trees(self, kernels, trees, groups):
+        f = Forest(trees, groups)
+        if self.binned:
+            kernels.predict_binned(self.bins, self.n_bins, f.walk_binned, f.value, f.tree_offsets,
+                                   f.tree_group, f.tree_depth, self.margin)
+        else:
+            kernels.predict(self.X, f.walk, f.value, f.tree_offsets, f.tree_group, f.tree_depth,
+                            self.margin)
+
+
+def unpack_eval(entry):
+    """``(X, y, name)`` or ``(X, y, sample_weight, name)``, checked."""
+    if len(entry) == 3:
+        X, y, name = entry
+        w = None
+    elif len(entry) == 4:
+        X, y, w, name = entry
+    else:
+        raise ValueError("each entry of evals must be (X, y, name) or (X, y, sample_weight, name)")
+    X_checked = check_X(X, name=f"evals[{name!r}] X")
+    y = check_y(y, X_checked.shape[0])
+    return name, X, y, check_sample_weight(w, X_checked.shape[0])
+
+
+class Evaluator:
+    """Scores every eval set with every metric after each round, prints XGBoost-style
+    lines, and tells when to stop early: when the last metric on the last eval set has
+    not improved for ``early_stopping_rounds`` rounds (XGBoost's rule)."""
+
+    def __init__(self, eval_sets, metric_names, objective, early_stopping_rounds, maximize,
+                 verbose):
+        self.eval_sets, self.objective, self.verbose = eval_sets, objective, verbose
+        self.names = list(metric_names)
+        self.metrics = [get_metric(name) for name in self.names]
+        self.patience = early_stopping_rounds
+        if early_stopping_rounds is not None and not eval_sets:
+            raise ValueError("early_stopping_rounds needs at least one eval set (evals / eval_set)")
+        last = self.names[-1]
+        self.maximize = maximizes(last) if maximize is None else bool(maximize)
+        self.best_score, self.best_iteration = None, None
+
+    def after_round(self, booster, new_trees, kernels):
+        """Score the round just trained; returns True when training should stop."""
+        if not self.eval_sets:
+            return False
+        round_ = booster.num_boosted_rounds - 1
+        groups = list(range(self.objective.n_groups))
+        line = [f"[{round_}]"]
+        for es in self.eval_sets:
+            es.add_trees(kernels, new_trees, groups)
+            pred = self.objective.transform_for_metric(es.margin)
+            for name, metric in zip(self.names, self.metrics):
+                score = metric(es.y, pred, es.w)
+                booster.evals_result.setdefault(es.name, {}).setdefault(name, []).append(score)
+                line.append(f"{es.name}-{name}:{score:.5f}")
+        if self.verbose:
+            print("\t".join(line), flush=True)
+        if self.patience is None:
+            return False
+        score = booster.evals_result[self.eval_sets[-1].name][self.names[-1]][-1]
+        better = self.best_score is None or (score > self.best_score if self.maximize
+                                             else score < self.best_score)
+        if better:
+            self.best_score, self.best_iteration = score, round_
+            booster.best_iteration, booster.best_score = round_, score
+        return round_ - self.best_iteration >= self.patience

@@ -1,0 +1,75 @@
+"""Eval metrics, verbose lines and early stopping."""
+import numpy as np
+import pytest
+from sklearn.metrics import log_loss, roc_auc_score
+
+import gbm
+
+xgb = pytest.importorskip("xgboost")
+
+
+def _noisy_exact_data(seed=0, n=6000):
+    # Few distinct values per feature: both libraries bin exactly, so trees agree closely.
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 10, size=(n, 6)).astype(np.float32)
+    logit = 0.4 * X[:, 0] - 0.3 * X[:, 1] + 0.2 * (X[:, 2] > 4) - 1.0
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(float)
+    return X, y
+
+
+@pytest.mark.parametrize("metric", ["logloss", "error", "auc"])
+def test_early_stopping_picks_xgboosts_best_iteration(metric):
+    X, y = _noisy_exact_data()
+    params = {"objective": "binary:logistic", "max_depth": 4, "learning_rate": 0.3,
+              "eval_metric": metric}
+    train, valid = slice(0, 4000), slice(4000, None)
+    ours = gbm.train(params, X[train], y[train], 300, evals=[(X[valid], y[valid], "valid")],
+                     early_stopping_rounds=15)
+    theirs = xgb.train(dict(params, tree_method="hist"), xgb.DMatrix(X[train], y[train]), 300,
+                       evals=[(xgb.DMatrix(X[valid], y[valid]), "valid")],
+                       early_stopping_rounds=15, verbose_eval=False)
+    assert ours.best_iteration == theirs.best_iteration
+    assert ours.best_score == pytest.approx(theirs.best_score, rel=1e-3)
+    assert ours.num_boosted_rounds == theirs.num_boosted_rounds() < 300  # same early stop
+
+
+def test_metrics_are_recorded_per_set_and_round(capsys):
+    X, y = _noisy_exact_data(1, 3000)
+    b = gbm.train({"objective": "binary:logistic", "eval_metric": ["logloss", "auc", "error"]},
+                  X[:2000], y[:2000], 4, evals=[(X[:2000], y[:2000], "train"),
+                                                (X[2000:], y[2000:], "valid")], verbose_eval=True)
+    assert set(b.evals_result) == {"train", "valid"}
+    assert all(len(v) == 4 for v in b.evals_result["valid"].values())
+    p = b.predict(X[2000:], iteration_range=(0, 3))
+    assert b.evals_result["valid"]["logloss"][2] == pytest.approx(log_loss(y[2000:], p), rel=1e-9)
+    assert b.evals_result["valid"]["auc"][2] == pytest.approx(roc_auc_score(y[2000:], p))
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 4 and lines[0].startswith("[0]\ttrain-logloss:")
+    assert "valid-auc:" in lines[0] and "valid-error:" in lines[-1]
+
+
+def test_estimator_eval_set_and_early_stopping_predict_with_the_best_round():
+    X, y = _noisy_exact_data(2)
+    clf = gbm.GBMClassifier(n_estimators=300, learning_rate=0.3, max_depth=4,
+                            eval_metric="logloss", early_stopping_rounds=10)
+    clf.fit(X[:4000], y[:4000], eval_set=[(X[4000:], y[4000:])])
+    booster = clf.get_booster()
+    assert booster.num_boosted_rounds == clf.best_iteration + 11
+    best = booster.predict(X[4000:], iteration_range=(0, clf.best_iteration + 1))
+    np.testing.assert_array_equal(clf.predict_proba(X[4000:])[:, 1], best)
+    assert clf.evals_result()["validation_0"]["logloss"][clf.best_iteration] == clf.best_score
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"params": {"eval_metric": "accuracy"}}, "eval_metric 'accuracy' is not a known metric"),
+    ({"params": {"eval_metric": "tweedie-nloglik@2.5"}}, "is not a known metric"),
+    ({"early_stopping_rounds": 5}, "needs at least one eval set"),
+    ({"early_stopping_rounds": 0, "evals": "valid"}, "early_stopping_rounds must be an integer >= 1"),
+])
+def test_bad_evaluation_arguments(kwargs, message):
+    X, y = _noisy_exact_data(3, 200)
+    params = kwargs.pop("params", {})
+    if kwargs.get("evals") == "valid":
+        kwargs["evals"] = [(X, y, "valid")]
+    with pytest.raises(ValueError, match=message):
+        gbm.train(params, X, y, 3, **kwargs)
