@@ -17,6 +17,7 @@ import heapq
 import numpy as np
 
 from .kernels.split_math import python as split_math
+from .constraints import allowed_features
 from .threads import numba_threads, threads_for
 from .tree import NODE_FIELDS, Tree
 
@@ -25,10 +26,11 @@ _MAX_BATCH_BYTES = 256 << 20  # cap on one batch's histograms (and each thread's
 
 
 class _Node:
-    __slots__ = ("id", "start", "end", "depth", "sums", "hist", "split")
+    __slots__ = ("id", "start", "end", "depth", "sums", "hist", "split", "path")
 
-    def __init__(self, node_id, start, end, depth, sums):
+    def __init__(self, node_id, start, end, depth, sums, path=frozenset()):
         self.id, self.start, self.end, self.depth = node_id, start, end, depth
+        self.path = path  # features split on between the root and this node
         self.sums = sums  # int64 (2,): fixed-point (G, H)
         self.hist = None
         self.split = None  # (gain, feature, bin, default_left, left_sums)
@@ -49,10 +51,12 @@ class TreeGrower:
     kernels : module with the kernel functions
     n_threads : int
     column_sampler : gbm.sampling.ColumnSampler, optional
+    interaction_sets : list of frozensets of feature indices, optional
+        ``interaction_constraints`` (see gbm.constraints)
     """
 
     def __init__(self, bins, bins_by_feature, n_bins, cuts, gpair, scales, params, kernels,
-                 n_threads, column_sampler=None):
+                 n_threads, column_sampler=None, interaction_sets=None):
         self.bins, self.bins_by_feature, self.n_bins, self.cuts = bins, bins_by_feature, n_bins, cuts
         self.gpair, self.scales = gpair, scales
         self.params, self.k, self.n_threads = params, kernels, n_threads
@@ -61,10 +65,11 @@ class TreeGrower:
         self.scratch = np.empty_like(self.rows)
         self.nodes = []
         self.column_sampler = column_sampler  # None: every node may use every feature
+        self.interaction_sets = interaction_sets  # None: any features may interact
 
     # -- helpers --------------------------------------------------------------------------
-    def _new_node(self, start, end, depth, sums):
-        node = _Node(len(self.nodes), start, end, depth, np.asarray(sums, dtype=np.int64))
+    def _new_node(self, start, end, depth, sums, path=frozenset()):
+        node = _Node(len(self.nodes), start, end, depth, np.asarray(sums, dtype=np.int64), path)
         self.nodes.append(node)
         return node
 
@@ -110,10 +115,12 @@ class TreeGrower:
         if n == 0:
             return
         sums = np.stack([node.sums for node in nodes])
-        if self.column_sampler is None or self.column_sampler.trivial:
-            mask = np.ones((n, self.bins.shape[1]), dtype=np.uint8)
-        else:
-            mask = np.stack([self.column_sampler.mask(node.id, node.depth) for node in nodes])
+        mask = np.ones((n, self.bins.shape[1]), dtype=np.uint8)
+        if self.column_sampler is not None and not self.column_sampler.trivial:
+            mask &= np.stack([self.column_sampler.mask(node.id, node.depth) for node in nodes])
+        if self.interaction_sets is not None:
+            mask &= np.stack([allowed_features(self.interaction_sets, node.path, mask.shape[1])
+                              for node in nodes])
         gain = np.empty(n)
         feature = np.empty(n, dtype=np.int32)
         split_bin = np.empty(n, dtype=np.int32)
@@ -148,8 +155,9 @@ class TreeGrower:
         for node, count in zip(nodes, n_left):
             left_sums = node.split[4]
             mid = node.start + int(count)
-            left = self._new_node(node.start, mid, node.depth + 1, left_sums)
-            right = self._new_node(mid, node.end, node.depth + 1, node.sums - left_sums)
+            path = node.path | {node.split[1]}
+            left = self._new_node(node.start, mid, node.depth + 1, left_sums, path)
+            right = self._new_node(mid, node.end, node.depth + 1, node.sums - left_sums, path)
             node.split = node.split + (left.id, right.id)
             if self._can_split_deeper(node.depth + 1):
                 small, large = (left, right) if left.sums[1] <= right.sums[1] else (right, left)

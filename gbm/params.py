@@ -87,6 +87,15 @@ def _eval_metric(name, value):
     return [check_metric_name(v) for v in names]
 
 
+def _interaction_constraints(name, value):
+    # The shape is checked here; the features against the data in gbm.constraints.
+    if value is None or isinstance(value, str):
+        return value
+    if not isinstance(value, (list, tuple)) or not all(isinstance(s, (list, tuple)) for s in value):
+        raise ValueError(f"{name} must be a list of lists of features, got {value!r}")
+    return [list(s) for s in value]
+
+
 def _seed(name, value):
     if value is None:
         return 0
@@ -122,6 +131,8 @@ SPEC = {
     "n_jobs": (None, _n_jobs, "CPU threads; None or -1 = all cores"),
     "random_state": (0, _seed, "seed of the binning sample and of row and column sampling"),
     "device": ("cpu", _choice(DEVICES), "where training runs"),
+    "interaction_constraints": (None, _interaction_constraints,
+                                "lists of features allowed to interact (see gbm.constraints)"),
     "eval_metric": (None, _eval_metric, "metric(s) for eval sets; None = the objective's"),
     "bin_sample_size": (200_000, _int(1), "rows in the binning sample (hash-selected) above which quantiles are approximate"),
 }
