@@ -79,7 +79,8 @@ class Booster:
             )
         return X
 
-    def predict(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None):
+    def predict(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
+                pred_leaf=False):
         """Predict for raw feature rows.
 
         Parameters
@@ -89,6 +90,9 @@ class Booster:
             Return the raw margin (before the link function).
         iteration_range : (int, int)
             Use the trees of rounds ``[begin, end)``; ``(0, 0)`` = all rounds.
+        pred_leaf : bool
+            Return the leaf each row reaches in each tree instead: int32
+            (n_samples, n_trees), node ids within each tree (as in the model file).
 
         Returns
         -------
@@ -96,9 +100,14 @@ class Booster:
         """
         X = self._check_predict_X(X)
         begin, end = _check_iteration_range(iteration_range, self.num_boosted_rounds)
-        margin = np.tile(self.base_margin, (X.shape[0], 1))
         forest = self.forest(begin, end)
         backend = get_backend(self.params["device"])
+        if pred_leaf:
+            leaves = np.empty((X.shape[0], forest.n_trees), dtype=np.int32)
+            backend.kernels.predict_leaf(X, forest.walk, forest.tree_offsets, forest.tree_depth,
+                                         leaves)
+            return leaves
+        margin = np.tile(self.base_margin, (X.shape[0], 1))
         n_threads = resolve_n_threads(self.params["n_jobs"] if n_jobs is None else n_jobs)
         with numba_threads(threads_for(X.size * max(1, forest.n_trees // 8), n_threads)):
             backend.kernels.predict(X, forest.walk, forest.value, forest.tree_offsets,

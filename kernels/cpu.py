@@ -370,6 +370,30 @@ def _add_leaf_values_of_rows(values, n_rows, n_features, walk, value, tree_offse
                 out[lo + i, tree_group[t]] += value[nodes[i]]
 
 
+@njit(parallel=True, nogil=True, cache=True)
+def predict_leaf(X, walk, tree_offsets, tree_depth, out):
+    """The leaf each row reaches in each tree, as the node id within its tree.
+
+    X : float32 (n_rows, n_features), C order; walk, tree_offsets, tree_depth as in
+    ``predict``                                   # IN
+    out : int32 (n_rows, n_trees)                 # OUT
+    """
+    n_rows, n_features = X.shape
+    values = X.reshape(n_rows * n_features)
+    no_bins = np.zeros(0, dtype=np.int32)
+    n_blocks = (n_rows + _PREDICT_BLOCK - 1) // _PREDICT_BLOCK
+    for block in prange(n_blocks):
+        lo = block * _PREDICT_BLOCK
+        m = min(lo + _PREDICT_BLOCK, n_rows) - lo
+        nodes = np.empty(_PREDICT_BLOCK, dtype=np.uint64)
+        row_offsets = np.empty(_PREDICT_BLOCK, dtype=np.uint64)
+        for t in range(tree_offsets.shape[0] - 1):
+            _walk_block(values, n_features, lo, m, walk, tree_offsets, tree_depth, t, False,
+                        no_bins, nodes, row_offsets)
+            for i in range(m):
+                out[lo + i, t] = np.int64(nodes[i]) - tree_offsets[t]
+
+
 @njit(nogil=True, cache=True)
 def predict_binned(bins, n_bins, walk, value, tree_offsets, tree_group, tree_depth, out):
     """Add every tree's leaf value to ``out`` for binned rows (the training data's bins).

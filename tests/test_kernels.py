@@ -264,3 +264,19 @@ def test_predict_matches_a_walk_of_the_tree_arrays():
     out = np.zeros((200, 2))
     cpu.predict(X, f.walk, f.value, f.tree_offsets, f.tree_group, f.tree_depth, out)
     np.testing.assert_array_equal(out, expected)
+
+
+def test_predict_leaf_matches_reference_and_values():
+    rng = np.random.default_rng(12)
+    n_bins = np.array([4, 9, 2, 30], dtype=np.int32)
+    f = random_forest_arrays(rng, 25, 4, n_bins, 1)
+    X = rng.integers(0, 9, size=(500, 4)).astype(np.float32)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    fast, slow = np.empty((500, 25), np.int32), np.empty((500, 25), np.int32)
+    cpu.predict_leaf(X, f.walk, f.tree_offsets, f.tree_depth, fast)
+    reference.predict_leaf(X, f.walk, f.tree_offsets, f.tree_depth, slow)
+    np.testing.assert_array_equal(fast, slow)
+    assert (f.left_child[f.tree_offsets[:-1] + fast] < 0).all()  # every id is a leaf
+    margin = np.zeros((500, 1))
+    cpu.predict(X, f.walk, f.value, f.tree_offsets, f.tree_group, f.tree_depth, margin)
+    np.testing.assert_allclose(f.value[f.tree_offsets[:-1] + fast].sum(axis=1), margin[:, 0])

@@ -142,3 +142,17 @@ def test_iteration_range_and_output_margin():
     np.testing.assert_allclose(b.predict(X), 1 / (1 + np.exp(-full)), rtol=1e-15)
     with pytest.raises(ValueError, match="iteration_range"):
         b.predict(X, iteration_range=(0, 7))
+
+
+def test_pred_leaf_partitions_rows_like_xgboost():
+    rng = np.random.default_rng(8)
+    X = rng.integers(0, 6, size=(3000, 4)).astype(np.float32)  # exact bins: same trees
+    y = X[:, 0] * 2 - X[:, 3] + rng.normal(size=3000)
+    params = {"max_depth": 3}
+    ours = gbm.train(params, X, y, 3).predict(X, pred_leaf=True)
+    theirs = xgb.train(dict(params, tree_method="hist"), xgb.DMatrix(X, y), 3) \
+        .predict(xgb.DMatrix(X), pred_leaf=True)
+    assert ours.shape == theirs.shape == (3000, 3)
+    for t in range(3):  # node numbering differs; the grouping of rows must not
+        pairs = set(zip(ours[:, t].tolist(), theirs[:, t].tolist()))
+        assert len(pairs) == len(set(ours[:, t])) == len(set(theirs[:, t]))
