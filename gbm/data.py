@@ -16,7 +16,9 @@ def _is_pandas_frame(X):
 
 
 def feature_names_of(X):
-    """Column names of a DataFrame as a list of str, or None for other inputs."""
+    """Column names of a DataFrame or Arrow table as a list of str, or None for other inputs."""
+    if type(X).__module__.startswith("pyarrow") and hasattr(X, "column_names"):
+        return [str(c) for c in X.column_names]
     if _is_pandas_frame(X):
         names = [str(c) for c in X.columns]
         if not all(isinstance(c, str) for c in X.columns):
@@ -64,6 +66,8 @@ def check_X(X, *, name="X"):
     """
     if X is None:
         raise TypeError(f"{name} must be an array-like of shape (n_samples, n_features), got None")
+    if type(X).__module__.startswith("pyarrow") and hasattr(X, "to_pandas"):
+        X = X.to_pandas()  # Arrow tables: nulls become NaN (or pandas NA) on the way
     if _is_pandas_frame(X):
         arr = _frame_to_float(X)
     elif hasattr(X, "tocsr") and hasattr(X, "nnz"):  # SciPy sparse
