@@ -171,7 +171,8 @@ def _check_iteration_range(iteration_range, n_rounds):
 
 
 def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbose_eval=False,
-          feature_names=None, init_model=None, early_stopping_rounds=None, maximize=None):
+          feature_names=None, init_model=None, early_stopping_rounds=None, maximize=None,
+          obj=None, custom_metric=None):
     """Train a gradient-boosted tree model.
 
     Parameters
@@ -194,6 +195,14 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         trees trained are kept.
     maximize : bool, optional
         Whether larger is better for that metric (default: by metric, e.g. AUC).
+    obj : callable, optional
+        A user-defined objective ``obj(margin, y, sample_weight) -> (grad, hess)``, with
+        ``margin`` of shape (n,) (or (n, num_class)) and results of the same shape,
+        weights applied by the function. ``params["objective"]`` still sets the starting
+        margin, the label checks and how margins become predictions.
+    custom_metric : callable, optional
+        ``custom_metric(y, prediction, sample_weight) -> (name, value)``, scored on every
+        eval set after the built-in metrics (so it drives early stopping).
     feature_names : list of str, optional
         Taken from a DataFrame's columns when not given.
     init_model : Booster or path, optional
@@ -243,12 +252,14 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
             first_round = init.num_boosted_rounds
         eval_sets = [EvalSet(*unpack_eval(e), booster, mapper, backend.kernels) for e in evals]
         evaluator = Evaluator(eval_sets, p["eval_metric"] or [objective.default_metric], objective,
-                              _check_patience(early_stopping_rounds), maximize, verbose_eval)
+                              _check_patience(early_stopping_rounds), maximize, verbose_eval,
+                              custom_metric)
         row_ids = np.arange(X.shape[0])
         interaction_sets = parse_interaction_constraints(p["interaction_constraints"], names,
                                                          X.shape[1])
         for round_ in range(first_round, first_round + num_boost_round):
-            grad, hess = objective.gradients(margin, y, w)
+            grad, hess = (objective.gradients(margin, y, w) if obj is None
+                          else _call_objective(obj, margin, y, w))
             new_trees = []
             for group in range(objective.n_groups):
                 gpair, scales = quantize(grad[:, group], hess[:, group], backend.kernels)
@@ -294,3 +305,18 @@ def _check_patience(rounds):
     if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
         raise ValueError(f"early_stopping_rounds must be an integer >= 1 or None, got {rounds!r}")
     return int(rounds)
+
+
+def _call_objective(obj, margin, y, w):
+    """Gradients from a user's objective, checked: same shape as the margin, finite."""
+    shape = margin.shape if margin.shape[1] > 1 else (margin.shape[0],)
+    grad, hess = obj(margin.reshape(shape).copy(), y, w)
+    out = []
+    for name, value in (("gradient", grad), ("hessian", hess)):
+        value = np.asarray(value, dtype=np.float64)
+        if value.shape != shape:
+            raise ValueError(f"the objective's {name} has shape {value.shape}, expected {shape}")
+        if not np.isfinite(value).all():
+            raise ValueError(f"the objective's {name} holds NaN or infinity")
+        out.append(value.reshape(margin.shape))
+    return out

@@ -52,15 +52,20 @@ class Evaluator:
     not improved for ``early_stopping_rounds`` rounds (XGBoost's rule)."""
 
     def __init__(self, eval_sets, metric_names, objective, early_stopping_rounds, maximize,
-                 verbose):
+                 verbose, custom_metric=None):
         self.eval_sets, self.objective, self.verbose = eval_sets, objective, verbose
         self.names = list(metric_names)
         self.metrics = [get_metric(name) for name in self.names]
+        self.custom_metric = custom_metric
         self.patience = early_stopping_rounds
         if early_stopping_rounds is not None and not eval_sets:
             raise ValueError("early_stopping_rounds needs at least one eval set (evals / eval_set)")
+        if custom_metric is not None and not callable(custom_metric):
+            raise TypeError(f"custom_metric must be callable, got {custom_metric!r}")
         last = self.names[-1]
-        self.maximize = maximizes(last) if maximize is None else bool(maximize)
+        default = False if custom_metric is not None else maximizes(last)
+        self.maximize = default if maximize is None else bool(maximize)
+        self.last_name = None  # the metric early stopping watches
         self.best_score, self.best_iteration = None, None
 
     def after_round(self, booster, new_trees, kernels):
@@ -73,15 +78,19 @@ class Evaluator:
         for es in self.eval_sets:
             es.add_trees(kernels, new_trees, groups)
             pred = self.objective.transform_for_metric(es.margin)
-            for name, metric in zip(self.names, self.metrics):
-                score = metric(es.y, pred, es.w)
+            scores = [(name, metric(es.y, pred, es.w)) for name, metric in zip(self.names, self.metrics)]
+            if self.custom_metric is not None:
+                name, score = self.custom_metric(es.y, pred, es.w)
+                scores.append((str(name), float(score)))
+            for name, score in scores:
                 booster.evals_result.setdefault(es.name, {}).setdefault(name, []).append(score)
                 line.append(f"{es.name}-{name}:{score:.5f}")
+            self.last_name = scores[-1][0]
         if self.verbose:
             print("\t".join(line), flush=True)
         if self.patience is None:
             return False
-        score = booster.evals_result[self.eval_sets[-1].name][self.names[-1]][-1]
+        score = booster.evals_result[self.eval_sets[-1].name][self.last_name][-1]
         better = self.best_score is None or (score > self.best_score if self.maximize
                                              else score < self.best_score)
         if better:
