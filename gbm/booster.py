@@ -4,7 +4,7 @@ import numpy as np
 from . import model_io
 from .backend import get_backend
 from .binning import BinMapper
-from .constraints import parse_interaction_constraints
+from .constraints import parse_interaction_constraints, parse_monotone_constraints
 from .data import check_sample_weight, check_X, check_y, feature_names_of
 from .evaluation import EvalSet, Evaluator, unpack_eval
 from .grower import TreeGrower
@@ -257,6 +257,7 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         row_ids = np.arange(X.shape[0])
         interaction_sets = parse_interaction_constraints(p["interaction_constraints"], names,
                                                          X.shape[1])
+        monotone = parse_monotone_constraints(p["monotone_constraints"], names, X.shape[1])
         for round_ in range(first_round, first_round + num_boost_round):
             grad, hess = (objective.gradients(margin, y, w) if obj is None
                           else _call_objective(obj, margin, y, w))
@@ -269,7 +270,7 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                 columns = ColumnSampler(p, X.shape[1], round_, group)
                 grower = TreeGrower(bins, bins_by_feature, mapper.n_bins, mapper.cuts, gpair,
                                     scales, p, backend.kernels, n_threads, columns,
-                                    interaction_sets)
+                                    interaction_sets, monotone)
                 tree, rows, starts, ends, values = grower.grow()
                 column = np.ascontiguousarray(margin[:, group])
                 with numba_threads(threads_for(rows.shape[0], n_threads)):

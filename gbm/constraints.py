@@ -55,3 +55,50 @@ def allowed_features(sets, path, n_features):
             mask[list(s)] = 1
     mask[list(path)] = 1
     return mask
+
+
+def parse_monotone_constraints(value, feature_names, n_features):
+    """``monotone_constraints`` as int8 (n_features,) of +1 / -1 / 0, or None if all free.
+
+    ``value``: None, a sequence of one int per feature, XGBoost's string form
+    (``"(1,0,-1)"``), or a dict from feature name (or index) to +1 / -1.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        if not (text[:1] in "([" and text[-1:] in ")]"):
+            raise ValueError(f"monotone_constraints {value!r} is not of the form '(1,0,-1)'")
+        try:
+            value = [int(v) for v in text[1:-1].split(",") if v.strip()]
+        except ValueError:
+            raise ValueError(f"monotone_constraints {value!r} is not of the form '(1,0,-1)'") from None
+    if isinstance(value, dict):
+        out = np.zeros(n_features, dtype=np.int8)
+        for key, sign in value.items():
+            if isinstance(key, str):
+                if not feature_names or key not in feature_names:
+                    raise ValueError(f"monotone_constraints names feature {key!r}, which is not "
+                                     f"among the feature names {feature_names}")
+                key = feature_names.index(key)
+            out[_index(key, n_features)] = _sign(sign)
+    else:
+        value = list(value)
+        if len(value) != n_features:
+            raise ValueError(f"monotone_constraints has {len(value)} entries but X has "
+                             f"{n_features} features")
+        out = np.array([_sign(v) for v in value], dtype=np.int8)
+    return out if out.any() else None
+
+
+def _index(key, n_features):
+    if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and 0 <= key < n_features:
+        return int(key)
+    raise ValueError(f"monotone_constraints holds feature {key!r}; expected an index in "
+                     f"[0, {n_features}) or a feature name")
+
+
+def _sign(value):
+    if value in (-1, 0, 1) and not isinstance(value, bool):
+        return int(value)
+    raise ValueError(f"monotone_constraints values must be -1, 0 or 1, got {value!r}")

@@ -26,11 +26,13 @@ _MAX_BATCH_BYTES = 256 << 20  # cap on one batch's histograms (and each thread's
 
 
 class _Node:
-    __slots__ = ("id", "start", "end", "depth", "sums", "hist", "split", "path")
+    __slots__ = ("id", "start", "end", "depth", "sums", "hist", "split", "path", "bounds")
 
-    def __init__(self, node_id, start, end, depth, sums, path=frozenset()):
+    def __init__(self, node_id, start, end, depth, sums, path=frozenset(),
+                 bounds=(-np.inf, np.inf)):
         self.id, self.start, self.end, self.depth = node_id, start, end, depth
         self.path = path  # features split on between the root and this node
+        self.bounds = bounds  # (lower, upper) on the node's weight: monotone constraints
         self.sums = sums  # int64 (2,): fixed-point (G, H)
         self.hist = None
         self.split = None  # (gain, feature, bin, default_left, left_sums)
@@ -53,10 +55,12 @@ class TreeGrower:
     column_sampler : gbm.sampling.ColumnSampler, optional
     interaction_sets : list of frozensets of feature indices, optional
         ``interaction_constraints`` (see gbm.constraints)
+    monotone : int8 (n_features,), optional
+        ``monotone_constraints``: +1 increasing, -1 decreasing, 0 free
     """
 
     def __init__(self, bins, bins_by_feature, n_bins, cuts, gpair, scales, params, kernels,
-                 n_threads, column_sampler=None, interaction_sets=None):
+                 n_threads, column_sampler=None, interaction_sets=None, monotone=None):
         self.bins, self.bins_by_feature, self.n_bins, self.cuts = bins, bins_by_feature, n_bins, cuts
         self.gpair, self.scales = gpair, scales
         self.params, self.k, self.n_threads = params, kernels, n_threads
@@ -66,10 +70,13 @@ class TreeGrower:
         self.nodes = []
         self.column_sampler = column_sampler  # None: every node may use every feature
         self.interaction_sets = interaction_sets  # None: any features may interact
+        self.monotone = monotone  # int8 (n_features,) or None: no monotone constraints
+        self.no_monotone = np.zeros(bins.shape[1], dtype=np.int8)
 
     # -- helpers --------------------------------------------------------------------------
-    def _new_node(self, start, end, depth, sums, path=frozenset()):
-        node = _Node(len(self.nodes), start, end, depth, np.asarray(sums, dtype=np.int64), path)
+    def _new_node(self, start, end, depth, sums, path=frozenset(), bounds=(-np.inf, np.inf)):
+        node = _Node(len(self.nodes), start, end, depth, np.asarray(sums, dtype=np.int64), path,
+                     bounds)
         self.nodes.append(node)
         return node
 
@@ -127,7 +134,10 @@ class TreeGrower:
         default_left = np.empty(n, dtype=np.uint8)
         left_sums = np.empty((n, 2), dtype=np.int64)
         with numba_threads(threads_for(hist.size // 2, self.n_threads)):
-            self.k.evaluate_splits(hist, sums, self.n_bins, mask, self.scales, p["reg_lambda"],
+            monotone = self.monotone if self.monotone is not None else self.no_monotone
+            bounds = np.array([node.bounds for node in nodes], dtype=np.float64)
+            self.k.evaluate_splits(hist, sums, self.n_bins, mask, monotone, bounds,
+                                   self.scales, p["reg_lambda"],
                                    p["reg_alpha"], p["max_delta_step"], p["min_child_weight"],
                                    gain, feature, split_bin, default_left, left_sums)
         for i, node in enumerate(nodes):
@@ -156,8 +166,10 @@ class TreeGrower:
             left_sums = node.split[4]
             mid = node.start + int(count)
             path = node.path | {node.split[1]}
-            left = self._new_node(node.start, mid, node.depth + 1, left_sums, path)
-            right = self._new_node(mid, node.end, node.depth + 1, node.sums - left_sums, path)
+            left_bounds, right_bounds = self._child_bounds(node, left_sums)
+            left = self._new_node(node.start, mid, node.depth + 1, left_sums, path, left_bounds)
+            right = self._new_node(mid, node.end, node.depth + 1, node.sums - left_sums, path,
+                                   right_bounds)
             node.split = node.split + (left.id, right.id)
             if self._can_split_deeper(node.depth + 1):
                 small, large = (left, right) if left.sums[1] <= right.sums[1] else (right, left)
@@ -177,6 +189,26 @@ class TreeGrower:
             large.hist = hist
             parent.hist = None
         return [(smalls, small_hist), (larges, large_hist)]
+
+    def _weight(self, sums, bounds):
+        """A node's weight (before the learning rate), kept within its bounds."""
+        p = self.params
+        return split_math.bounded_weight(sums[0] / self.scales[0], sums[1] / self.scales[1],
+                                         p["reg_lambda"], p["reg_alpha"], p["max_delta_step"],
+                                         *bounds)
+
+    def _child_bounds(self, node, left_sums):
+        """Children's weight bounds (XGBoost's rule): on a monotone feature the bound
+        between them is the mean of their weights; otherwise they inherit the parent's."""
+        sign = 0 if self.monotone is None else self.monotone[node.split[1]]
+        if sign == 0:
+            return node.bounds, node.bounds
+        mid = 0.5 * (self._weight(left_sums, node.bounds)
+                     + self._weight(node.sums - left_sums, node.bounds))
+        lower, upper = node.bounds
+        if sign > 0:
+            return (lower, mid), (mid, upper)
+        return (mid, upper), (lower, mid)
 
     # -- growth policies ------------------------------------------------------------------
     def grow(self):
@@ -243,7 +275,7 @@ class TreeGrower:
         leaves = []
         for node in self.nodes:
             g, h = node.sums[0] / self.scales[0], node.sums[1] / self.scales[1]
-            weight = split_math.leaf_weight(g, h, p["reg_lambda"], p["reg_alpha"], p["max_delta_step"])
+            weight = self._weight(node.sums, node.bounds)
             arrays["cover"][node.id] = h
             if node.split is None:
                 arrays["value"][node.id] = p["learning_rate"] * weight

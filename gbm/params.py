@@ -6,6 +6,8 @@ Names follow XGBoost's learning API (``eta`` and friends are accepted as aliases
 import math
 import numbers
 
+import numpy as np
+
 OBJECTIVES = ("reg:squarederror", "count:poisson", "reg:gamma", "reg:tweedie",
               "binary:logistic", "multi:softprob", "multi:softmax")
 MULTICLASS = ("multi:softprob", "multi:softmax")
@@ -87,6 +89,15 @@ def _eval_metric(name, value):
     return [check_metric_name(v) for v in names]
 
 
+def _passthrough(name, value):
+    # Checked against the data's features in gbm.constraints.
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
+
+
 def _interaction_constraints(name, value):
     # The shape is checked here; the features against the data in gbm.constraints.
     if value is None or isinstance(value, str):
@@ -131,6 +142,7 @@ SPEC = {
     "n_jobs": (None, _n_jobs, "CPU threads; None or -1 = all cores"),
     "random_state": (0, _seed, "seed of the binning sample and of row and column sampling"),
     "device": ("cpu", _choice(DEVICES), "where training runs"),
+    "monotone_constraints": (None, _passthrough, "+1 / -1 / 0 per feature (see gbm.constraints)"),
     "interaction_constraints": (None, _interaction_constraints,
                                 "lists of features allowed to interact (see gbm.constraints)"),
     "eval_metric": (None, _eval_metric, "metric(s) for eval sets; None = the objective's"),

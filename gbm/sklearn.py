@@ -13,7 +13,7 @@ _TREE_PARAMS = ("learning_rate", "max_depth", "max_leaves", "grow_policy", "min_
                 "reg_lambda", "reg_alpha", "gamma", "max_delta_step", "subsample",
                 "colsample_bytree", "colsample_bylevel", "colsample_bynode", "max_bin",
                 "base_score", "n_jobs", "random_state", "device", "eval_metric",
-                "interaction_constraints")
+                "interaction_constraints", "monotone_constraints")
 
 
 class _GBMBase(BaseEstimator):
@@ -24,7 +24,8 @@ class _GBMBase(BaseEstimator):
                  gamma=0.0, max_delta_step=0.0, subsample=1.0, colsample_bytree=1.0,
                  colsample_bylevel=1.0, colsample_bynode=1.0, max_bin=256, base_score=None,
                  n_jobs=None, random_state=None, device="cpu", eval_metric=None,
-                 early_stopping_rounds=None, interaction_constraints=None):
+                 early_stopping_rounds=None, interaction_constraints=None,
+                 monotone_constraints=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -47,6 +48,7 @@ class _GBMBase(BaseEstimator):
         self.eval_metric = eval_metric
         self.early_stopping_rounds = early_stopping_rounds
         self.interaction_constraints = interaction_constraints
+        self.monotone_constraints = monotone_constraints
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -16,7 +16,10 @@ from numba import njit, prange
 
 from .split_math import cpu as _split_math
 
-node_gain = _split_math.node_gain  # module-level name: Numba resolves globals, not attributes
+# module-level names: Numba resolves globals, not attributes
+bounded_gain = _split_math.bounded_gain
+bounded_weight = _split_math.bounded_weight
+gain_given_weight = _split_math.gain_given_weight
 
 _PARTITION_CHUNK = 16384  # rows per partition task: small enough to balance, big enough to amortise
 
@@ -144,9 +147,9 @@ def subtract_histograms(parent, child, out):
 
 
 @njit(parallel=True, nogil=True, cache=True)
-def evaluate_splits(hist, node_sums, n_bins, feature_mask, scales, reg_lambda, reg_alpha,
-                    max_delta_step, min_child_weight, out_gain, out_feature, out_bin,
-                    out_default_left, out_left_sum):
+def evaluate_splits(hist, node_sums, n_bins, feature_mask, monotone, node_bounds, scales,
+                    reg_lambda, reg_alpha, max_delta_step, min_child_weight, out_gain,
+                    out_feature, out_bin, out_default_left, out_left_sum):
     """Best split of each node over its allowed features, missing values tried both ways.
 
     Parameters
@@ -155,6 +158,9 @@ def evaluate_splits(hist, node_sums, n_bins, feature_mask, scales, reg_lambda, r
     node_sums : int64 (n_nodes, 2)                      # IN  (G, H) of each node
     n_bins : int32 (n_features,)                        # IN  value bins; slot n_bins[f] = missing
     feature_mask : uint8 (n_nodes, n_features)          # IN  1 = may split on it
+    monotone : int8 (n_features,)                       # IN  +1 increasing, -1 decreasing, 0 free
+    node_bounds : float64 (n_nodes, 2)                  # IN  [lower, upper] on each node's
+                                                        #     weight (monotone constraints)
     scales : float64 (2,)                               # IN  fixed-point scales of g and h
     out_gain : float64 (n_nodes,)                       # OUT loss reduction; -inf = no split
     out_feature, out_bin : int32 (n_nodes,)             # OUT bins <= out_bin go left
@@ -165,6 +171,8 @@ def evaluate_splits(hist, node_sums, n_bins, feature_mask, scales, reg_lambda, r
     (only if the node has missing values) with them left; a candidate replaces the best
     only if strictly better. So among equal gains the lowest feature wins, and within a
     feature any missing-right threshold beats a missing-left one, then the lowest bin.
+    On a monotone feature, a split whose (bounded) child weights go the wrong way is
+    skipped, as in XGBoost.
     """
     n_nodes, n_features = hist.shape[0], hist.shape[1]
     task_gain = np.full(n_nodes * n_features, -np.inf)
@@ -177,8 +185,10 @@ def evaluate_splits(hist, node_sums, n_bins, feature_mask, scales, reg_lambda, r
         if feature_mask[k, f] == 0 or n_bins[f] < 2:
             continue
         total_g, total_h = node_sums[k, 0], node_sums[k, 1]
-        parent = node_gain(total_g / scales[0], total_h / scales[1], reg_lambda,
-                              reg_alpha, max_delta_step)
+        lower, upper = node_bounds[k, 0], node_bounds[k, 1]
+        parent = bounded_gain(total_g / scales[0], total_h / scales[1], reg_lambda,
+                              reg_alpha, max_delta_step, lower, upper)
+        direction_sign = monotone[f]
         miss_g, miss_h = hist[k, f, n_bins[f], 0], hist[k, f, n_bins[f], 1]
         n_directions = 2 if (miss_g != 0 or miss_h != 0) else 1
         best = -np.inf
@@ -196,9 +206,18 @@ def evaluate_splits(hist, node_sums, n_bins, feature_mask, scales, reg_lambda, r
                 hr = right_h / scales[1]
                 if hl < min_child_weight or hr < min_child_weight:
                     continue
-                gain = (node_gain(left_g / scales[0], hl, reg_lambda, reg_alpha, max_delta_step)
-                        + node_gain(right_g / scales[0], hr, reg_lambda, reg_alpha, max_delta_step)
-                        - parent)
+                gl, gr = left_g / scales[0], right_g / scales[0]
+                if direction_sign == 0:
+                    gain = (bounded_gain(gl, hl, reg_lambda, reg_alpha, max_delta_step, lower, upper)
+                            + bounded_gain(gr, hr, reg_lambda, reg_alpha, max_delta_step, lower,
+                                           upper) - parent)
+                else:
+                    wl = bounded_weight(gl, hl, reg_lambda, reg_alpha, max_delta_step, lower, upper)
+                    wr = bounded_weight(gr, hr, reg_lambda, reg_alpha, max_delta_step, lower, upper)
+                    if (direction_sign > 0 and wl > wr) or (direction_sign < 0 and wl < wr):
+                        continue
+                    gain = (gain_given_weight(gl, hl, reg_lambda, reg_alpha, wl)
+                            + gain_given_weight(gr, hr, reg_lambda, reg_alpha, wr) - parent)
                 if gain > best:
                     best = gain
                     task_gain[task] = gain

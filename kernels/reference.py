@@ -6,7 +6,9 @@ import numpy as np
 
 from .split_math import python as _split_math
 
-node_gain = _split_math.node_gain
+bounded_gain = _split_math.bounded_gain
+bounded_weight = _split_math.bounded_weight
+gain_given_weight = _split_math.gain_given_weight
 
 
 def build_histograms(bins, gpair, rows, node_starts, node_ends, hist, n_threads=1):
@@ -23,15 +25,16 @@ def subtract_histograms(parent, child, out):
     out[...] = parent - child
 
 
-def evaluate_splits(hist, node_sums, n_bins, feature_mask, scales, reg_lambda, reg_alpha,
-                    max_delta_step, min_child_weight, out_gain, out_feature, out_bin,
-                    out_default_left, out_left_sum):
+def evaluate_splits(hist, node_sums, n_bins, feature_mask, monotone, node_bounds, scales,
+                    reg_lambda, reg_alpha, max_delta_step, min_child_weight, out_gain,
+                    out_feature, out_bin, out_default_left, out_left_sum):
     reg = (reg_lambda, reg_alpha, max_delta_step)
     for k in range(hist.shape[0]):
         out_gain[k], out_feature[k], out_bin[k], out_default_left[k] = -np.inf, -1, 0, 0
         out_left_sum[k] = 0
         total = node_sums[k]
-        parent = node_gain(total[0] / scales[0], total[1] / scales[1], *reg)
+        bounds = tuple(node_bounds[k])
+        parent = bounded_gain(total[0] / scales[0], total[1] / scales[1], *reg, *bounds)
         for f in range(hist.shape[1]):
             if not feature_mask[k, f] or n_bins[f] < 2:
                 continue
@@ -46,8 +49,17 @@ def evaluate_splits(hist, node_sums, n_bins, feature_mask, scales, reg_lambda, r
                     hl, hr = left[1] / scales[1], right[1] / scales[1]
                     if hl < min_child_weight or hr < min_child_weight:
                         continue
-                    gain = (node_gain(left[0] / scales[0], hl, *reg)
-                            + node_gain(right[0] / scales[0], hr, *reg) - parent)
+                    gl, gr = left[0] / scales[0], right[0] / scales[0]
+                    if monotone[f] == 0:
+                        gain = (bounded_gain(gl, hl, *reg, *bounds)
+                                + bounded_gain(gr, hr, *reg, *bounds) - parent)
+                    else:
+                        wl = bounded_weight(gl, hl, *reg, *bounds)
+                        wr = bounded_weight(gr, hr, *reg, *bounds)
+                        if (monotone[f] > 0 and wl > wr) or (monotone[f] < 0 and wl < wr):
+                            continue
+                        gain = (gain_given_weight(gl, hl, reg_lambda, reg_alpha, wl)
+                                + gain_given_weight(gr, hr, reg_lambda, reg_alpha, wr) - parent)
                     if gain > out_gain[k]:
                         out_gain[k], out_feature[k], out_bin[k] = gain, f, b
                         out_default_left[k] = direction

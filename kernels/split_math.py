@@ -48,7 +48,34 @@ def make_split_math(jit):
         w = leaf_weight(g, h, lam, alpha, max_delta_step)
         return -(2.0 * g * w + denom * w * w + 2.0 * alpha * abs(w))
 
-    return SimpleNamespace(threshold_l1=threshold_l1, leaf_weight=leaf_weight, node_gain=node_gain)
+    @jit
+    def gain_given_weight(g, h, lam, alpha, w):
+        # minus twice the node's regularised loss at weight w
+        return -(2.0 * g * w + (h + lam) * w * w + 2.0 * alpha * abs(w))
+
+    @jit
+    def bounded_weight(g, h, lam, alpha, max_delta_step, lower, upper):
+        w = leaf_weight(g, h, lam, alpha, max_delta_step)
+        if w < lower:
+            return lower
+        if w > upper:
+            return upper
+        return w
+
+    @jit
+    def bounded_gain(g, h, lam, alpha, max_delta_step, lower, upper):
+        """node_gain with the weight kept in [lower, upper] (monotone constraints); the
+        plain formula, bit for bit, when the bounds are infinite."""
+        if lower == -math.inf and upper == math.inf:
+            return node_gain(g, h, lam, alpha, max_delta_step)
+        if h + lam <= 0.0:
+            return 0.0
+        return gain_given_weight(g, h, lam, alpha,
+                                 bounded_weight(g, h, lam, alpha, max_delta_step, lower, upper))
+
+    return SimpleNamespace(threshold_l1=threshold_l1, leaf_weight=leaf_weight, node_gain=node_gain,
+                           gain_given_weight=gain_given_weight, bounded_weight=bounded_weight,
+                           bounded_gain=bounded_gain)
 
 
 python = make_split_math(lambda f: f)

@@ -59,3 +59,39 @@ def test_constraints_by_feature_name_in_the_estimator():
 def test_bad_constraints(value, message):
     with pytest.raises(ValueError, match=message):
         gbm.train({"interaction_constraints": value}, X, y, 1)
+
+
+def _grid_predictions(booster, feature, base_rows):
+    grid = np.linspace(-3, 3, 41)
+    out = []
+    for value in grid:
+        rows = base_rows.copy()
+        rows[:, feature] = value
+        out.append(booster.predict(rows))
+    return np.array(out)  # (grid, rows)
+
+
+@pytest.mark.parametrize("constraints", [[1, -1, 0, 0, 0, 0], "(1,-1,0,0,0,0)", {0: 1, 1: -1}])
+def test_monotone_constraints_hold_on_a_grid(constraints):
+    Xm = rng.normal(size=(4000, 6))
+    ym = np.sin(2 * Xm[:, 0]) + Xm[:, 0] - np.cos(3 * Xm[:, 1]) - Xm[:, 1] + Xm[:, 2] ** 2 \
+        + 0.3 * rng.normal(size=4000)
+    b = gbm.train({"max_depth": 5, "monotone_constraints": constraints}, Xm, ym, 40)
+    up = _grid_predictions(b, 0, Xm[:50])
+    down = _grid_predictions(b, 1, Xm[:50])
+    assert (np.diff(up, axis=0) >= 0).all()
+    assert (np.diff(down, axis=0) <= 0).all()
+    free = gbm.train({"max_depth": 5}, Xm, ym, 40)
+    assert (np.diff(_grid_predictions(free, 0, Xm[:50]), axis=0) < 0).any()  # sin wiggles
+
+
+def test_monotone_by_name_in_the_estimator_and_bad_values():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(X, columns=list("abcdef"))
+    model = gbm.GBMRegressor(n_estimators=10, monotone_constraints={"a": 1}).fit(df, y)
+    grid = _grid_predictions(model.get_booster(), 0, X[:20])
+    assert (np.diff(grid, axis=0) >= 0).all()
+    for value, message in [([1, 0], "has 2 entries but X has 6"), ([2, 0, 0, 0, 0, 0], "-1, 0 or 1"),
+                           ({"zz": 1}, "names feature 'zz'"), ("1,0", "not of the form")]:
+        with pytest.raises(ValueError, match=message):
+            gbm.train({"monotone_constraints": value}, X, y, 1)

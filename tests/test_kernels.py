@@ -78,11 +78,14 @@ def test_subtract_histograms_matches_reference():
     np.testing.assert_array_equal(fast + child, parent)
 
 
-def _evaluate(module, hist, sums, n_bins, mask, params):
+def _evaluate(module, hist, sums, n_bins, mask, params, monotone=None, bounds=None):
     n = hist.shape[0]
     out = (np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.uint8),
            np.empty((n, 2), np.int64))
-    module.evaluate_splits(hist, sums, n_bins, mask, np.array([2.0**20, 2.0**22]), *params, *out)
+    monotone = np.zeros(n_bins.size, np.int8) if monotone is None else monotone
+    bounds = np.tile([-np.inf, np.inf], (n, 1)) if bounds is None else bounds
+    module.evaluate_splits(hist, sums, n_bins, mask, monotone, bounds,
+                           np.array([2.0**20, 2.0**22]), *params, *out)
     return out
 
 
@@ -107,6 +110,13 @@ def test_evaluate_splits_matches_reference(params, seed):
     mask = (rng.random((n_nodes, n_bins.size)) < 0.8).astype(np.uint8)
     fast = _evaluate(cpu, hist, sums, n_bins, mask, params)
     slow = _evaluate(reference, hist, sums, n_bins, mask, params)
+    for a, b in zip(fast, slow):
+        np.testing.assert_array_equal(a, b)
+    # monotone features and finite weight bounds
+    monotone = np.array([0, 1, -1, 1, 0], np.int8)
+    bounds = np.array([[-np.inf, np.inf], [-0.5, 0.5], [0.0, np.inf], [-np.inf, -0.1]])
+    fast = _evaluate(cpu, hist, sums, n_bins, mask, params, monotone, bounds)
+    slow = _evaluate(reference, hist, sums, n_bins, mask, params, monotone, bounds)
     for a, b in zip(fast, slow):
         np.testing.assert_array_equal(a, b)
     if params[3] == 1e9:
