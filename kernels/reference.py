@@ -106,7 +106,7 @@ def predict_binned(bins, n_bins, walk, value, tree_offsets, tree_group, tree_dep
         out[:, tree_group[t]] += value[leaf]
 
 
-def predict_leaf(X, walk, tree_offsets, tree_depth, out):
+def _raw_go_left(X):
     rows = np.arange(X.shape[0])
 
     def go_left_of(entry):
@@ -114,20 +114,18 @@ def predict_leaf(X, walk, tree_offsets, tree_depth, out):
         threshold = entry[:, 3].astype(np.int32).view(np.float32)
         return np.where(np.isnan(x), entry[:, 2] == 1, x < threshold)
 
+    return go_left_of
+
+
+def predict_leaf(X, walk, tree_offsets, tree_depth, out):
     for t in range(tree_offsets.shape[0] - 1):
-        out[:, t] = _leaves(go_left_of, walk, tree_offsets, tree_depth, t, X.shape[0]) - tree_offsets[t]
+        leaf = _leaves(_raw_go_left(X), walk, tree_offsets, tree_depth, t, X.shape[0])
+        out[:, t] = leaf - tree_offsets[t]
 
 
 def predict(X, walk, value, tree_offsets, tree_group, tree_depth, out):
-    rows = np.arange(X.shape[0])
-
-    def go_left_of(entry):
-        x = X[rows, entry[:, 0]]
-        threshold = entry[:, 3].astype(np.int32).view(np.float32)
-        return np.where(np.isnan(x), entry[:, 2] == 1, x < threshold)
-
     for t in range(tree_offsets.shape[0] - 1):
-        leaf = _leaves(go_left_of, walk, tree_offsets, tree_depth, t, X.shape[0])
+        leaf = _leaves(_raw_go_left(X), walk, tree_offsets, tree_depth, t, X.shape[0])
         out[:, tree_group[t]] += value[leaf]
 
 
