@@ -1,7 +1,7 @@
 """The boosting loop ``train`` and the fitted ``Booster``."""
 import numpy as np
 
-from . import model_io
+from . import dump, model_io
 from .backend import get_backend
 from .binning import BinMapper
 from .constraints import parse_interaction_constraints, parse_monotone_constraints
@@ -138,6 +138,14 @@ class Booster:
                   "cover": np.divide(total_cover, weight, where=used, out=np.zeros_like(weight))}
         names = self.feature_names or [f"f{i}" for i in range(self.n_features)]
         return {names[f]: float(values[importance_type][f]) for f in np.flatnonzero(used)}
+
+    def get_dump(self, dump_format="text", with_stats=False):
+        """One string per tree, in XGBoost's text or JSON dump form (see gbm.dump)."""
+        return dump.get_dump(self, dump_format, with_stats)
+
+    def trees_to_dataframe(self):
+        """A pandas DataFrame with one row per node (XGBoost's columns; see gbm.dump)."""
+        return dump.trees_to_dataframe(self)
 
     def save_model(self, path):
         """Write the model as versioned JSON (see docs/model_format.md)."""

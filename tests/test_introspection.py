@@ -48,3 +48,27 @@ def test_feature_importances_sum_to_one_and_use_names():
     assert imp.shape == (5,) and imp.sum() == pytest.approx(1.0)
     assert set(model.get_booster().get_score()) <= set("abcde")
     assert np.argsort(imp)[-2:].tolist() == np.argsort(np.abs(np.corrcoef(X.T, y)[-1, :5]))[-2:].tolist()
+
+
+def test_dumps_and_dataframe_describe_the_same_trees():
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 6, size=(2000, 3)).astype(np.float32)
+    X[::9, 1] = np.nan
+    y = X[:, 0] - np.nan_to_num(X[:, 1]) + rng.normal(size=2000)
+    b = gbm.train({"max_depth": 2}, X, y, 2)
+    tree = b.trees[0]
+    text = b.get_dump()[0].splitlines()
+    assert text[0].startswith(f"0:[f{tree.split_feature[0]}<{tree.threshold[0]:.9g}] yes=1,no=2,missing=")
+    assert sum(line.strip().split(":")[1].startswith("leaf=") for line in text) == tree.n_leaves
+    root = __import__("json").loads(b.get_dump(dump_format="json")[0])
+    assert root["split"] == f"f{tree.split_feature[0]}" and len(root["children"]) == 2
+    df = b.trees_to_dataframe()
+    assert len(df) == sum(t.n_nodes for t in b.trees)
+    leaves = df[df.Feature == "Leaf"]
+    np.testing.assert_allclose(leaves.Gain.to_numpy(),
+                               np.concatenate([t.value[t.left_child < 0] for t in b.trees]))
+    # the text dump has the same layout as xgboost's for the same exact-bin split
+    theirs = xgb.train({"max_depth": 2, "tree_method": "hist"}, xgb.DMatrix(X, y), 1).get_dump()[0]
+    assert theirs.splitlines()[0].split(" ")[0] == text[0].split(" ")[0]
+    with pytest.raises(ValueError, match="dump_format"):
+        b.get_dump(dump_format="dot")
