@@ -180,7 +180,7 @@ def _check_iteration_range(iteration_range, n_rounds):
 
 def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbose_eval=False,
           feature_names=None, init_model=None, early_stopping_rounds=None, maximize=None,
-          obj=None, custom_metric=None):
+          obj=None, custom_metric=None, callbacks=()):
     """Train a gradient-boosted tree model.
 
     Parameters
@@ -211,6 +211,9 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
     custom_metric : callable, optional
         ``custom_metric(y, prediction, sample_weight) -> (name, value)``, scored on every
         eval set after the built-in metrics (so it drives early stopping).
+    callbacks : sequence of gbm.callback.TrainingCallback
+        Hooks around the training and every round (``after_iteration`` returning True
+        stops training), e.g. ``gbm.callback.ProgressBar()``.
     feature_names : list of str, optional
         Taken from a DataFrame's columns when not given.
     init_model : Booster or path, optional
@@ -266,7 +269,12 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         interaction_sets = parse_interaction_constraints(p["interaction_constraints"], names,
                                                          X.shape[1])
         monotone = parse_monotone_constraints(p["monotone_constraints"], names, X.shape[1])
+        callbacks = list(callbacks)
+        for cb in callbacks:
+            booster = cb.before_training(booster)
         for round_ in range(first_round, first_round + num_boost_round):
+            if any([cb.before_iteration(booster, round_, booster.evals_result) for cb in callbacks]):
+                break
             grad, hess = (objective.gradients(margin, y, w) if obj is None
                           else _call_objective(obj, margin, y, w))
             new_trees = []
@@ -286,8 +294,12 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                 margin[:, group] = column
                 booster.add_tree(tree, group)
                 new_trees.append(tree)
-            if evaluator.after_round(booster, new_trees, backend.kernels):
+            stop = evaluator.after_round(booster, new_trees, backend.kernels)
+            stop_asked = [cb.after_iteration(booster, round_, booster.evals_result) for cb in callbacks]
+            if stop or any(stop_asked):
                 break
+        for cb in callbacks:
+            booster = cb.after_training(booster)
     return booster
 
 

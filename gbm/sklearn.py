@@ -67,7 +67,7 @@ class _GBMBase(BaseEstimator):
         return converted
 
     def fit(self, X, y, sample_weight=None, xgb_model=None, eval_set=None,
-            sample_weight_eval_set=None, verbose=False):
+            sample_weight_eval_set=None, verbose=False, callbacks=()):
         """Fit on X (n_samples, n_features) and y (n_samples,); returns self.
 
         ``sample_weight`` (n_samples,), optional: non-negative row weights.
@@ -76,6 +76,7 @@ class _GBMBase(BaseEstimator):
         ``eval_set``, optional: list of ``(X, y)`` scored after every round (named
         ``validation_0``, ...), with weights from ``sample_weight_eval_set``; the last one
         drives ``early_stopping_rounds``. ``verbose`` prints the scores.
+        ``callbacks``: gbm.callback.TrainingCallback objects (e.g. ``ProgressBar()``).
         """
         if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) \
                 or self.n_estimators < 1:
@@ -92,7 +93,8 @@ class _GBMBase(BaseEstimator):
         self._Booster = train(params, X, y, num_boost_round=int(self.n_estimators),
                               sample_weight=sample_weight, feature_names=names,
                               init_model=xgb_model, evals=evals, verbose_eval=verbose,
-                              early_stopping_rounds=self.early_stopping_rounds)
+                              early_stopping_rounds=self.early_stopping_rounds,
+                              callbacks=callbacks)
         return self
 
     def _eval_sets(self, eval_set, weights):
