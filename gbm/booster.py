@@ -98,7 +98,12 @@ class Booster:
         -------
         ndarray of float64: (n_samples,) for one output group, (n_samples, n_groups) else
         """
-        X = self._check_predict_X(X)
+        return self._predict_checked(self._check_predict_X(X), output_margin, iteration_range,
+                                     n_jobs, pred_leaf)
+
+    def _predict_checked(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
+                         pred_leaf=False):
+        """``predict`` for X already checked: float32, C order, ``n_features`` columns."""
         begin, end = _check_iteration_range(iteration_range, self.num_boosted_rounds)
         forest = self.forest(begin, end)
         backend = get_backend(self.params["device"])

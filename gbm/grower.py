@@ -274,9 +274,8 @@ class TreeGrower:
         arrays["right_child"][:] = -1
         leaves = []
         for node in self.nodes:
-            g, h = node.sums[0] / self.scales[0], node.sums[1] / self.scales[1]
             weight = self._weight(node.sums, node.bounds)
-            arrays["cover"][node.id] = h
+            arrays["cover"][node.id] = node.sums[1] / self.scales[1]
             if node.split is None:
                 arrays["value"][node.id] = p["learning_rate"] * weight
                 leaves.append(node)

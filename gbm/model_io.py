@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 
+from .objectives import get_objective
 from .params import validate_params
 from .tree import NODE_FIELDS, Tree
 
@@ -80,7 +81,7 @@ def loads(cls, text, source="model text"):
                       [np.asarray(c, dtype=np.float32) for c in d["cuts"]])
         booster.best_iteration = d.get("best_iteration")
         booster.best_score = d.get("best_score")
-        n_groups = params["num_class"] if params["objective"].startswith("multi:") else 1
+        n_groups = get_objective(params).n_groups  # one source for the group count
         if booster.base_margin.shape != (n_groups,):
             _fail(source, f"base_margin has {booster.base_margin.size} values, expected {n_groups}")
         for i, td in enumerate(d["trees"]):

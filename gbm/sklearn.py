@@ -117,21 +117,16 @@ class _GBMBase(BaseEstimator):
         """Scores per eval set and metric, one per round: {"validation_0": {"rmse": [...]}}."""
         return self.get_booster().evals_result
 
-    @property
-    def best_iteration(self):
-        """Best round (0-based) found by early stopping."""
-        booster = self.get_booster()
-        if booster.best_iteration is None:
-            raise AttributeError("best_iteration is only set when early stopping is used")
-        return booster.best_iteration
+    def _early_stopping_result(self, name):
+        value = getattr(self.get_booster(), name)
+        if value is None:
+            raise AttributeError(f"{name} is only set when early stopping is used")
+        return value
 
-    @property
-    def best_score(self):
-        """Score of the best round found by early stopping."""
-        booster = self.get_booster()
-        if booster.best_score is None:
-            raise AttributeError("best_score is only set when early stopping is used")
-        return booster.best_score
+    best_iteration = property(lambda self: self._early_stopping_result("best_iteration"),
+                              doc="Best round (0-based) found by early stopping.")
+    best_score = property(lambda self: self._early_stopping_result("best_score"),
+                          doc="Score of the best round found by early stopping.")
 
     @property
     def feature_importances_(self):
@@ -155,8 +150,9 @@ class _GBMBase(BaseEstimator):
         check_is_fitted(self, "_Booster")
         best = self._Booster.best_iteration
         rounds = (0, best + 1) if best is not None and self.early_stopping_rounds else (0, 0)
-        return self._Booster.predict(self._validate_X(X, reset=False), output_margin=output_margin,
-                                     iteration_range=rounds)
+        # _validate_X has converted X and checked its columns: no second pass over it
+        return self._Booster._predict_checked(self._validate_X(X, reset=False),
+                                              output_margin=output_margin, iteration_range=rounds)
 
 
 class GBMRegressor(RegressorMixin, _GBMBase):

@@ -58,8 +58,7 @@ def test_build_histograms_matches_reference(n_rows, n_bins, n_nodes, n_threads):
 
 
 def test_build_histograms_all_missing():
-    n_bins = np.array([3, 3], dtype=np.int32)
-    bins = np.full((10, 2), 3, dtype=np.uint8)
+    bins = np.full((10, 2), 3, dtype=np.uint8)  # 3 value bins per feature, all rows missing
     gpair = np.ones((10, 2), dtype=np.int64)
     rows = np.arange(10, dtype=np.int32)
     hist = np.empty((1, 2, 4, 2), np.int64)

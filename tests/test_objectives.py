@@ -2,7 +2,6 @@
 xgboost on the test metric."""
 import numpy as np
 import pytest
-from scipy.special import gammaln
 
 import gbm
 from gbm.metrics import get_metric
