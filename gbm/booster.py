@@ -2,6 +2,7 @@
 import numpy as np
 
 from . import dump, model_io
+from .adaptive import refresh_leaves
 from .backend import get_backend
 from .binning import BinMapper
 from .constraints import parse_interaction_constraints, parse_monotone_constraints
@@ -255,7 +256,7 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
             base = init.base_margin
             names = names if names is not None else init.feature_names
         elif p["base_score"] is None:
-            base = objective.base_margin(y, w)
+            base = objective.base_margin(y, None if sample_weight is None else w)
         else:
             base = objective.base_score_to_margin(p["base_score"])
         booster = Booster(p, X.shape[1], names, base, mapper.cuts)
@@ -269,7 +270,8 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         eval_sets = [EvalSet(*unpack_eval(e), booster, mapper, backend.kernels) for e in evals]
         evaluator = Evaluator(eval_sets, p["eval_metric"] or [objective.default_metric], objective,
                               _check_patience(early_stopping_rounds), maximize, verbose_eval,
-                              custom_metric)
+                              custom_metric, params=p)
+        leaf_alphas = getattr(objective, "leaf_alphas", None) if obj is None else None
         row_ids = np.arange(X.shape[0])
         interaction_sets = parse_interaction_constraints(p["interaction_constraints"], names,
                                                          X.shape[1])
@@ -293,6 +295,11 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                                     scales, p, backend.kernels, n_threads, columns,
                                     interaction_sets, monotone)
                 tree, rows, starts, ends, values = grower.grow()
+                if leaf_alphas is not None:  # absolute / quantile loss: residual quantiles
+                    values = refresh_leaves(values, rows, starts, ends, y - margin[:, group],
+                                            leaf_alphas[group], p["learning_rate"],
+                                            None if sample_weight is None else w, kept)
+                    tree.value[grower.leaf_ids] = values
                 column = np.ascontiguousarray(margin[:, group])
                 with numba_threads(threads_for(rows.shape[0], n_threads)):
                     backend.kernels.add_leaf_values(rows, starts, ends, values, column)

@@ -52,10 +52,10 @@ class Evaluator:
     not improved for ``early_stopping_rounds`` rounds (XGBoost's rule)."""
 
     def __init__(self, eval_sets, metric_names, objective, early_stopping_rounds, maximize,
-                 verbose, custom_metric=None):
+                 verbose, custom_metric=None, params=None):
         self.eval_sets, self.objective, self.verbose = eval_sets, objective, verbose
         self.names = list(metric_names)
-        self.metrics = [get_metric(name) for name in self.names]
+        self.metrics = [get_metric(name, params) for name in self.names]
         self.custom_metric = custom_metric
         self.patience = early_stopping_rounds
         if early_stopping_rounds is not None and not eval_sets:

@@ -292,5 +292,6 @@ class TreeGrower:
         tree = Tree(**arrays)
         starts = np.array([n.start for n in leaves], dtype=np.int64)
         ends = np.array([n.end for n in leaves], dtype=np.int64)
-        values = tree.value[[n.id for n in leaves]]
+        self.leaf_ids = np.array([n.id for n in leaves], dtype=np.int64)
+        values = tree.value[self.leaf_ids]
         return tree, self.rows, starts, ends, values

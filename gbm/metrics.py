@@ -75,6 +75,31 @@ def aucpr(y, pred, w):
     return float(average_precision_score(y, pred, sample_weight=w))
 
 
+def quantile_loss(alphas):
+    """Mean pinball loss over rows and quantile levels (XGBoost's ``quantile``)."""
+    def metric(y, pred, w):
+        pred = pred.reshape(y.shape[0], -1)
+        d = y[:, None] - pred
+        a = np.asarray(alphas, dtype=np.float64)[None, :]
+        loss = np.where(d >= 0, a * d, (a - 1.0) * d).mean(axis=1)
+        return float(np.average(loss, weights=w))
+
+    return metric
+
+
+def pseudo_huber_error(slope):
+    """Mean pseudo-Huber error ``s^2 (sqrt(1 + ((p - y) / s)^2) - 1)`` (XGBoost's ``mphe``)."""
+    def metric(y, pred, w):
+        z = (pred - y) / slope
+        return float(np.average(slope * slope * (np.sqrt(1.0 + z * z) - 1.0), weights=w))
+
+    return metric
+
+
+# Metrics whose formula takes a training parameter: name -> (factory, parameter).
+_PARAMETRIC = {"quantile": (quantile_loss, "quantile_alpha"), "mphe": (pseudo_huber_error, "huber_slope")}
+_PARAM_DEFAULTS = {"quantile_alpha": [0.5], "huber_slope": 1.0}
+
 METRICS = {"rmse": rmse, "mae": mae, "error": error, "auc": auc, "aucpr": aucpr, "logloss": logloss, "mlogloss": mlogloss, "merror": merror,
            "poisson-nloglik": poisson_nloglik, "gamma-nloglik": gamma_nloglik}
 
@@ -90,7 +115,7 @@ def maximizes(name):
 def check_metric_name(name):
     """``name`` if it names a metric, else a ValueError listing the known ones."""
     if isinstance(name, str):
-        if name in METRICS:
+        if name in METRICS or name in _PARAMETRIC:
             return name
         if name.startswith("tweedie-nloglik@"):
             try:
@@ -99,12 +124,17 @@ def check_metric_name(name):
                 rho = None
             if rho is not None and 1.0 <= rho < 2.0:
                 return name
-    raise ValueError(f"eval_metric {name!r} is not a known metric; known: {sorted(METRICS)} "
+    raise ValueError(f"eval_metric {name!r} is not a known metric; known: "
+                     f"{sorted(METRICS) + sorted(_PARAMETRIC)} "
                      "and tweedie-nloglik@rho with rho in [1, 2)")
 
 
-def get_metric(name):
-    """The metric function called ``name`` (``tweedie-nloglik@rho`` carries its power)."""
+def get_metric(name, params=None):
+    """The metric function called ``name`` (``tweedie-nloglik@rho`` carries its power;
+    ``quantile`` and ``mphe`` take ``quantile_alpha`` / ``huber_slope`` from ``params``)."""
+    if name in _PARAMETRIC:
+        factory, key = _PARAMETRIC[name]
+        return factory((params or {}).get(key, _PARAM_DEFAULTS[key]))
     if name.startswith("tweedie-nloglik@"):
         return tweedie_nloglik(float(name.split("@", 1)[1]))
     return METRICS[name]

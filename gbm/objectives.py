@@ -8,6 +8,7 @@ operations, so ``xp`` may be NumPy or CuPy.
 import numpy as np
 
 from .regression_objectives import Gamma, Poisson, Tweedie
+from .robust_objectives import AbsoluteError, PseudoHuber, QuantileError
 
 _EPS = 1e-16
 
@@ -99,7 +100,8 @@ class Softprob:
 
     def base_margin(self, y, w):
         """Centred log class priors (what XGBoost 3 estimates for multiclass)."""
-        prior = np.bincount(y.astype(np.int64), weights=w, minlength=self.n_groups) / w.sum()
+        counts = np.bincount(y.astype(np.int64), weights=w, minlength=self.n_groups)
+        prior = counts / counts.sum()
         log_prior = np.log(np.clip(prior, 1e-6, None))
         return log_prior - log_prior.mean()
 
@@ -134,11 +136,13 @@ class Softmax(Softprob):
         return _softmax(xp, margin)  # mlogloss needs the probabilities
 
 
-for _cls in (SquaredError, Logistic, Softprob, Poisson, Gamma, Tweedie):
-    _cls.transform_for_metric = _cls.transform  # metrics read the predictions
+_ALL = (SquaredError, AbsoluteError, QuantileError, PseudoHuber, Logistic, Softprob, Softmax,
+        Poisson, Gamma, Tweedie)
+for _cls in _ALL:
+    if "transform_for_metric" not in vars(_cls):
+        _cls.transform_for_metric = _cls.transform  # metrics read the predictions
 
-OBJECTIVES = {cls.name: cls for cls in (SquaredError, Logistic, Softprob, Softmax, Poisson, Gamma,
-                                        Tweedie)}
+OBJECTIVES = {cls.name: cls for cls in _ALL}
 
 
 def get_objective(params):

@@ -8,8 +8,9 @@ import numbers
 
 import numpy as np
 
-OBJECTIVES = ("reg:squarederror", "count:poisson", "reg:gamma", "reg:tweedie",
-              "binary:logistic", "multi:softprob", "multi:softmax")
+OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror", "reg:pseudohubererror",
+              "count:poisson", "reg:gamma", "reg:tweedie", "binary:logistic", "multi:softprob",
+              "multi:softmax")
 MULTICLASS = ("multi:softprob", "multi:softmax")
 GROW_POLICIES = ("depthwise", "lossguide")
 DEVICES = ("cpu", "cuda")
@@ -89,6 +90,14 @@ def _eval_metric(name, value):
     return [check_metric_name(v) for v in names]
 
 
+def _quantile_alpha(name, value):
+    """One quantile level or a non-empty list of them, each in (0, 1); kept as a list."""
+    values = list(value) if isinstance(value, (list, tuple, np.ndarray)) else [value]
+    if not values:
+        raise ValueError(f"{name} must be a number in (0, 1) or a non-empty list of them, got {value!r}")
+    return [_real(0, 1, low_open=True, high_open=True)(name, v) for v in values]
+
+
 def _passthrough(name, value):
     # Checked against the data's features in gbm.constraints.
     if isinstance(value, tuple):
@@ -123,6 +132,9 @@ SPEC = {
     "objective": ("reg:squarederror", _choice(OBJECTIVES), "learning task"),
     "num_class": (1, _int(1), "number of classes for multi:softprob and multi:softmax"),
     "tweedie_variance_power": (1.5, _real(1, 2, high_open=True), "power of reg:tweedie, in [1, 2)"),
+    "quantile_alpha": (0.5, _quantile_alpha, "quantile level(s) of reg:quantileerror, each in (0, 1); "
+                       "a list trains one output column per level"),
+    "huber_slope": (1.0, _real(0, None, low_open=True), "slope (delta) of reg:pseudohubererror, > 0"),
     "learning_rate": (0.3, _real(0, None, low_open=True), "shrinkage of each tree's leaf values"),
     "max_depth": (6, _int(0), "deepest level a tree may grow; 0 = no limit (lossguide only)"),
     "max_leaves": (0, _int(0), "most leaves per tree; 0 = no limit"),
