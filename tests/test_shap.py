@@ -235,7 +235,7 @@ def booster_from_xgboost(xgb_booster, objective, num_class=0):
         base_margin = np.log(base_score / (1 - base_score))
     else:
         base_margin = base_score
-    params = validate_params({"objective": objective, **({"num_class": num_class} if num_class else {})})
+    params = validate_params({"objective": objective, "num_class": num_class or 1})
     n_features = int(learner["learner_model_param"]["num_feature"])
     booster = Booster(params, n_features, None, np.asarray(base_margin, np.float64), cuts=None)
     for tree, group in zip(model["trees"], model["tree_info"]):
