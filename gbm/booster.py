@@ -8,6 +8,7 @@ from .binning import BinMapper
 from .constraints import parse_interaction_constraints, parse_monotone_constraints
 from .data import check_sample_weight, check_X, check_y, feature_names_of
 from .evaluation import EvalSet, Evaluator, unpack_eval
+from .explain import predict_contributions
 from .grower import TreeGrower
 from .objectives import get_objective
 from .params import validate_params
@@ -81,7 +82,7 @@ class Booster:
         return X
 
     def predict(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
-                pred_leaf=False):
+                pred_leaf=False, pred_contribs=False):
         """Predict for raw feature rows.
 
         Parameters
@@ -94,20 +95,36 @@ class Booster:
         pred_leaf : bool
             Return the leaf each row reaches in each tree instead: int32
             (n_samples, n_trees), node ids within each tree (as in the model file).
+        pred_contribs : bool
+            Return each feature's contribution to each row's margin instead (exact
+            TreeSHAP, Lundberg, Erion & Lee 2018, with node covers as weights; see
+            ``gbm.explain``): float64 (n_samples, n_features + 1), or (n_samples,
+            n_groups, n_features + 1) for several output groups. The last column is the
+            bias (base margin plus each tree's cover-weighted mean leaf value); a row's
+            columns sum to its ``output_margin=True`` prediction. ``output_margin`` does
+            not apply (contributions are always margins); ``pred_leaf`` may not be set too.
 
         Returns
         -------
         ndarray of float64: (n_samples,) for one output group, (n_samples, n_groups) else
         """
         return self._predict_checked(self._check_predict_X(X), output_margin, iteration_range,
-                                     n_jobs, pred_leaf)
+                                     n_jobs, pred_leaf, pred_contribs)
 
     def _predict_checked(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
-                         pred_leaf=False):
+                         pred_leaf=False, pred_contribs=False):
         """``predict`` for X already checked: float32, C order, ``n_features`` columns."""
         begin, end = _check_iteration_range(iteration_range, self.num_boosted_rounds)
         forest = self.forest(begin, end)
         backend = get_backend(self.params["device"])
+        if pred_contribs is not False:
+            if not isinstance(pred_contribs, (bool, np.bool_)):
+                raise TypeError(f"pred_contribs must be True or False, got {pred_contribs!r}")
+            if pred_leaf:
+                raise ValueError("pred_contribs=True and pred_leaf=True cannot be combined; "
+                                 "ask for one kind of prediction at a time")
+        if pred_contribs:
+            return predict_contributions(self, X, forest, backend.kernels, n_jobs)
         if pred_leaf:
             leaves = np.empty((X.shape[0], forest.n_trees), dtype=np.int32)
             backend.kernels.predict_leaf(X, forest.walk, forest.tree_offsets, forest.tree_depth,

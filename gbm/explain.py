@@ -1,0 +1,37 @@
+"""Explaining predictions: exact TreeSHAP feature contributions (``pred_contribs``)."""
+import numpy as np
+
+from .threads import numba_threads, resolve_n_threads, threads_for
+
+
+def predict_contributions(booster, X, forest, kernels, n_jobs):
+    """Each feature's contribution to each row's margin, and the bias, as XGBoost's
+    ``predict(..., pred_contribs=True)`` gives them.
+
+    Parameters
+    ----------
+    booster : gbm.Booster
+    X : float32 (n_rows, n_features), C order, already checked
+    forest : gbm.tree.Forest, the trees to explain (an iteration range's)
+    kernels : the backend's kernels module
+    n_jobs : int or None, None = the booster's ``n_jobs``
+
+    Returns
+    -------
+    float64 (n_rows, n_features + 1) for one output group, else
+    (n_rows, n_groups, n_features + 1). Column ``f`` is feature ``f``'s SHAP value
+    (Lundberg, Erion & Lee 2018, exact TreeSHAP with node covers as weights); the last
+    column is the bias: the base margin plus every tree's cover-weighted mean leaf value.
+    Every row's columns sum to its margin (``output_margin=True``), up to rounding.
+    """
+    n_rows, n_features = X.shape
+    out = np.zeros((n_rows, booster.n_groups, n_features + 1), dtype=np.float64)
+    out[:, :, n_features] = booster.base_margin
+    n_threads = resolve_n_threads(booster.params["n_jobs"] if n_jobs is None else n_jobs)
+    # a row costs about (leaves x depth^2) per tree: far more than a plain prediction
+    n_threads = threads_for(n_rows * max(1, forest.split_feature.shape[0]) * 4, n_threads)
+    with numba_threads(n_threads):
+        kernels.tree_shap(X, forest.split_feature, forest.threshold, forest.default_left,
+                          forest.left_child, forest.value, forest.cover, forest.tree_offsets,
+                          forest.tree_group, forest.tree_depth, n_threads, out)
+    return out[:, 0, :].copy() if booster.n_groups == 1 else out
