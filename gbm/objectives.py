@@ -7,6 +7,7 @@ operations, so ``xp`` may be NumPy or CuPy.
 """
 import numpy as np
 
+from .ranking_objectives import NDCGLambda, Pairwise
 from .regression_objectives import Gamma, Poisson, Tweedie
 
 _EPS = 1e-16
@@ -138,7 +139,7 @@ for _cls in (SquaredError, Logistic, Softprob, Poisson, Gamma, Tweedie):
     _cls.transform_for_metric = _cls.transform  # metrics read the predictions
 
 OBJECTIVES = {cls.name: cls for cls in (SquaredError, Logistic, Softprob, Softmax, Poisson, Gamma,
-                                        Tweedie)}
+                                        Tweedie, Pairwise, NDCGLambda)}
 
 
 def get_objective(params):

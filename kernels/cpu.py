@@ -508,3 +508,6 @@ def quantize_gradients(grad, hess, scales, out):
     for i in prange(grad.shape[0]):
         out[i, 0] = np.int64(np.rint(grad[i] * scales[0]))
         out[i, 1] = np.int64(np.rint(hess[i] * scales[1]))
+
+
+from .rank_cpu import lambdarank_gradients  # noqa: E402,F401  (its own module: ranking only)
