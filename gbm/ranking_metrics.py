@@ -100,6 +100,15 @@ class RankingMetric:
             ptr, weight = queries.ptr, queries.weight
         if self.kind == "ndcg":
             scores = ndcg_per_group(y, pred, ptr, self.k, self.minus, self.exp_gain)
+            # XGBoost 3.2 adds an empty query's score (1, or 0 for "ndcg-") unweighted
+            # while its weight still counts in the denominator; followed for parity
+            weighted = np.where(_has_gain(y, ptr, self.exp_gain), scores * weight, scores)
         else:
-            scores = map_per_group(y, pred, ptr, self.k, self.minus)
-        return float(min(1.0, np.sum(scores * weight) / np.sum(weight)))
+            weighted = map_per_group(y, pred, ptr, self.k, self.minus) * weight
+        return float(min(1.0, np.sum(weighted) / np.sum(weight)))
+
+
+def _has_gain(y, ptr, exp_gain):
+    """bool (n_groups,): whether a group's ideal DCG is > 0 (a relevant document)."""
+    gain = (np.exp2(y) - 1.0) if exp_gain else y
+    return np.add.reduceat(gain, ptr[:-1]) > 0
