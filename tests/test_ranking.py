@@ -410,3 +410,18 @@ def test_ranker_takes_a_qid_column_and_rejects_bad_input(data):
                                           eval_group=[group, group])
     with pytest.raises(ValueError, match="both a 'qid' column"):
         gbm.GBMRanker(n_estimators=1).fit(with_qid, y, qid=qid)
+
+
+def test_ranker_follows_the_estimator_api():
+    from sklearn.base import clone
+    from sklearn.utils.estimator_checks import (check_no_attributes_set_in_init,
+                                                check_parameters_default_constructible)
+
+    ranker = gbm.GBMRanker(objective="rank:pairwise", lambdarank_num_pair_per_sample=5,
+                           ndcg_exp_gain=False, n_estimators=7)
+    check_no_attributes_set_in_init("GBMRanker", ranker)
+    check_parameters_default_constructible("GBMRanker", gbm.GBMRanker())
+    assert clone(ranker).get_params() == ranker.get_params()
+    params = ranker._train_params()
+    assert params["objective"] == "rank:pairwise"
+    assert params["lambdarank_num_pair_per_sample"] == 5 and params["ndcg_exp_gain"] is False
