@@ -6,12 +6,13 @@ from .adaptive import refresh_leaves
 from .backend import get_backend
 from .binning import BinMapper
 from .constraints import parse_interaction_constraints, parse_monotone_constraints
-from .data import check_sample_weight, check_X, check_y, feature_names_of
+from .data import check_X, check_y, feature_names_of
 from .evaluation import EvalSet, Evaluator, unpack_eval
 from .explain import predict_contributions
 from .grower import TreeGrower
 from .objectives import get_objective
 from .params import validate_params
+from .queries import training_queries
 from .quantize import quantize
 from .sampling import ColumnSampler, row_sample
 from .threads import numba_threads, resolve_n_threads, threads_for
@@ -203,7 +204,7 @@ def _check_iteration_range(iteration_range, n_rounds):
 
 def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbose_eval=False,
           feature_names=None, init_model=None, early_stopping_rounds=None, maximize=None,
-          obj=None, custom_metric=None, callbacks=()):
+          obj=None, custom_metric=None, callbacks=(), group=None, qid=None):
     """Train a gradient-boosted tree model.
 
     Parameters
@@ -215,9 +216,12 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
     num_boost_round : int
         Boosting rounds; each adds one tree per output group.
     sample_weight : array-like (n_samples,), optional
-    evals : sequence of (X, y, name) or (X, y, sample_weight, name)
+        Row weights; for ranking objectives one weight per query group (n_groups,).
+    evals : sequence of (X, y, name), (X, y, sample_weight, name) or dict
         Sets scored after every round with ``params["eval_metric"]`` (default: the
-        objective's metric), into ``booster.evals_result``.
+        objective's metric), into ``booster.evals_result``. A dict entry has keys ``X``,
+        ``y``, ``name`` and optionally ``sample_weight``, ``group``, ``qid``: the form for
+        ranking eval sets, which need their own query groups.
     verbose_eval : bool
         Print one line of scores per round, as XGBoost does.
     early_stopping_rounds : int, optional
@@ -243,6 +247,11 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         Continue training this model: its trees stay, and new rounds start from its
         predictions. Training 10 rounds and then 5 more on the same data and parameters
         gives the same model as training 15 at once.
+    group : array-like of int (n_groups,), optional
+        Sizes of consecutive query groups (rows of a query are consecutive); needed by
+        ``rank:pairwise`` and ``rank:ndcg``, checked and unused by other objectives.
+    qid : array-like of int (n_samples,), optional
+        Instead of ``group``: the query id of each row, sorted (non-decreasing).
 
     Returns
     -------
@@ -257,8 +266,8 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
     if names is not None and len(names) != X.shape[1]:
         raise ValueError(f"feature_names has {len(names)} names but X has {X.shape[1]} columns")
     y = check_y(y, X.shape[0])
-    w = check_sample_weight(sample_weight, X.shape[0])
     objective = get_objective(p)
+    queries, w = training_queries(objective, group, qid, sample_weight, X.shape[0])
     y = objective.check_labels(y)
     backend = get_backend(p["device"])
     n_threads = resolve_n_threads(p["n_jobs"])
@@ -284,11 +293,14 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                 booster.add_tree(tree, group)
             margin = init.predict(X, output_margin=True).reshape(X.shape[0], -1)
             first_round = init.num_boosted_rounds
-        eval_sets = [EvalSet(*unpack_eval(e), booster, mapper, backend.kernels) for e in evals]
+        eval_sets = [EvalSet(*_unpack_eval(e, i, queries), booster, mapper, backend.kernels)
+                     for i, e in enumerate(evals)]
         evaluator = Evaluator(eval_sets, p["eval_metric"] or [objective.default_metric], objective,
                               _check_patience(early_stopping_rounds), maximize, verbose_eval,
-                              custom_metric, params=p)
+                              custom_metric, p)
         leaf_alphas = getattr(objective, "leaf_alphas", None) if obj is None else None
+        if queries is not None:
+            objective.bind(queries, backend.kernels, n_threads)
         row_ids = np.arange(X.shape[0])
         interaction_sets = parse_interaction_constraints(p["interaction_constraints"], names,
                                                          X.shape[1])
@@ -299,8 +311,12 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         for round_ in range(first_round, first_round + num_boost_round):
             if any([cb.before_iteration(booster, round_, booster.evals_result) for cb in callbacks]):
                 break
-            grad, hess = (objective.gradients(margin, y, w) if obj is None
-                          else _call_objective(obj, margin, y, w))
+            if obj is not None:
+                grad, hess = _call_objective(obj, margin, y, w)
+            elif queries is not None:  # ranking: pairs may be drawn per round
+                grad, hess = objective.gradients(margin, y, w, round_=round_)
+            else:
+                grad, hess = objective.gradients(margin, y, w)
             new_trees = []
             for group in range(objective.n_groups):
                 gpair, scales = quantize(grad[:, group], hess[:, group], backend.kernels)
@@ -330,6 +346,16 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         for cb in callbacks:
             booster = cb.after_training(booster)
     return booster
+
+
+def _unpack_eval(entry, index, train_queries):
+    """An ``evals`` entry; with a ranking objective it must carry its query groups."""
+    unpacked = unpack_eval(entry, index)
+    if train_queries is not None and unpacked[4] is None:
+        raise ValueError(f"evals[{index}] ({unpacked[0]!r}) has no query groups; with a ranking "
+                         "objective pass it as a dict with 'group' or 'qid', e.g. "
+                         "{'X': X, 'y': y, 'name': 'valid', 'qid': qid}")
+    return unpacked
 
 
 def _check_init_model(init_model, p, n_features, names):

@@ -3,14 +3,15 @@ import numpy as np
 
 from .data import check_sample_weight, check_X, check_y
 from .metrics import get_metric, maximizes
+from .queries import make_queries
 from .tree import Forest
 
 
 class EvalSet:
     """An evaluation set whose margin is updated tree by tree on its bins."""
 
-    def __init__(self, name, X, y, w, booster, mapper, kernels):
-        self.name, self.y, self.w = name, y, w
+    def __init__(self, name, X, y, w, queries, booster, mapper, kernels):
+        self.name, self.y, self.w, self.queries = name, y, w, queries
         self.X = booster._check_predict_X(X)
         self.binned = True
         try:
@@ -32,18 +33,40 @@ class EvalSet:
                             self.margin)
 
 
-def unpack_eval(entry):
-    """``(X, y, name)`` or ``(X, y, sample_weight, name)``, checked."""
-    if len(entry) == 3:
+_EVAL_KEYS = {"X", "y", "name", "sample_weight", "group", "qid"}
+
+
+def unpack_eval(entry, index=0):
+    """One entry of ``evals``, checked: ``(name, X, y, row_weights, queries)``.
+
+    An entry is ``(X, y, name)``, ``(X, y, sample_weight, name)``, or a dict with keys
+    ``X``, ``y``, ``name`` and optionally ``sample_weight``, ``group``, ``qid`` (query
+    groups for ranking: then ``sample_weight`` holds one weight per group). ``queries`` is
+    a ``gbm.queries.QueryGroups`` or None.
+    """
+    group = qid = None
+    if isinstance(entry, dict):
+        unknown, missing = set(entry) - _EVAL_KEYS, {"X", "y", "name"} - set(entry)
+        if unknown or missing:
+            raise ValueError(f"evals[{index}] is a dict with unknown keys {sorted(unknown)} or "
+                             f"missing keys {sorted(missing)}; allowed keys: {sorted(_EVAL_KEYS)}")
+        X, y, name = entry["X"], entry["y"], entry["name"]
+        w, group, qid = entry.get("sample_weight"), entry.get("group"), entry.get("qid")
+    elif len(entry) == 3:
         X, y, name = entry
         w = None
     elif len(entry) == 4:
         X, y, w, name = entry
     else:
-        raise ValueError("each entry of evals must be (X, y, name) or (X, y, sample_weight, name)")
+        raise ValueError("each entry of evals must be (X, y, name), (X, y, sample_weight, name) "
+                         "or a dict with keys X, y, name (and sample_weight, group, qid)")
     X_checked = check_X(X, name=f"evals[{name!r}] X")
-    y = check_y(y, X_checked.shape[0])
-    return name, X, y, check_sample_weight(w, X_checked.shape[0])
+    n_rows = X_checked.shape[0]
+    y = check_y(y, n_rows)
+    queries = make_queries(group, qid, w, n_rows, what=f"evals[{name!r}] ")
+    if queries is not None:
+        return name, X, y, queries.row_weight(), queries
+    return name, X, y, check_sample_weight(w, n_rows), None
 
 
 class Evaluator:
@@ -78,7 +101,7 @@ class Evaluator:
         for es in self.eval_sets:
             es.add_trees(kernels, new_trees, groups)
             pred = self.objective.transform_for_metric(es.margin)
-            scores = [(name, metric(es.y, pred, es.w)) for name, metric in zip(self.names, self.metrics)]
+            scores = [(name, _score(metric, es, pred)) for name, metric in zip(self.names, self.metrics)]
             if self.custom_metric is not None:
                 name, score = self.custom_metric(es.y, pred, es.w)
                 scores.append((str(name), float(score)))
@@ -97,3 +120,10 @@ class Evaluator:
             self.best_score, self.best_iteration = score, round_
             booster.best_iteration, booster.best_score = round_, score
         return round_ - self.best_iteration >= self.patience
+
+
+def _score(metric, es, pred):
+    """One metric on one eval set; ranking metrics also get its query groups."""
+    if getattr(metric, "needs_queries", False):
+        return metric(es.y, pred, es.w, es.queries)
+    return metric(es.y, pred, es.w)

@@ -6,6 +6,8 @@ float; all are weighted means, as in XGBoost.
 import numpy as np
 from scipy.special import gammaln
 
+from . import ranking_metrics
+
 _EPS = 1e-15
 
 
@@ -109,13 +111,13 @@ _MAXIMIZED = ("auc", "aucpr")
 
 def maximizes(name):
     """Whether larger values of metric ``name`` are better."""
-    return name in _MAXIMIZED
+    return name in _MAXIMIZED or ranking_metrics.parse(name) is not None
 
 
 def check_metric_name(name):
     """``name`` if it names a metric, else a ValueError listing the known ones."""
     if isinstance(name, str):
-        if name in METRICS or name in _PARAMETRIC:
+        if name in METRICS or name in _PARAMETRIC or ranking_metrics.parse(name) is not None:
             return name
         if name.startswith("tweedie-nloglik@"):
             try:
@@ -125,16 +127,24 @@ def check_metric_name(name):
             if rho is not None and 1.0 <= rho < 2.0:
                 return name
     raise ValueError(f"eval_metric {name!r} is not a known metric; known: "
-                     f"{sorted(METRICS) + sorted(_PARAMETRIC)} "
-                     "and tweedie-nloglik@rho with rho in [1, 2)")
+                     f"{sorted(METRICS) + sorted(_PARAMETRIC)}, "
+                     "tweedie-nloglik@rho with rho in [1, 2), and the ranking metrics "
+                     "ndcg, map, ndcg@k, map@k (each also with a '-' suffix)")
 
 
 def get_metric(name, params=None):
     """The metric function called ``name`` (``tweedie-nloglik@rho`` carries its power;
-    ``quantile`` and ``mphe`` take ``quantile_alpha`` / ``huber_slope`` from ``params``)."""
+    ``quantile`` and ``mphe`` take ``quantile_alpha`` / ``huber_slope`` from ``params``).
+
+    Ranking metrics (``ndcg``, ``map@k``, ... see gbm.ranking_metrics) are
+    ``RankingMetric`` objects, called with the eval set's query groups as well; they read
+    ``ndcg_exp_gain`` from ``params``."""
     if name in _PARAMETRIC:
         factory, key = _PARAMETRIC[name]
         return factory((params or {}).get(key, _PARAM_DEFAULTS[key]))
+    if ranking_metrics.parse(name) is not None:
+        exp_gain = True if params is None else params["ndcg_exp_gain"]
+        return ranking_metrics.RankingMetric(name, exp_gain)
     if name.startswith("tweedie-nloglik@"):
         return tweedie_nloglik(float(name.split("@", 1)[1]))
     return METRICS[name]

@@ -7,6 +7,7 @@ operations, so ``xp`` may be NumPy or CuPy.
 """
 import numpy as np
 
+from .ranking_objectives import NDCGLambda, Pairwise
 from .regression_objectives import Gamma, Poisson, Tweedie
 from .robust_objectives import AbsoluteError, PseudoHuber, QuantileError
 
@@ -142,7 +143,7 @@ for _cls in _ALL:
     if "transform_for_metric" not in vars(_cls):
         _cls.transform_for_metric = _cls.transform  # metrics read the predictions
 
-OBJECTIVES = {cls.name: cls for cls in _ALL}
+OBJECTIVES = {cls.name: cls for cls in _ALL + (Pairwise, NDCGLambda)}
 
 
 def get_objective(params):

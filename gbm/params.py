@@ -10,8 +10,10 @@ import numpy as np
 
 OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror", "reg:pseudohubererror",
               "count:poisson", "reg:gamma", "reg:tweedie", "binary:logistic", "multi:softprob",
-              "multi:softmax")
+              "multi:softmax", "rank:pairwise", "rank:ndcg")
 MULTICLASS = ("multi:softprob", "multi:softmax")
+RANKING = ("rank:pairwise", "rank:ndcg")
+PAIR_METHODS = ("topk", "mean")
 GROW_POLICIES = ("depthwise", "lossguide")
 DEVICES = ("cpu", "cuda")
 
@@ -62,6 +64,20 @@ def _choice(options):
         return value
 
     return check
+
+
+def _bool(name, value):
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+
+
+def _num_pair(name, value):
+    if value is None:
+        return None  # 32 for lambdarank_pair_method="topk", 1 for "mean" (XGBoost's defaults)
+    return _int(1)(name, value)
 
 
 def _base_score(name, value):
@@ -158,6 +174,14 @@ SPEC = {
     "interaction_constraints": (None, _interaction_constraints,
                                 "lists of features allowed to interact (see gbm.constraints)"),
     "eval_metric": (None, _eval_metric, "metric(s) for eval sets; None = the objective's"),
+    "lambdarank_pair_method": ("topk", _choice(PAIR_METHODS),
+                               "rank:*: pairs among the model's top k, or k sampled per document"),
+    "lambdarank_num_pair_per_sample": (None, _num_pair, "rank:*: k above; None = 32 for topk, "
+                                       "1 for mean"),
+    "ndcg_exp_gain": (True, _bool, "NDCG gain 2^label - 1 (True) or label (False)"),
+    "lambdarank_normalization": (True, _bool, "rank:*: scale each query's lambdas (see docs)"),
+    "lambdarank_score_normalization": (True, _bool,
+                                       "rank:*: divide each pair's delta by its score gap + 0.01"),
     "bin_sample_size": (200_000, _int(1), "rows in the binning sample (hash-selected) above which quantiles are approximate"),
 }
 
@@ -200,6 +224,8 @@ def validate_params(params):
     for name, (default, check, _) in SPEC.items():
         if name not in out:
             out[name] = check(name, default) if default is not None else None
+    if out["lambdarank_num_pair_per_sample"] is None:
+        out["lambdarank_num_pair_per_sample"] = 32 if out["lambdarank_pair_method"] == "topk" else 1
     if out["max_delta_step"] is None:
         out["max_delta_step"] = 0.7 if out["objective"] == "count:poisson" else 0.0
     if out["objective"] in MULTICLASS:

@@ -221,3 +221,129 @@ class GBMClassifier(ClassifierMixin, _GBMBase):
         """Most probable class label per row, (n_samples,), of ``classes_``'s dtype."""
         check_is_fitted(self, "_Booster")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+_RANK_PARAMS = ("objective", "lambdarank_pair_method", "lambdarank_num_pair_per_sample",
+                "ndcg_exp_gain", "lambdarank_normalization", "lambdarank_score_normalization")
+
+
+class GBMRanker(_GBMBase):
+    """Gradient-boosted trees for learning to rank (LambdaMART), XGBRanker's interface.
+
+    Parameters
+    ----------
+    objective : "rank:ndcg" (default, as XGBRanker) or "rank:pairwise"
+    lambdarank_pair_method, lambdarank_num_pair_per_sample, ndcg_exp_gain,
+    lambdarank_normalization, lambdarank_score_normalization
+        As in ``docs/parameters.md`` (XGBoost's meaning and defaults).
+    Other parameters as for ``GBMRegressor``.
+
+    Query groups are needed to fit, not to predict: ``fit(X, y, group=...)`` or
+    ``qid=...`` (or a ``qid`` column of a DataFrame ``X``); rows of a query must be
+    consecutive. ``sample_weight`` holds one weight per query group.
+    """
+
+    def __init__(self, objective="rank:ndcg", n_estimators=100, learning_rate=0.3, max_depth=6,
+                 max_leaves=0, grow_policy="depthwise", min_child_weight=1.0, reg_lambda=1.0,
+                 reg_alpha=0.0, gamma=0.0, max_delta_step=0.0, subsample=1.0,
+                 colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0, max_bin=256,
+                 base_score=None, n_jobs=None, random_state=None, device="cpu", eval_metric=None,
+                 early_stopping_rounds=None, interaction_constraints=None,
+                 monotone_constraints=None, lambdarank_pair_method="topk",
+                 lambdarank_num_pair_per_sample=None, ndcg_exp_gain=True,
+                 lambdarank_normalization=True, lambdarank_score_normalization=True):
+        super().__init__(
+            n_estimators=n_estimators, learning_rate=learning_rate, max_depth=max_depth,
+            max_leaves=max_leaves, grow_policy=grow_policy, min_child_weight=min_child_weight,
+            reg_lambda=reg_lambda, reg_alpha=reg_alpha, gamma=gamma,
+            max_delta_step=max_delta_step, subsample=subsample,
+            colsample_bytree=colsample_bytree, colsample_bylevel=colsample_bylevel,
+            colsample_bynode=colsample_bynode, max_bin=max_bin, base_score=base_score,
+            n_jobs=n_jobs, random_state=random_state, device=device, eval_metric=eval_metric,
+            early_stopping_rounds=early_stopping_rounds,
+            interaction_constraints=interaction_constraints,
+            monotone_constraints=monotone_constraints)
+        self.objective = objective
+        self.lambdarank_pair_method = lambdarank_pair_method
+        self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample
+        self.ndcg_exp_gain = ndcg_exp_gain
+        self.lambdarank_normalization = lambdarank_normalization
+        self.lambdarank_score_normalization = lambdarank_score_normalization
+
+    def _train_params(self):
+        params = super()._train_params()
+        params.update({name: getattr(self, name) for name in _RANK_PARAMS})
+        return params
+
+    def fit(self, X, y, *, group=None, qid=None, sample_weight=None, eval_set=None,
+            eval_group=None, eval_qid=None, sample_weight_eval_set=None, verbose=False,
+            xgb_model=None, callbacks=()):
+        """Fit on X (n_samples, n_features), relevance labels y (n_samples,) and query
+        groups; returns self.
+
+        ``group`` (n_groups,): sizes of consecutive query groups; or ``qid``
+        (n_samples,): the sorted query id of each row (or a ``qid`` column of X).
+        ``sample_weight`` (n_groups,), optional: one weight per query group.
+        ``eval_set``: list of ``(X, y)``, each with its groups in ``eval_group[i]`` or
+        ``eval_qid[i]`` and group weights in ``sample_weight_eval_set[i]``; named
+        ``validation_0``, ...; the last drives ``early_stopping_rounds``.
+        ``verbose``, ``xgb_model``, ``callbacks``: as for ``GBMRegressor.fit``.
+        """
+        if self.objective not in ("rank:ndcg", "rank:pairwise"):
+            raise ValueError(f"GBMRanker needs a ranking objective ('rank:ndcg' or "
+                             f"'rank:pairwise'), got objective={self.objective!r}")
+        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) \
+                or self.n_estimators < 1:
+            raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
+        X, qid = _pop_qid(X, qid)
+        if y is None:
+            raise ValueError("GBMRanker requires y (relevance labels), but the target y is None")
+        X = self._validate_X(X, reset=True)
+        y = column_or_1d(y, warn=True)
+        names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
+        if isinstance(xgb_model, _GBMBase):
+            xgb_model = xgb_model.get_booster()
+        evals = self._ranking_eval_sets(eval_set, eval_group, eval_qid, sample_weight_eval_set)
+        self._Booster = train(self._train_params(), X, y, num_boost_round=int(self.n_estimators),
+                              sample_weight=sample_weight, group=group, qid=qid,
+                              feature_names=names, init_model=xgb_model, evals=evals,
+                              verbose_eval=verbose,
+                              early_stopping_rounds=self.early_stopping_rounds,
+                              callbacks=callbacks)
+        return self
+
+    def _ranking_eval_sets(self, eval_set, eval_group, eval_qid, weights):
+        if eval_set is None:
+            for name, value in (("eval_group", eval_group), ("eval_qid", eval_qid),
+                                ("sample_weight_eval_set", weights)):
+                if value is not None:
+                    raise ValueError(f"{name} is given but eval_set is not")
+            return []
+        n = len(eval_set)
+        for name, value in (("eval_group", eval_group), ("eval_qid", eval_qid),
+                            ("sample_weight_eval_set", weights)):
+            if value is not None and len(value) != n:
+                raise ValueError(f"{name} has {len(value)} entries but eval_set has {n}")
+        evals = []
+        for i, (X_eval, y_eval) in enumerate(eval_set):
+            X_eval, q = _pop_qid(X_eval, None if eval_qid is None else eval_qid[i])
+            evals.append({"X": self._validate_X(X_eval, reset=False), "y": column_or_1d(y_eval),
+                          "name": f"validation_{i}", "qid": q,
+                          "group": None if eval_group is None else eval_group[i],
+                          "sample_weight": None if weights is None else weights[i]})
+        return evals
+
+    def predict(self, X):
+        """Ranking scores, float64 (n_samples,): higher = ranked first within a query.
+        A ``qid`` column of a DataFrame X is ignored."""
+        X, _ = _pop_qid(X, None)
+        return self._predict_margin(X, output_margin=True)
+
+
+def _pop_qid(X, qid):
+    """A DataFrame's special ``qid`` column (XGBRanker's convention) split from X."""
+    if hasattr(X, "columns") and hasattr(X, "drop") and "qid" in list(X.columns):
+        if qid is not None:
+            raise ValueError("found both a 'qid' column in X and the qid argument; pass one")
+        return X.drop(columns="qid"), X["qid"].to_numpy()
+    return X, qid

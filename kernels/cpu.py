@@ -686,3 +686,5 @@ def tree_shap(X, split_feature, threshold, default_left, left_child, value, cove
                 _tree_shap_row(X[r], tree_offsets[t], split_feature, threshold, default_left,
                                left_child, value, cover, path_feature, path_zero, path_one,
                                path_weight, stack_int, stack_float, phi)
+
+from .rank_cpu import lambdarank_gradients  # noqa: E402,F401  (its own module: ranking only)
