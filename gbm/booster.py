@@ -293,7 +293,8 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         n_parallel = p["num_parallel_tree"]
         # Each parallel tree's leaves carry learning_rate / num_parallel_tree, so a round
         # adds learning_rate times the mean of its trees (XGBoost scales them the same way).
-        tree_params = p if n_parallel == 1 else dict(p, learning_rate=p["learning_rate"] / n_parallel)
+        tree_params = (p if n_parallel == 1
+                       else dict(p, learning_rate=p["learning_rate"] / n_parallel))
         for cb in callbacks:
             booster = cb.before_training(booster)
         for round_ in range(first_round, first_round + num_boost_round):
