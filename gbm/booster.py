@@ -26,6 +26,9 @@ class Booster:
     ----------
     params : dict, the validated training parameters
     trees : list of Tree; ``tree_group[i]`` is the output column tree ``i`` adds to
+    iteration_indptr : list of int; round ``r`` grew ``trees[iteration_indptr[r]:
+        iteration_indptr[r + 1]]``: ``num_parallel_tree`` trees per output group, group by
+        group (XGBoost's order and its ``iteration_indptr``)
     base_margin : float64 (n_groups,), the margin before any tree
     feature_names : list of str or None
     n_features : int
@@ -40,6 +43,7 @@ class Booster:
         self.base_margin = np.asarray(base_margin, dtype=np.float64)
         self.cuts = cuts
         self.trees, self.tree_group = [], []
+        self.iteration_indptr = [0]
         self.evals_result = {}
         self.best_iteration = None
         self.best_score = None
@@ -51,12 +55,18 @@ class Booster:
 
     @property
     def num_boosted_rounds(self):
-        return len(self.trees) // self.n_groups
+        """Rounds trained; a round holds ``num_parallel_tree`` trees per output group."""
+        return len(self.iteration_indptr) - 1
 
     def add_tree(self, tree, group):
+        """Append a tree of the round being grown; ``end_round`` closes the round."""
         self.trees.append(tree)
         self.tree_group.append(group)
         self._forest = None
+
+    def end_round(self):
+        """Mark the trees added since the last round as one round."""
+        self.iteration_indptr.append(len(self.trees))
 
     def forest(self, begin=0, end=None):
         """Trees of rounds ``[begin, end)`` packed for the prediction kernels."""
@@ -65,7 +75,7 @@ class Booster:
             if self._forest is None:
                 self._forest = Forest(self.trees, self.tree_group)
             return self._forest
-        lo, hi = begin * self.n_groups, end * self.n_groups
+        lo, hi = self.iteration_indptr[begin], self.iteration_indptr[end]
         return Forest(self.trees[lo:hi], self.tree_group[lo:hi])
 
     def _check_predict_X(self, X):
@@ -92,7 +102,8 @@ class Booster:
         output_margin : bool
             Return the raw margin (before the link function).
         iteration_range : (int, int)
-            Use the trees of rounds ``[begin, end)``; ``(0, 0)`` = all rounds.
+            Use the trees of rounds ``[begin, end)``; ``(0, 0)`` = all rounds. A round is
+            ``num_parallel_tree`` trees per output group.
         pred_leaf : bool
             Return the leaf each row reaches in each tree instead: int32
             (n_samples, n_trees), node ids within each tree (as in the model file).
@@ -214,7 +225,10 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
     X : array-like (n_samples, n_features); NaN = missing
     y : array-like (n_samples,)
     num_boost_round : int
-        Boosting rounds; each adds one tree per output group.
+        Boosting rounds; each adds ``params["num_parallel_tree"]`` trees per output group,
+        grown from the same gradients with their own row and column samples, each
+        scaled by ``learning_rate / num_parallel_tree`` (as XGBoost does): one round with
+        ``num_parallel_tree > 1`` and ``learning_rate=1`` is a random forest.
     sample_weight : array-like (n_samples,), optional
         Row weights; for ranking objectives one weight per query group (n_groups,).
     evals : sequence of (X, y, name), (X, y, sample_weight, name) or dict
@@ -291,6 +305,7 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         if init is not None:
             for tree, group in zip(init.trees, init.tree_group):
                 booster.add_tree(tree, group)
+            booster.iteration_indptr = list(init.iteration_indptr)
             margin = init.predict(X, output_margin=True).reshape(X.shape[0], -1)
             first_round = init.num_boosted_rounds
         eval_sets = [EvalSet(*_unpack_eval(e, i, queries), booster, mapper, backend.kernels)
@@ -306,6 +321,11 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                                                          X.shape[1])
         monotone = parse_monotone_constraints(p["monotone_constraints"], names, X.shape[1])
         callbacks = list(callbacks)
+        n_parallel = p["num_parallel_tree"]
+        # Each parallel tree's leaves carry learning_rate / num_parallel_tree, so a round
+        # adds learning_rate times the mean of its trees (XGBoost scales them the same way).
+        tree_params = (p if n_parallel == 1
+                       else dict(p, learning_rate=p["learning_rate"] / n_parallel))
         for cb in callbacks:
             booster = cb.before_training(booster)
         for round_ in range(first_round, first_round + num_boost_round):
@@ -319,26 +339,34 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                 grad, hess = objective.gradients(margin, y, w)
             new_trees = []
             for group in range(objective.n_groups):
-                gpair, scales = quantize(grad[:, group], hess[:, group], backend.kernels)
-                kept = row_sample(p["random_state"], round_, group, row_ids, p["subsample"])
-                if kept is not None:
-                    gpair[~kept] = 0  # rows left out add nothing to this tree's histograms
-                columns = ColumnSampler(p, X.shape[1], round_, group)
-                grower = TreeGrower(bins, bins_by_feature, mapper.n_bins, mapper.cuts, gpair,
-                                    scales, p, backend.kernels, n_threads, columns,
-                                    interaction_sets, monotone)
-                tree, rows, starts, ends, values = grower.grow()
-                if leaf_alphas is not None:  # absolute / quantile loss: residual quantiles
-                    values = refresh_leaves(values, rows, starts, ends, y - margin[:, group],
-                                            leaf_alphas[group], p["learning_rate"],
-                                            None if sample_weight is None else w, kept)
-                    tree.value[grower.leaf_ids] = values
+                # The round's gradients are shared by its parallel trees (XGBoost's rule):
+                # growing one tree does not change what the next one sees.
+                shared_gpair, scales = quantize(grad[:, group], hess[:, group], backend.kernels)
                 column = np.ascontiguousarray(margin[:, group])
-                with numba_threads(threads_for(rows.shape[0], n_threads)):
-                    backend.kernels.add_leaf_values(rows, starts, ends, values, column)
+                for parallel in range(n_parallel):
+                    gpair = shared_gpair
+                    kept = row_sample(p["random_state"], round_, group, row_ids, p["subsample"],
+                                      parallel)
+                    if kept is not None:
+                        if n_parallel > 1:
+                            gpair = shared_gpair.copy()
+                        gpair[~kept] = 0  # rows left out add nothing to this tree's histograms
+                    columns = ColumnSampler(p, X.shape[1], round_, group, parallel)
+                    grower = TreeGrower(bins, bins_by_feature, mapper.n_bins, mapper.cuts, gpair,
+                                        scales, tree_params, backend.kernels, n_threads, columns,
+                                        interaction_sets, monotone)
+                    tree, rows, starts, ends, values = grower.grow()
+                    if leaf_alphas is not None:  # absolute / quantile loss: residual quantiles
+                        values = refresh_leaves(values, rows, starts, ends, y - margin[:, group],
+                                                leaf_alphas[group], tree_params["learning_rate"],
+                                                None if sample_weight is None else w, kept)
+                        tree.value[grower.leaf_ids] = values
+                    with numba_threads(threads_for(rows.shape[0], n_threads)):
+                        backend.kernels.add_leaf_values(rows, starts, ends, values, column)
+                    booster.add_tree(tree, group)
+                    new_trees.append(tree)
                 margin[:, group] = column
-                booster.add_tree(tree, group)
-                new_trees.append(tree)
+            booster.end_round()
             stop = evaluator.after_round(booster, new_trees, backend.kernels)
             stop_asked = [cb.after_iteration(booster, round_, booster.evals_result) for cb in callbacks]
             if stop or any(stop_asked):

@@ -96,7 +96,7 @@ class Evaluator:
         if not self.eval_sets:
             return False
         round_ = booster.num_boosted_rounds - 1
-        groups = list(range(self.objective.n_groups))
+        groups = booster.tree_group[len(booster.trees) - len(new_trees):]
         line = [f"[{round_}]"]
         for es in self.eval_sets:
             es.add_trees(kernels, new_trees, groups)

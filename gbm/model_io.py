@@ -12,7 +12,8 @@ from .params import validate_params
 from .tree import NODE_FIELDS, Tree
 
 FORMAT = "gbm-model"
-VERSION = 1
+VERSION = 2  # 2 added iteration_indptr (rounds of num_parallel_tree trees per group)
+READABLE = (1, 2)  # a version 1 file has one tree per group per round
 
 
 def to_dict(booster):
@@ -26,6 +27,7 @@ def to_dict(booster):
         "cuts": [c.tolist() for c in booster.cuts],
         "best_iteration": booster.best_iteration,
         "best_score": booster.best_score,
+        "iteration_indptr": list(booster.iteration_indptr),
         "trees": [dict(t.to_dict(), group=g) for t, g in zip(booster.trees, booster.tree_group)],
     }
 
@@ -69,8 +71,9 @@ def loads(cls, text, source="model text"):
         _fail(source, f"it holds the non-finite number {err}")
     if not isinstance(d, dict) or d.get("format") != FORMAT:
         _fail(source, f"'format' is not {FORMAT!r} (a model from another library?)")
-    if d.get("version") != VERSION:
-        _fail(source, f"version {d.get('version')!r} is not supported (this gbm reads {VERSION})")
+    if d.get("version") not in READABLE:
+        _fail(source, f"version {d.get('version')!r} is not supported (this gbm reads "
+                      f"{' and '.join(map(str, READABLE))})")
     missing = {"params", "n_features", "feature_names", "base_margin", "cuts", "trees"} - set(d)
     if missing:
         _fail(source, f"missing fields {sorted(missing)}")
@@ -100,7 +103,26 @@ def loads(cls, text, source="model text"):
         _fail(source, f"{len(booster.cuts)} cut lists for {n_features} features")
     if len(booster.trees) % booster.n_groups:
         _fail(source, f"{len(booster.trees)} trees is not a multiple of {booster.n_groups} groups")
+    if d["version"] == 1:
+        indptr = list(range(0, len(booster.trees) + 1, booster.n_groups))
+    elif "iteration_indptr" not in d:
+        _fail(source, "missing fields ['iteration_indptr']")
+    else:
+        indptr = d["iteration_indptr"]
+    _check_indptr(indptr, len(booster.trees), booster.n_groups, source)
+    booster.iteration_indptr = [int(i) for i in indptr]
     return booster
+
+
+def _check_indptr(indptr, n_trees, n_groups, source):
+    """Round boundaries: from 0 to the tree count, each round a positive multiple of the
+    group count (num_parallel_tree trees per group)."""
+    ok = (isinstance(indptr, list) and indptr and all(type(i) is int for i in indptr)
+          and indptr[0] == 0 and indptr[-1] == n_trees
+          and all(b > a and (b - a) % n_groups == 0 for a, b in zip(indptr, indptr[1:])))
+    if not ok:
+        _fail(source, f"iteration_indptr must rise from 0 to the tree count {n_trees} in "
+                      f"steps that are multiples of {n_groups} groups")
 
 
 def _check_tree(tree, n_features, n_groups, group, i, source):

@@ -165,6 +165,9 @@ SPEC = {
     "colsample_bytree": (1.0, _real(0, 1, low_open=True), "share of features drawn for each tree"),
     "colsample_bylevel": (1.0, _real(0, 1, low_open=True), "share of the tree's features drawn for each level"),
     "colsample_bynode": (1.0, _real(0, 1, low_open=True), "share of the level's features drawn for each node"),
+    "num_parallel_tree": (1, _int(1), "trees grown per round and output group from the same "
+                          "gradients, each from its own row and column sample; > 1 with "
+                          "learning_rate 1 and one round is a random forest"),
     "max_bin": (256, _int(2, 256), "most value bins per feature (one more holds missing values)"),
     "base_score": (None, _base_score, "initial prediction; None = estimated from the labels"),
     "n_jobs": (None, _n_jobs, "CPU threads; None or -1 = all cores"),

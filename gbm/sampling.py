@@ -1,8 +1,8 @@
 """Row and column sampling from counter-based random numbers.
 
-Every draw is a hash of (seed, round, output group, and a row, level, node or feature id),
-never a generator's state: the same rows and features are chosen whatever the number of
-threads or workers, and whatever order they run in.
+Every draw is a hash of (seed, round, output group, parallel tree, and a row, level, node
+or feature id), never a generator's state: the same rows and features are chosen
+whatever the number of threads or workers, and whatever order they run in.
 """
 import numpy as np
 
@@ -25,12 +25,20 @@ def _uniform(key, ids):
     return (h >> np.uint64(11)).astype(np.float64) * (1.0 / 2.0**53)
 
 
-def row_sample(seed, round_, group, row_ids, rate):
+def _tree_parts(round_, group, parallel):
+    """The key parts naming one tree. The first parallel tree of a round (``parallel=0``)
+    has the key it had before ``num_parallel_tree`` existed, so models with
+    ``num_parallel_tree=1`` are unchanged; the others add their index."""
+    return (round_, group) if parallel == 0 else (round_, group, parallel)
+
+
+def row_sample(seed, round_, group, row_ids, rate, parallel=0):
     """Mask of the rows kept by ``subsample=rate`` in one tree (each row kept with
-    probability ``rate``), or None when every row is kept."""
+    probability ``rate``), or None when every row is kept. ``parallel`` is the tree's
+    index among the ``num_parallel_tree`` trees of its round and group."""
     if rate >= 1.0:
         return None
-    return _uniform(_key(seed, _ROWS, round_, group), row_ids) < rate
+    return _uniform(_key(seed, _ROWS, *_tree_parts(round_, group, parallel)), row_ids) < rate
 
 
 def _choose(key, features, rate):
@@ -44,13 +52,15 @@ def _choose(key, features, rate):
 
 class ColumnSampler:
     """``colsample_bytree``, ``colsample_bylevel`` and ``colsample_bynode`` for one tree,
-    each a subset of the one before, as in XGBoost."""
+    each a subset of the one before, as in XGBoost. ``parallel``: the tree's index among
+    the ``num_parallel_tree`` trees of its round and group."""
 
-    def __init__(self, params, n_features, round_, group):
-        self.seed, self.round, self.group = params["random_state"], round_, group
+    def __init__(self, params, n_features, round_, group, parallel=0):
+        self.seed = params["random_state"]
+        self.parts = _tree_parts(round_, group, parallel)
         self.by_level, self.by_node = params["colsample_bylevel"], params["colsample_bynode"]
         self.n_features = n_features
-        self.tree = _choose(_key(self.seed, _TREE, round_, group), np.arange(n_features),
+        self.tree = _choose(_key(self.seed, _TREE, *self.parts), np.arange(n_features),
                             params["colsample_bytree"])
         self._levels = {}
         self.trivial = (params["colsample_bytree"] >= 1.0 and self.by_level >= 1.0
@@ -59,9 +69,9 @@ class ColumnSampler:
     def mask(self, node_id, depth):
         """uint8 (n_features,): 1 for the features node ``node_id`` may split on."""
         if depth not in self._levels:
-            key = _key(self.seed, _LEVEL, self.round, self.group, depth)
+            key = _key(self.seed, _LEVEL, *self.parts, depth)
             self._levels[depth] = _choose(key, self.tree, self.by_level)
-        key = _key(self.seed, _NODE, self.round, self.group, node_id)
+        key = _key(self.seed, _NODE, *self.parts, node_id)
         chosen = _choose(key, self._levels[depth], self.by_node)
         out = np.zeros(self.n_features, dtype=np.uint8)
         out[chosen] = 1

@@ -13,7 +13,7 @@ _TREE_PARAMS = ("learning_rate", "max_depth", "max_leaves", "grow_policy", "min_
                 "reg_lambda", "reg_alpha", "gamma", "max_delta_step", "subsample",
                 "colsample_bytree", "colsample_bylevel", "colsample_bynode", "max_bin",
                 "base_score", "n_jobs", "random_state", "device", "eval_metric",
-                "interaction_constraints", "monotone_constraints")
+                "interaction_constraints", "monotone_constraints", "num_parallel_tree")
 
 
 class _GBMBase(BaseEstimator):
@@ -25,7 +25,7 @@ class _GBMBase(BaseEstimator):
                  colsample_bylevel=1.0, colsample_bynode=1.0, max_bin=256, base_score=None,
                  n_jobs=None, random_state=None, device="cpu", eval_metric=None,
                  early_stopping_rounds=None, interaction_constraints=None,
-                 monotone_constraints=None):
+                 monotone_constraints=None, num_parallel_tree=1):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -49,6 +49,7 @@ class _GBMBase(BaseEstimator):
         self.early_stopping_rounds = early_stopping_rounds
         self.interaction_constraints = interaction_constraints
         self.monotone_constraints = monotone_constraints
+        self.num_parallel_tree = num_parallel_tree
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -58,6 +59,10 @@ class _GBMBase(BaseEstimator):
 
     def _train_params(self):
         return {name: getattr(self, name) for name in _TREE_PARAMS}
+
+    def _boost_rounds(self):
+        """Rounds ``fit`` trains: ``n_estimators`` (a random forest trains one)."""
+        return int(self.n_estimators)
 
     def _validate_X(self, X, reset):
         """X as float32 (gbm.data's rules and errors), with scikit-learn's bookkeeping of
@@ -90,7 +95,7 @@ class _GBMBase(BaseEstimator):
         if isinstance(xgb_model, _GBMBase):
             xgb_model = xgb_model.get_booster()
         evals = self._eval_sets(eval_set, sample_weight_eval_set)
-        self._Booster = train(params, X, y, num_boost_round=int(self.n_estimators),
+        self._Booster = train(params, X, y, num_boost_round=self._boost_rounds(),
                               sample_weight=sample_weight, feature_names=names,
                               init_model=xgb_model, evals=evals, verbose_eval=verbose,
                               early_stopping_rounds=self.early_stopping_rounds,
@@ -164,7 +169,8 @@ class GBMRegressor(RegressorMixin, _GBMBase):
         Boosting rounds.
     learning_rate, max_depth, max_leaves, grow_policy, min_child_weight, reg_lambda,
     reg_alpha, gamma, max_delta_step, subsample, colsample_bytree, colsample_bylevel,
-    colsample_bynode, max_bin, base_score, n_jobs, random_state, device
+    colsample_bynode, max_bin, base_score, n_jobs, random_state, device,
+    num_parallel_tree
         As in ``docs/parameters.md`` (the same meaning as in XGBoost).
 
     Attributes
