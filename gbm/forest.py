@@ -15,7 +15,7 @@ class _RandomForestMixin:
 
     def __init__(self, n_estimators=100, learning_rate=1.0, max_depth=6, max_leaves=0,
                  grow_policy="depthwise", min_child_weight=1.0, reg_lambda=1e-5, reg_alpha=0.0,
-                 gamma=0.0, max_delta_step=0.0, subsample=0.8, colsample_bytree=1.0,
+                 gamma=0.0, max_delta_step=None, subsample=0.8, colsample_bytree=1.0,
                  colsample_bylevel=1.0, colsample_bynode=0.8, max_bin=256, base_score=None,
                  n_jobs=None, random_state=None, device="cpu", eval_metric=None,
                  early_stopping_rounds=None, interaction_constraints=None,

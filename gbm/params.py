@@ -57,6 +57,14 @@ def _int(low=None, high=None):
     return check
 
 
+def _optional(check):
+    """``check``, letting None through (None = a default decided later)."""
+    def optional(name, value):
+        return None if value is None else check(name, value)
+
+    return optional
+
+
 def _choice(options):
     def check(name, value):
         if value not in options:
@@ -78,12 +86,6 @@ def _num_pair(name, value):
     if value is None:
         return None  # 32 for lambdarank_pair_method="topk", 1 for "mean" (XGBoost's defaults)
     return _int(1)(name, value)
-
-
-def _base_score(name, value):
-    if value is None:
-        return None
-    return _real()(name, value)
 
 
 def _n_jobs(name, value):
@@ -159,7 +161,7 @@ SPEC = {
     "reg_lambda": (1.0, _real(0), "L2 penalty on leaf values"),
     "reg_alpha": (0.0, _real(0), "L1 penalty on leaf values"),
     "gamma": (0.0, _real(0), "least loss reduction for a split"),
-    "max_delta_step": (None, _real(0), "largest absolute leaf value before shrinkage; 0 = no "
+    "max_delta_step": (None, _optional(_real(0)), "largest absolute leaf value before shrinkage; 0 = no "
                        "cap; default 0, or 0.7 for count:poisson (as XGBoost)"),
     "subsample": (1.0, _real(0, 1, low_open=True), "share of rows drawn for each tree"),
     "colsample_bytree": (1.0, _real(0, 1, low_open=True), "share of features drawn for each tree"),
@@ -169,7 +171,7 @@ SPEC = {
                           "gradients, each from its own row and column sample; > 1 with "
                           "learning_rate 1 and one round is a random forest"),
     "max_bin": (256, _int(2, 256), "most value bins per feature (one more holds missing values)"),
-    "base_score": (None, _base_score, "initial prediction; None = estimated from the labels"),
+    "base_score": (None, _optional(_real()), "initial prediction; None = estimated from the labels"),
     "n_jobs": (None, _n_jobs, "CPU threads; None or -1 = all cores"),
     "random_state": (0, _seed, "seed of the binning sample and of row and column sampling"),
     "device": ("cpu", _choice(DEVICES), "where training runs"),

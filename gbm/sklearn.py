@@ -14,6 +14,11 @@ _TREE_PARAMS = ("learning_rate", "max_depth", "max_leaves", "grow_policy", "min_
                 "colsample_bytree", "colsample_bylevel", "colsample_bynode", "max_bin",
                 "base_score", "n_jobs", "random_state", "device", "eval_metric",
                 "interaction_constraints", "monotone_constraints", "num_parallel_tree")
+# Parameters of one objective, passed on only when set.
+_OBJECTIVE_PARAMS = ("quantile_alpha", "huber_slope", "tweedie_variance_power")
+_REGRESSION_OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
+                          "reg:pseudohubererror", "count:poisson", "reg:gamma", "reg:tweedie")
+_CLASSIFICATION_OBJECTIVES = ("binary:logistic", "multi:softprob", "multi:softmax")
 
 
 class _GBMBase(BaseEstimator):
@@ -21,11 +26,12 @@ class _GBMBase(BaseEstimator):
 
     def __init__(self, n_estimators=100, learning_rate=0.3, max_depth=6, max_leaves=0,
                  grow_policy="depthwise", min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0,
-                 gamma=0.0, max_delta_step=0.0, subsample=1.0, colsample_bytree=1.0,
+                 gamma=0.0, max_delta_step=None, subsample=1.0, colsample_bytree=1.0,
                  colsample_bylevel=1.0, colsample_bynode=1.0, max_bin=256, base_score=None,
                  n_jobs=None, random_state=None, device="cpu", eval_metric=None,
                  early_stopping_rounds=None, interaction_constraints=None,
-                 monotone_constraints=None, num_parallel_tree=1):
+                 monotone_constraints=None, num_parallel_tree=1, objective=None,
+                 quantile_alpha=None, huber_slope=None, tweedie_variance_power=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -50,6 +56,10 @@ class _GBMBase(BaseEstimator):
         self.interaction_constraints = interaction_constraints
         self.monotone_constraints = monotone_constraints
         self.num_parallel_tree = num_parallel_tree
+        self.objective = objective
+        self.quantile_alpha = quantile_alpha
+        self.huber_slope = huber_slope
+        self.tweedie_variance_power = tweedie_variance_power
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -58,7 +68,21 @@ class _GBMBase(BaseEstimator):
         return tags
 
     def _train_params(self):
-        return {name: getattr(self, name) for name in _TREE_PARAMS}
+        params = {name: getattr(self, name) for name in _TREE_PARAMS}
+        for name in _OBJECTIVE_PARAMS:  # None: the objective's default
+            if getattr(self, name, None) is not None:
+                params[name] = getattr(self, name)
+        return params
+
+    def _objective(self, allowed, default):
+        """The ``objective`` argument, checked against the estimator's kind."""
+        objective = getattr(self, "objective", None)
+        if objective is None:
+            return default
+        if objective not in allowed:
+            raise ValueError(f"objective must be one of {list(allowed)} for "
+                             f"{type(self).__name__}, got {objective!r}")
+        return objective
 
     def _boost_rounds(self):
         """Rounds ``fit`` trains: ``n_estimators`` (a random forest trains one)."""
@@ -161,10 +185,16 @@ class _GBMBase(BaseEstimator):
 
 
 class GBMRegressor(RegressorMixin, _GBMBase):
-    """Gradient-boosted trees for regression (squared error), XGBoost's parameter names.
+    """Gradient-boosted trees for regression, XGBoost's parameter names.
 
     Parameters
     ----------
+    objective : str, default None (= "reg:squarederror")
+        "reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
+        "reg:pseudohubererror", "count:poisson", "reg:gamma" or "reg:tweedie".
+    quantile_alpha, huber_slope, tweedie_variance_power : optional
+        The objective's own parameter (None: its default). With a list of
+        ``quantile_alpha`` levels, ``predict`` returns one column per level.
     n_estimators : int, default 100
         Boosting rounds.
     learning_rate, max_depth, max_leaves, grow_policy, min_child_weight, reg_lambda,
@@ -180,10 +210,10 @@ class GBMRegressor(RegressorMixin, _GBMBase):
     """
 
     def _encode_y(self, y):
-        return y, {"objective": "reg:squarederror"}
+        return y, {"objective": self._objective(_REGRESSION_OBJECTIVES, "reg:squarederror")}
 
     def predict(self, X):
-        """Predicted values, float64 (n_samples,)."""
+        """Predicted values, float64 (n_samples,); (n_samples, k) for ``k`` quantile levels."""
         return self._predict_margin(X, output_margin=False)
 
 
@@ -192,7 +222,10 @@ class GBMClassifier(ClassifierMixin, _GBMBase):
 
     Labels may be any values scikit-learn accepts (ints, strings, ...); ``classes_``
     holds them sorted. Two classes train ``binary:logistic``, more ``multi:softprob``.
-    Parameters as for ``GBMRegressor``.
+    ``objective`` may be None (that choice), "binary:logistic", "multi:softprob" or
+    "multi:softmax"; as in XGBoost, "binary:logistic" with more than two classes trains
+    ``multi:softprob``, and either multiclass objective trains ``multi:softprob`` (the same
+    trees; ``predict_proba`` needs probabilities). Parameters as for ``GBMRegressor``.
     """
 
     def _encode_eval_y(self, y):
@@ -212,7 +245,8 @@ class GBMClassifier(ClassifierMixin, _GBMBase):
                 "needs at least 2 classes"
             )
         encoded = self._label_encoder.transform(y).astype(np.float64)
-        if self.n_classes_ == 2:
+        objective = self._objective(_CLASSIFICATION_OBJECTIVES, None)
+        if self.n_classes_ == 2 and objective in (None, "binary:logistic"):
             return encoded, {"objective": "binary:logistic"}
         return encoded, {"objective": "multi:softprob", "num_class": self.n_classes_}
 
@@ -251,7 +285,7 @@ class GBMRanker(_GBMBase):
 
     def __init__(self, objective="rank:ndcg", n_estimators=100, learning_rate=0.3, max_depth=6,
                  max_leaves=0, grow_policy="depthwise", min_child_weight=1.0, reg_lambda=1.0,
-                 reg_alpha=0.0, gamma=0.0, max_delta_step=0.0, subsample=1.0,
+                 reg_alpha=0.0, gamma=0.0, max_delta_step=None, subsample=1.0,
                  colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0, max_bin=256,
                  base_score=None, n_jobs=None, random_state=None, device="cpu", eval_metric=None,
                  early_stopping_rounds=None, interaction_constraints=None,
