@@ -24,7 +24,17 @@ class EvalSet:
 
     def add_trees(self, kernels, trees, groups):
         f = Forest(trees, groups)
-        if self.binned:
+        if f.has_categorical:
+            if self.binned:
+                kernels.predict_binned_categorical(self.bins, self.n_bins, f.walk_binned,
+                                                   f.split_type, f.cat_bits, f.value,
+                                                   f.tree_offsets, f.tree_group, f.tree_depth,
+                                                   self.margin)
+            else:
+                kernels.predict_categorical(self.X, f.walk, f.split_type, f.cat_bits, f.value,
+                                            f.tree_offsets, f.tree_group, f.tree_depth,
+                                            self.margin)
+        elif self.binned:
             kernels.predict_binned(self.bins, self.n_bins, f.walk_binned, f.value, f.tree_offsets,
                                    f.tree_group, f.tree_depth, self.margin)
         else:
@@ -41,7 +51,7 @@ def unpack_eval(entry):
         X, y, w, name = entry
     else:
         raise ValueError("each entry of evals must be (X, y, name) or (X, y, sample_weight, name)")
-    X_checked = check_X(X, name=f"evals[{name!r}] X")
+    X_checked = check_X(X, name=f"evals[{name!r}] X", allow_category=True)
     y = check_y(y, X_checked.shape[0])
     return name, X, y, check_sample_weight(w, X_checked.shape[0])
 

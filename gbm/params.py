@@ -147,6 +147,10 @@ SPEC = {
                                 "lists of features allowed to interact (see gbm.constraints)"),
     "eval_metric": (None, _eval_metric, "metric(s) for eval sets; None = the objective's"),
     "bin_sample_size": (200_000, _int(1), "rows in the binning sample (hash-selected) above which quantiles are approximate"),
+    "max_cat_to_onehot": (4, _int(1), "a categorical feature with fewer categories than this gets "
+                          "one-hot splits (one category vs the rest), else partition splits"),
+    "max_cat_threshold": (64, _int(1), "partition splits scan at most this many categories from "
+                          "either end of the gradient order (see gbm.categorical)"),
 }
 
 ALIASES = {

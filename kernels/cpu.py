@@ -508,3 +508,10 @@ def quantize_gradients(grad, hess, scales, out):
     for i in prange(grad.shape[0]):
         out[i, 0] = np.int64(np.rint(grad[i] * scales[0]))
         out[i, 1] = np.int64(np.rint(hess[i] * scales[1]))
+
+
+# Categorical splits: kernels of their own module, part of this one's namespace.
+from .categorical_cpu import (CAT_WORDS, categorical_goes_left,  # noqa: E402,F401
+                              evaluate_categorical_splits, partition_rows_categorical,
+                              predict_binned_categorical, predict_categorical,
+                              predict_leaf_categorical)

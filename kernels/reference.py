@@ -143,3 +143,10 @@ def max_abs(values):
 def quantize_gradients(grad, hess, scales, out):
     out[:, 0] = np.rint(grad * scales[0])
     out[:, 1] = np.rint(hess * scales[1])
+
+
+# Categorical splits: twins of their own module, part of this one's namespace.
+from .categorical_reference import (CAT_WORDS, categorical_goes_left,  # noqa: E402,F401
+                                    evaluate_categorical_splits, partition_rows_categorical,
+                                    predict_binned_categorical, predict_categorical,
+                                    predict_leaf_categorical)
