@@ -293,7 +293,7 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         if init is not None:
             for tree, group in zip(init.trees, init.tree_group):
                 booster.add_tree(tree, group)
-            margin = init.predict(X, output_margin=True).reshape(X.shape[0], -1)
+            margin = init._predict_checked(X, output_margin=True).reshape(X.shape[0], -1)
             first_round = init.num_boosted_rounds
         eval_sets = [EvalSet(*unpack_eval(e), booster, mapper, backend.kernels) for e in evals]
         evaluator = Evaluator(eval_sets, p["eval_metric"] or [objective.default_metric], objective,

@@ -94,7 +94,8 @@ def _check_integer_codes(values, column, name):
     if bad.any():
         row = int(np.flatnonzero(ok)[np.flatnonzero(bad)[0]])
         raise ValueError(
-            f"{name} column {column} is categorical but holds {values[row]!r} at row {row}; a "
+            f"{name} column {column} is categorical but holds {float(values[row])!r} at row "
+            f"{row}; a "
             f"numeric categorical column must hold non-negative integers below "
             f"{MAX_CATEGORY_VALUE} (or NaN for missing values)")
 
