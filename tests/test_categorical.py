@@ -463,3 +463,13 @@ def test_estimators_with_category_columns():
     clf2.fit(numeric, np.where(yb > 0, "yes", "no"))
     assert clf2.get_booster().categories[0] == list(range(30))
     assert clf2.score(numeric, np.where(yb > 0, "yes", "no")) > 0.6
+
+
+def test_arrow_dictionary_columns_are_categorical():
+    pa = pytest.importorskip("pyarrow")
+    X, y = make_data(1000, n_cats=10, seed=14)
+    table = pa.Table.from_pandas(X)
+    from_arrow = gbm.train({"max_depth": 3}, table, y, 3)
+    from_pandas = gbm.train({"max_depth": 3}, X, y, 3)
+    assert from_arrow.categories == from_pandas.categories
+    np.testing.assert_array_equal(from_arrow.predict(table), from_pandas.predict(X))
