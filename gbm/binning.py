@@ -110,11 +110,15 @@ class BinMapper:
         self.sample_size = sample_size
         self.seed = seed
 
-    def fit(self, X, sample_weight=None, row_offset=0, n_rows_total=None, n_threads=1):
+    def fit(self, X, sample_weight=None, row_offset=0, n_rows_total=None, n_threads=1,
+            n_categories=None):
         """Learn cuts from ``X`` (float32, NaN = missing).
 
         ``row_offset`` and ``n_rows_total`` place these rows in a larger data set, so a
         shard binned alone selects the same sample rows as the whole.
+        ``n_categories``: int (n_features,), optional; ``>= 0`` marks a categorical
+        feature holding codes ``0 .. n - 1`` (gbm.categorical): its cuts put code ``c``
+        in bin ``c``, whatever ``max_bin``.
         """
         n, n_features = X.shape
         n_total = n if n_rows_total is None else n_rows_total
@@ -125,6 +129,8 @@ class BinMapper:
         has_missing = np.isnan(X).any(axis=0)
 
         def cuts_of(f):
+            if n_categories is not None and n_categories[f] >= 0:
+                return np.arange(1, max(1, n_categories[f]), dtype=np.float32)
             col = Xs[:, f]
             ok = ~np.isnan(col)
             limit = min(self.max_bin, 255) if has_missing[f] else self.max_bin

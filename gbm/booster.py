@@ -5,8 +5,9 @@ from . import dump, model_io
 from .adaptive import refresh_leaves
 from .backend import get_backend
 from .binning import BinMapper
+from .categorical import encode_X, fit_categories
 from .constraints import parse_interaction_constraints, parse_monotone_constraints
-from .data import check_X, check_y, feature_names_of
+from .data import check_y, feature_names_of
 from .evaluation import EvalSet, Evaluator, unpack_eval
 from .explain import predict_contributions
 from .grower import TreeGrower
@@ -33,11 +34,15 @@ class Booster:
     feature_names : list of str or None
     n_features : int
     cuts : list of float32 arrays, the bin edges the trees were grown on
+    categories : list or None
+        Per feature, None (numeric) or the categories seen at fit (strings or numbers;
+        see gbm.categorical); None when no feature is categorical.
     evals_result : dict, eval set name -> metric name -> list of values per round
     """
 
-    def __init__(self, params, n_features, feature_names, base_margin, cuts):
+    def __init__(self, params, n_features, feature_names, base_margin, cuts, categories=None):
         self.params = params
+        self.categories = categories
         self.n_features = n_features
         self.feature_names = feature_names
         self.base_margin = np.asarray(base_margin, dtype=np.float64)
@@ -85,7 +90,7 @@ class Booster:
                 f"X has feature names {names} but the model was trained with "
                 f"{self.feature_names}; pass columns with the same names in the same order"
             )
-        X = check_X(X)
+        X = encode_X(X, self.categories)
         if X.shape[1] != self.n_features:
             raise ValueError(
                 f"X has {X.shape[1]} features, but the model was trained with {self.n_features}"
@@ -137,16 +142,25 @@ class Booster:
                                  "ask for one kind of prediction at a time")
         if pred_contribs:
             return predict_contributions(self, X, forest, backend.kernels, n_jobs)
+        k = backend.kernels
         if pred_leaf:
             leaves = np.empty((X.shape[0], forest.n_trees), dtype=np.int32)
-            backend.kernels.predict_leaf(X, forest.walk, forest.tree_offsets, forest.tree_depth,
-                                         leaves)
+            if forest.has_categorical:
+                k.predict_leaf_categorical(X, forest.walk, forest.split_type, forest.cat_bits,
+                                           forest.tree_offsets, forest.tree_depth, leaves)
+            else:
+                k.predict_leaf(X, forest.walk, forest.tree_offsets, forest.tree_depth, leaves)
             return leaves
         margin = np.tile(self.base_margin, (X.shape[0], 1))
         n_threads = resolve_n_threads(self.params["n_jobs"] if n_jobs is None else n_jobs)
         with numba_threads(threads_for(X.size * max(1, forest.n_trees // 8), n_threads)):
-            backend.kernels.predict(X, forest.walk, forest.value, forest.tree_offsets,
-                                    forest.tree_group, forest.tree_depth, margin)
+            if forest.has_categorical:
+                k.predict_categorical(X, forest.walk, forest.split_type, forest.cat_bits,
+                                      forest.value, forest.tree_offsets, forest.tree_group,
+                                      forest.tree_depth, margin)
+            else:
+                k.predict(X, forest.walk, forest.value, forest.tree_offsets, forest.tree_group,
+                          forest.tree_depth, margin)
         if output_margin:
             return margin[:, 0] if self.n_groups == 1 else margin
         return get_objective(self.params).transform(margin)
@@ -215,7 +229,8 @@ def _check_iteration_range(iteration_range, n_rounds):
 
 def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbose_eval=False,
           feature_names=None, init_model=None, early_stopping_rounds=None, maximize=None,
-          obj=None, custom_metric=None, callbacks=(), group=None, qid=None):
+          obj=None, custom_metric=None, callbacks=(), group=None, qid=None,
+          categorical_features=None):
     """Train a gradient-boosted tree model.
 
     Parameters
@@ -257,6 +272,11 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         stops training), e.g. ``gbm.callback.ProgressBar()``.
     feature_names : list of str, optional
         Taken from a DataFrame's columns when not given.
+    categorical_features : list of int or str, or bool mask, optional
+        Features to treat as categorical, besides pandas ``category`` columns (which
+        always are): column indices, feature names, or one bool per feature. Their
+        numeric values must be non-negative integers or NaN. See gbm.categorical and
+        ``max_cat_to_onehot`` / ``max_cat_threshold``.
     init_model : Booster or path, optional
         Continue training this model: its trees stay, and new rounds start from its
         predictions. Training 10 rounds and then 5 more on the same data and parameters
@@ -276,7 +296,12 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
             or num_boost_round < 0:
         raise ValueError(f"num_boost_round must be an integer >= 0, got {num_boost_round!r}")
     names = feature_names if feature_names is not None else feature_names_of(X)
-    X = check_X(X)
+    if init_model is not None and categorical_features is None:
+        init_model = _load_init_model(init_model)
+        X = encode_X(X, init_model.categories)  # continue with the model's categories
+        categories = init_model.categories
+    else:
+        X, categories = fit_categories(X, categorical_features, names)
     if names is not None and len(names) != X.shape[1]:
         raise ValueError(f"feature_names has {len(names)} names but X has {X.shape[1]} columns")
     y = check_y(y, X.shape[0])
@@ -287,8 +312,10 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
     n_threads = resolve_n_threads(p["n_jobs"])
 
     with numba_threads(n_threads):
+        n_categories = None if categories is None else np.array(
+            [-1 if c is None else len(c) for c in categories], dtype=np.int64)
         mapper = BinMapper(p["max_bin"], p["bin_sample_size"], p["random_state"])
-        mapper.fit(X, w, n_threads=n_threads)
+        mapper.fit(X, w, n_threads=n_threads, n_categories=n_categories)
         bins = mapper.transform(X, backend.kernels)
         bins_by_feature = np.ascontiguousarray(bins.T)
         init = _check_init_model(init_model, p, X.shape[1], names)
@@ -299,14 +326,17 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
             base = objective.base_margin(y, None if sample_weight is None else w)
         else:
             base = objective.base_score_to_margin(p["base_score"])
-        booster = Booster(p, X.shape[1], names, base, mapper.cuts)
+        if init is not None and init.categories != categories:
+            raise ValueError("init_model was trained with other categorical features or "
+                             "categories; continue with the same ones")
+        booster = Booster(p, X.shape[1], names, base, mapper.cuts, categories)
         margin = np.tile(base, (X.shape[0], 1))
         first_round = 0
         if init is not None:
             for tree, group in zip(init.trees, init.tree_group):
                 booster.add_tree(tree, group)
             booster.iteration_indptr = list(init.iteration_indptr)
-            margin = init.predict(X, output_margin=True).reshape(X.shape[0], -1)
+            margin = init._predict_checked(X, output_margin=True).reshape(X.shape[0], -1)
             first_round = init.num_boosted_rounds
         eval_sets = [EvalSet(*_unpack_eval(e, i, queries), booster, mapper, backend.kernels)
                      for i, e in enumerate(evals)]
@@ -320,6 +350,13 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         interaction_sets = parse_interaction_constraints(p["interaction_constraints"], names,
                                                          X.shape[1])
         monotone = parse_monotone_constraints(p["monotone_constraints"], names, X.shape[1])
+        cat_features = None if categories is None else np.array(
+            [f for f, c in enumerate(categories) if c is not None], dtype=np.int32)
+        if monotone is not None and cat_features is not None and monotone[cat_features].any():
+            f = int(cat_features[np.flatnonzero(monotone[cat_features])[0]])
+            raise ValueError(f"monotone_constraints puts a constraint on feature "
+                             f"{names[f] if names else f}, which is categorical; categories "
+                             "have no order, so only numeric features can be monotone")
         callbacks = list(callbacks)
         n_parallel = p["num_parallel_tree"]
         # Each parallel tree's leaves carry learning_rate / num_parallel_tree, so a round
@@ -354,7 +391,7 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                     columns = ColumnSampler(p, X.shape[1], round_, group, parallel)
                     grower = TreeGrower(bins, bins_by_feature, mapper.n_bins, mapper.cuts, gpair,
                                         scales, tree_params, backend.kernels, n_threads, columns,
-                                        interaction_sets, monotone)
+                                        interaction_sets, monotone, cat_features)
                     tree, rows, starts, ends, values = grower.grow()
                     if leaf_alphas is not None:  # absolute / quantile loss: residual quantiles
                         values = refresh_leaves(values, rows, starts, ends, y - margin[:, group],
@@ -386,11 +423,15 @@ def _unpack_eval(entry, index, train_queries):
     return unpacked
 
 
+def _load_init_model(init_model):
+    return init_model if isinstance(init_model, Booster) else Booster.load_model(init_model)
+
+
 def _check_init_model(init_model, p, n_features, names):
     """The model to continue from (a Booster, or a path to one), checked against the data."""
     if init_model is None:
         return None
-    init = init_model if isinstance(init_model, Booster) else Booster.load_model(init_model)
+    init = _load_init_model(init_model)
     if init.n_features != n_features:
         raise ValueError(f"init_model was trained on {init.n_features} features but X has {n_features}")
     for key in ("objective", "num_class"):

@@ -27,18 +27,24 @@ def feature_names_of(X):
     return None
 
 
-def _frame_to_float(X):
-    """A pandas DataFrame to float32, with nullable numbers as NaN; object columns rejected."""
+def _frame_to_float(X, allow_category=False):
+    """A pandas DataFrame to float32, with nullable numbers as NaN; object columns rejected.
+
+    ``category`` columns become NaN placeholders when ``allow_category`` (gbm.categorical
+    then writes their codes), else they are rejected."""
     import pandas as pd
 
     columns = []
     for i, (name, dtype) in enumerate(X.dtypes.items()):
         col = X.iloc[:, i]
         if isinstance(dtype, pd.CategoricalDtype):
-            raise ValueError(
-                f"X column {name!r} (position {i}) has dtype 'category'; categorical features "
-                "are not supported yet: encode it as numbers"
-            )
+            if not allow_category:
+                raise ValueError(
+                    f"X column {name!r} (position {i}) has dtype 'category'; pass the frame to "
+                    "gbm.train, Booster.predict or the estimators, which encode categories"
+                )
+            columns.append(np.full(len(X), np.nan))
+            continue
         if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype):
             columns.append(col.to_numpy(dtype=np.float64, na_value=np.nan))
         else:
@@ -51,7 +57,7 @@ def _frame_to_float(X):
     return np.column_stack(columns).astype(FLOAT)
 
 
-def check_X(X, *, name="X"):
+def check_X(X, *, name="X", allow_category=False):
     """Validate a feature matrix and return it as C-ordered float32 (NaN = missing).
 
     Parameters
@@ -59,6 +65,9 @@ def check_X(X, *, name="X"):
     X : array-like of shape (n_samples, n_features)
         NumPy array, pandas DataFrame, SciPy sparse matrix (densified; absent entries
         become missing values, as in XGBoost) or a nested list.
+    allow_category : bool
+        Let pandas ``category`` columns through as NaN placeholders, for
+        ``gbm.categorical`` to fill with codes; otherwise they are rejected.
 
     Returns
     -------
@@ -69,7 +78,7 @@ def check_X(X, *, name="X"):
     if type(X).__module__.startswith("pyarrow") and hasattr(X, "to_pandas"):
         X = X.to_pandas()  # Arrow tables: nulls become NaN (or pandas NA) on the way
     if _is_pandas_frame(X):
-        arr = _frame_to_float(X)
+        arr = _frame_to_float(X, allow_category)
     elif hasattr(X, "tocsr") and hasattr(X, "nnz"):  # SciPy sparse
         csr = X.tocsr()
         arr = np.full(csr.shape, np.nan, dtype=FLOAT)

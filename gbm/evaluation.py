@@ -25,7 +25,17 @@ class EvalSet:
 
     def add_trees(self, kernels, trees, groups):
         f = Forest(trees, groups)
-        if self.binned:
+        if f.has_categorical:
+            if self.binned:
+                kernels.predict_binned_categorical(self.bins, self.n_bins, f.walk_binned,
+                                                   f.split_type, f.cat_bits, f.value,
+                                                   f.tree_offsets, f.tree_group, f.tree_depth,
+                                                   self.margin)
+            else:
+                kernels.predict_categorical(self.X, f.walk, f.split_type, f.cat_bits, f.value,
+                                            f.tree_offsets, f.tree_group, f.tree_depth,
+                                            self.margin)
+        elif self.binned:
             kernels.predict_binned(self.bins, self.n_bins, f.walk_binned, f.value, f.tree_offsets,
                                    f.tree_group, f.tree_depth, self.margin)
         else:
@@ -60,7 +70,7 @@ def unpack_eval(entry, index=0):
     else:
         raise ValueError("each entry of evals must be (X, y, name), (X, y, sample_weight, name) "
                          "or a dict with keys X, y, name (and sample_weight, group, qid)")
-    X_checked = check_X(X, name=f"evals[{name!r}] X")
+    X_checked = check_X(X, name=f"evals[{name!r}] X", allow_category=True)
     n_rows = X_checked.shape[0]
     y = check_y(y, n_rows)
     queries = make_queries(group, qid, w, n_rows, what=f"evals[{name!r}] ")

@@ -32,6 +32,6 @@ def predict_contributions(booster, X, forest, kernels, n_jobs):
     n_threads = threads_for(n_rows * max(1, forest.split_feature.shape[0]) * 4, n_threads)
     with numba_threads(n_threads):
         kernels.tree_shap(X, forest.split_feature, forest.threshold, forest.default_left,
-                          forest.left_child, forest.value, forest.cover, forest.tree_offsets,
+                          forest.split_type, forest.cat_row, forest.cat_bits, forest.left_child, forest.value, forest.cover, forest.tree_offsets,
                           forest.tree_group, forest.tree_depth, n_threads, out)
     return out[:, 0, :].copy() if booster.n_groups == 1 else out

@@ -19,7 +19,8 @@ class _RandomForestMixin:
                  colsample_bylevel=1.0, colsample_bynode=0.8, max_bin=256, base_score=None,
                  n_jobs=None, random_state=None, device="cpu", eval_metric=None,
                  early_stopping_rounds=None, interaction_constraints=None,
-                 monotone_constraints=None):
+                 monotone_constraints=None, max_cat_to_onehot=4, max_cat_threshold=64,
+                 categorical_features=None, enable_categorical=False):
         arguments = dict(locals())
         del arguments["self"]
         for name, value in arguments.items():  # stored as given (scikit-learn's rule)
@@ -68,7 +69,8 @@ class GBMRFRegressor(_RandomForestMixin, GBMRegressor):
         L2 penalty on leaf values (next to none: a leaf is about its rows' mean).
     max_depth, max_leaves, grow_policy, min_child_weight, reg_alpha, gamma, max_delta_step,
     colsample_bytree, colsample_bylevel, max_bin, base_score, n_jobs, random_state,
-    device, eval_metric, interaction_constraints, monotone_constraints
+    device, eval_metric, interaction_constraints, monotone_constraints, max_cat_to_onehot,
+    max_cat_threshold, categorical_features, enable_categorical
         As for ``GBMRegressor`` (see ``docs/parameters.md``).
     early_stopping_rounds : None
         Must stay None: ``fit`` raises ``NotImplementedError`` otherwise (as XGBoost).

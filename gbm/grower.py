@@ -19,14 +19,15 @@ import numpy as np
 from .kernels.split_math import python as split_math
 from .constraints import allowed_features
 from .threads import numba_threads, threads_for
-from .tree import NODE_FIELDS, Tree
+from .tree import CAT_WORDS, NODE_FIELDS, Tree
 
 _MIN_GAIN = 1e-6  # a split must reduce the loss by more than this (XGBoost's kRtEps)
 _MAX_BATCH_BYTES = 256 << 20  # cap on one batch's histograms (and each thread's copy)
 
 
 class _Node:
-    __slots__ = ("id", "start", "end", "depth", "sums", "hist", "split", "path", "bounds")
+    __slots__ = ("id", "start", "end", "depth", "sums", "hist", "split", "path", "bounds",
+                 "cat_bits")
 
     def __init__(self, node_id, start, end, depth, sums, path=frozenset(),
                  bounds=(-np.inf, np.inf)):
@@ -36,6 +37,7 @@ class _Node:
         self.sums = sums  # int64 (2,): fixed-point (G, H)
         self.hist = None
         self.split = None  # (gain, feature, bin, default_left, left_sums)
+        self.cat_bits = None  # uint32 (CAT_WORDS,): the set of a categorical split, else None
 
 
 class TreeGrower:
@@ -57,10 +59,14 @@ class TreeGrower:
         ``interaction_constraints`` (see gbm.constraints)
     monotone : int8 (n_features,), optional
         ``monotone_constraints``: +1 increasing, -1 decreasing, 0 free
+    cat_features : int32 (n_cat,), optional
+        The categorical features (their bins are category codes; see gbm.categorical).
+        None: every feature is numeric, and only the numeric kernels run.
     """
 
     def __init__(self, bins, bins_by_feature, n_bins, cuts, gpair, scales, params, kernels,
-                 n_threads, column_sampler=None, interaction_sets=None, monotone=None):
+                 n_threads, column_sampler=None, interaction_sets=None, monotone=None,
+                 cat_features=None):
         self.bins, self.bins_by_feature, self.n_bins, self.cuts = bins, bins_by_feature, n_bins, cuts
         self.gpair, self.scales = gpair, scales
         self.params, self.k, self.n_threads = params, kernels, n_threads
@@ -72,6 +78,7 @@ class TreeGrower:
         self.interaction_sets = interaction_sets  # None: any features may interact
         self.monotone = monotone  # int8 (n_features,) or None: no monotone constraints
         self.no_monotone = np.zeros(bins.shape[1], dtype=np.int8)
+        self.cat_features = cat_features if cat_features is not None and len(cat_features) else None
 
     # -- helpers --------------------------------------------------------------------------
     def _new_node(self, start, end, depth, sums, path=frozenset(), bounds=(-np.inf, np.inf)):
@@ -136,14 +143,50 @@ class TreeGrower:
         with numba_threads(threads_for(hist.size // 2, self.n_threads)):
             monotone = self.monotone if self.monotone is not None else self.no_monotone
             bounds = np.array([node.bounds for node in nodes], dtype=np.float64)
-            self.k.evaluate_splits(hist, sums, self.n_bins, mask, monotone, bounds,
+            numeric_mask = mask
+            if self.cat_features is not None:
+                numeric_mask = mask.copy()
+                numeric_mask[:, self.cat_features] = 0
+            self.k.evaluate_splits(hist, sums, self.n_bins, numeric_mask, monotone, bounds,
                                    self.scales, p["reg_lambda"],
                                    p["reg_alpha"], p["max_delta_step"], p["min_child_weight"],
                                    gain, feature, split_bin, default_left, left_sums)
+            cat_bits = None
+            if self.cat_features is not None:
+                cat_bits = self._evaluate_categorical(hist, sums, mask, bounds, gain, feature,
+                                                      split_bin, default_left, left_sums)
         for i, node in enumerate(nodes):
             ok = gain[i] > _MIN_GAIN and gain[i] >= p["gamma"]
             node.split = (float(gain[i]), int(feature[i]), int(split_bin[i]),
                           int(default_left[i]), left_sums[i].copy()) if ok else None
+            node.cat_bits = cat_bits[i].copy() if ok and cat_bits is not None \
+                and cat_bits[i].any() else None
+
+    def _evaluate_categorical(self, hist, sums, mask, bounds, gain, feature, split_bin,
+                              default_left, left_sums):
+        """Categorical candidates of the same nodes; where one beats the numeric best (or
+        ties it on a lower feature), it replaces it in the arrays given. Returns uint32
+        (n_nodes, CAT_WORDS): each node's set, all zero where the best split is numeric."""
+        p = self.params
+        n = hist.shape[0]
+        c_gain = np.empty(n)
+        c_feature = np.empty(n, dtype=np.int32)
+        c_default_left = np.empty(n, dtype=np.uint8)
+        c_left_sums = np.empty((n, 2), dtype=np.int64)
+        c_bits = np.empty((n, CAT_WORDS), dtype=np.uint32)
+        self.k.evaluate_categorical_splits(
+            hist, sums, self.n_bins, self.cat_features, mask, bounds, self.scales,
+            p["reg_lambda"], p["reg_alpha"], p["max_delta_step"], p["min_child_weight"],
+            p["max_cat_to_onehot"], p["max_cat_threshold"], c_gain, c_feature, c_default_left,
+            c_left_sums, c_bits)
+        better = (c_feature >= 0) & ((c_gain > gain) | ((c_gain == gain) & (c_feature < feature)))
+        gain[better] = c_gain[better]
+        feature[better] = c_feature[better]
+        split_bin[better] = 0
+        default_left[better] = c_default_left[better]
+        left_sums[better] = c_left_sums[better]
+        c_bits[~better] = 0
+        return c_bits
 
     def _apply_splits(self, nodes):
         """Partition the rows of ``nodes`` (which have splits) and create their children.
@@ -152,15 +195,7 @@ class TreeGrower:
         smaller children, whose histograms were built from their rows, and their
         siblings, whose histograms are the parents' minus those.
         """
-        starts = np.array([n.start for n in nodes], dtype=np.int64)
-        ends = np.array([n.end for n in nodes], dtype=np.int64)
-        feature = np.array([n.split[1] for n in nodes], dtype=np.int32)
-        split_bin = np.array([n.split[2] for n in nodes], dtype=np.int32)
-        default_left = np.array([n.split[3] for n in nodes], dtype=np.uint8)
-        n_left = np.empty(len(nodes), dtype=np.int64)
-        with numba_threads(threads_for(4 * int((ends - starts).sum()), self.n_threads)):
-            self.k.partition_rows(self.bins_by_feature, self.rows, starts, ends, feature,
-                                  split_bin, default_left, self.n_bins, self.scratch, n_left)
+        n_left = self._partition(nodes)
         parents, smalls, larges = [], [], []
         for node, count in zip(nodes, n_left):
             left_sums = node.split[4]
@@ -189,6 +224,35 @@ class TreeGrower:
             large.hist = hist
             parent.hist = None
         return [(smalls, small_hist), (larges, large_hist)]
+
+    def _partition(self, nodes):
+        """Partition the rows of ``nodes`` by their splits; returns int64 rows sent left per
+        node. Numeric splits go to ``partition_rows``, categorical ones (if any) to
+        ``partition_rows_categorical``."""
+        n_left = np.empty(len(nodes), dtype=np.int64)
+        is_cat = np.array([n.cat_bits is not None for n in nodes], dtype=bool)
+        for group in (np.flatnonzero(~is_cat), np.flatnonzero(is_cat)):
+            if group.size == 0:
+                continue
+            part = [nodes[i] for i in group]
+            starts = np.array([n.start for n in part], dtype=np.int64)
+            ends = np.array([n.end for n in part], dtype=np.int64)
+            feature = np.array([n.split[1] for n in part], dtype=np.int32)
+            default_left = np.array([n.split[3] for n in part], dtype=np.uint8)
+            counts = np.empty(len(part), dtype=np.int64)
+            with numba_threads(threads_for(4 * int((ends - starts).sum()), self.n_threads)):
+                if part[0].cat_bits is None:
+                    split_bin = np.array([n.split[2] for n in part], dtype=np.int32)
+                    self.k.partition_rows(self.bins_by_feature, self.rows, starts, ends, feature,
+                                          split_bin, default_left, self.n_bins, self.scratch,
+                                          counts)
+                else:
+                    bits = np.stack([n.cat_bits for n in part])
+                    self.k.partition_rows_categorical(self.bins_by_feature, self.rows, starts,
+                                                      ends, feature, bits, default_left,
+                                                      self.n_bins, self.scratch, counts)
+            n_left[group] = counts
+        return n_left
 
     def _weight(self, sums, bounds):
         """A node's weight (before the learning rate), kept within its bounds."""
@@ -273,6 +337,8 @@ class TreeGrower:
         arrays["left_child"][:] = -1
         arrays["right_child"][:] = -1
         leaves = []
+        split_type = np.zeros(len(self.nodes), dtype=np.uint8)
+        cat_bits = []  # the categorical nodes' sets, in node order
         for node in self.nodes:
             weight = self._weight(node.sums, node.bounds)
             arrays["cover"][node.id] = node.sums[1] / self.scales[1]
@@ -283,13 +349,18 @@ class TreeGrower:
             gain, f, b, default_left, _, left, right = node.split
             arrays["value"][node.id] = weight
             arrays["split_feature"][node.id] = f
-            arrays["split_bin"][node.id] = b
-            arrays["threshold"][node.id] = self.cuts[f][b]
+            if node.cat_bits is not None:
+                split_type[node.id] = 1
+                cat_bits.append(node.cat_bits)
+            else:
+                arrays["split_bin"][node.id] = b
+                arrays["threshold"][node.id] = self.cuts[f][b]
             arrays["default_left"][node.id] = default_left
             arrays["left_child"][node.id] = left
             arrays["right_child"][node.id] = right
             arrays["gain"][node.id] = gain
-        tree = Tree(**arrays)
+        tree = Tree(**arrays, split_type=split_type,
+                    cat_bits=np.array(cat_bits, dtype=np.uint32).reshape(-1, CAT_WORDS))
         starts = np.array([n.start for n in leaves], dtype=np.int64)
         ends = np.array([n.end for n in leaves], dtype=np.int64)
         self.leaf_ids = np.array([n.id for n in leaves], dtype=np.int64)

@@ -9,15 +9,18 @@ import numpy as np
 
 from .objectives import get_objective
 from .params import validate_params
-from .tree import NODE_FIELDS, Tree
+from .categorical import MAX_CATEGORIES
+from .tree import CAT_WORDS, NODE_FIELDS, Tree
 
 FORMAT = "gbm-model"
-VERSION = 2  # 2 added iteration_indptr (rounds of num_parallel_tree trees per group)
-READABLE = (1, 2)  # a version 1 file has one tree per group per round
+# 1: the first format; 2 added iteration_indptr (rounds of num_parallel_tree trees per
+# group); 3 added categorical features ("categories", trees' "split_type" / "cat_bits").
+VERSION = 3
+READABLE = (1, 2, 3)
 
 
 def to_dict(booster):
-    return {
+    d = {
         "format": FORMAT,
         "version": VERSION,
         "params": booster.params,
@@ -30,6 +33,9 @@ def to_dict(booster):
         "iteration_indptr": list(booster.iteration_indptr),
         "trees": [dict(t.to_dict(), group=g) for t, g in zip(booster.trees, booster.tree_group)],
     }
+    if booster.categories is not None:
+        d["categories"] = booster.categories
+    return d
 
 
 def dumps(booster):
@@ -73,15 +79,21 @@ def loads(cls, text, source="model text"):
         _fail(source, f"'format' is not {FORMAT!r} (a model from another library?)")
     if d.get("version") not in READABLE:
         _fail(source, f"version {d.get('version')!r} is not supported (this gbm reads "
-                      f"{' and '.join(map(str, READABLE))})")
+                      f"{', '.join(map(str, READABLE))})")
+    if d["version"] < 3 and ("categories" in d or any(
+            isinstance(t, dict) and ("split_type" in t or "cat_bits" in t) for t in d.get("trees", []))):
+        _fail(source, f"categorical fields in a version {d['version']} file (they came in version 3)")
     missing = {"params", "n_features", "feature_names", "base_margin", "cuts", "trees"} - set(d)
     if missing:
         _fail(source, f"missing fields {sorted(missing)}")
     try:
         params = validate_params(d["params"])
         n_features = int(d["n_features"])
+        categories = _check_categories(d.get("categories"), n_features, source)
         booster = cls(params, n_features, d["feature_names"], d["base_margin"],
-                      [np.asarray(c, dtype=np.float32) for c in d["cuts"]])
+                      [np.asarray(c, dtype=np.float32) for c in d["cuts"]], categories)
+        n_categories = np.array([-1 if c is None else len(c) for c in categories or
+                                 [None] * n_features], dtype=np.int64)
         booster.best_iteration = d.get("best_iteration")
         booster.best_score = d.get("best_score")
         n_groups = get_objective(params).n_groups  # one source for the group count
@@ -90,6 +102,7 @@ def loads(cls, text, source="model text"):
         for i, td in enumerate(d["trees"]):
             tree = Tree.from_dict(td)
             _check_tree(tree, n_features, booster.n_groups, td.get("group"), i, source)
+            _check_categorical_nodes(tree, n_categories, i, source)
             booster.add_tree(tree, int(td["group"]))
     except (KeyError, TypeError, ValueError) as err:
         if isinstance(err, ValueError) and "not a valid gbm model file" in str(err):
@@ -144,3 +157,44 @@ def _check_tree(tree, n_features, n_groups, group, i, source):
     f = tree.split_feature[inner]
     if ((f < 0) | (f >= n_features)).any():
         _fail(source, f"tree {i} splits on a feature outside [0, {n_features})")
+
+
+def _check_categories(categories, n_features, source):
+    """``categories``: absent/null, or one entry per feature: null or distinct labels."""
+    if categories is None:
+        return None
+    if not isinstance(categories, list) or len(categories) != n_features:
+        _fail(source, f"categories must be null or a list of {n_features} entries")
+    for f, labels in enumerate(categories):
+        if labels is None:
+            continue
+        if not isinstance(labels, list) or len(labels) > MAX_CATEGORIES or not all(
+                isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in labels) \
+                or len(set(labels)) != len(labels):
+            _fail(source, f"categories of feature {f} must be null or a list of at most "
+                          f"{MAX_CATEGORIES} distinct strings or numbers")
+    if all(c is None for c in categories):
+        _fail(source, "categories lists no categorical feature; write null instead")
+    return categories
+
+
+def _check_categorical_nodes(tree, n_categories, i, source):
+    """``split_type`` 0/1 at inner nodes only, on categorical features; one non-empty
+    bitset per categorical node, with no code beyond its feature's categories."""
+    if tree.split_type.shape != (tree.n_nodes,) or not np.isin(tree.split_type, (0, 1)).all():
+        _fail(source, f"tree {i} has a split_type that is not 0 or 1 per node")
+    is_cat = tree.split_type == 1
+    if (is_cat & (tree.left_child < 0)).any():
+        _fail(source, f"tree {i} has a leaf marked as a categorical split")
+    if tree.cat_bits.ndim != 2 or tree.cat_bits.shape != (int(is_cat.sum()), CAT_WORDS):
+        _fail(source, f"tree {i} has cat_bits of shape {tree.cat_bits.shape}, expected "
+                      f"({int(is_cat.sum())}, {CAT_WORDS}): one set per categorical node")
+    for row, node in enumerate(np.flatnonzero(is_cat)):
+        n = n_categories[tree.split_feature[node]]
+        if n < 0:
+            _fail(source, f"tree {i} node {node} is a categorical split on numeric feature "
+                          f"{tree.split_feature[node]}")
+        bits = np.unpackbits(tree.cat_bits[row].view(np.uint8), bitorder="little")
+        if not bits.any() or bits[n:].any():
+            _fail(source, f"tree {i} node {node} has a bad category set: it must be non-empty "
+                          f"and hold only codes below {n}")

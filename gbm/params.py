@@ -188,6 +188,10 @@ SPEC = {
     "lambdarank_score_normalization": (True, _bool,
                                        "rank:*: divide each pair's delta by its score gap + 0.01"),
     "bin_sample_size": (200_000, _int(1), "rows in the binning sample (hash-selected) above which quantiles are approximate"),
+    "max_cat_to_onehot": (4, _int(1), "a categorical feature with fewer categories than this gets "
+                          "one-hot splits (one category vs the rest), else partition splits"),
+    "max_cat_threshold": (64, _int(1), "partition splits scan at most this many categories from "
+                          "either end of the gradient order (see gbm.categorical)"),
 }
 
 ALIASES = {

@@ -6,6 +6,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .booster import train
+from .categorical import _as_frame, category_columns, encode_X
 from .data import check_X
 
 # Estimator argument -> training parameter (the same name unless listed).
@@ -13,7 +14,8 @@ _TREE_PARAMS = ("learning_rate", "max_depth", "max_leaves", "grow_policy", "min_
                 "reg_lambda", "reg_alpha", "gamma", "max_delta_step", "subsample",
                 "colsample_bytree", "colsample_bylevel", "colsample_bynode", "max_bin",
                 "base_score", "n_jobs", "random_state", "device", "eval_metric",
-                "interaction_constraints", "monotone_constraints", "num_parallel_tree")
+                "interaction_constraints", "monotone_constraints", "num_parallel_tree",
+                "max_cat_to_onehot", "max_cat_threshold")
 # Parameters of one objective, passed on only when set.
 _OBJECTIVE_PARAMS = ("quantile_alpha", "huber_slope", "tweedie_variance_power")
 _REGRESSION_OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
@@ -31,7 +33,9 @@ class _GBMBase(BaseEstimator):
                  n_jobs=None, random_state=None, device="cpu", eval_metric=None,
                  early_stopping_rounds=None, interaction_constraints=None,
                  monotone_constraints=None, num_parallel_tree=1, objective=None,
-                 quantile_alpha=None, huber_slope=None, tweedie_variance_power=None):
+                 quantile_alpha=None, huber_slope=None, tweedie_variance_power=None,
+                 max_cat_to_onehot=4, max_cat_threshold=64, categorical_features=None,
+                 enable_categorical=False):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -60,6 +64,10 @@ class _GBMBase(BaseEstimator):
         self.quantile_alpha = quantile_alpha
         self.huber_slope = huber_slope
         self.tweedie_variance_power = tweedie_variance_power
+        self.max_cat_to_onehot = max_cat_to_onehot
+        self.max_cat_threshold = max_cat_threshold
+        self.categorical_features = categorical_features
+        self.enable_categorical = enable_categorical  # accepted for XGBoost compatibility
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -88,12 +96,24 @@ class _GBMBase(BaseEstimator):
         """Rounds ``fit`` trains: ``n_estimators`` (a random forest trains one)."""
         return int(self.n_estimators)
 
-    def _validate_X(self, X, reset):
+    def _validate_X(self, X, reset, raw=False, encode=False):
         """X as float32 (gbm.data's rules and errors), with scikit-learn's bookkeeping of
-        ``n_features_in_`` and ``feature_names_in_`` done on the original input."""
-        converted = check_X(X)
+        ``n_features_in_`` and ``feature_names_in_`` done on the original input.
+
+        ``raw``: check, but return ``X`` itself (categorical input, which ``train``
+        encodes). ``encode`` (predict): categorical columns become the fitted model's codes.
+        """
+        if raw:
+            check_X(X, allow_category=True)
+        elif encode:
+            converted = encode_X(X, self._Booster.categories)
+        else:
+            converted = check_X(X)
         validate_data(self, X, reset=reset, skip_check_array=True)
-        return converted
+        return X if raw else converted
+
+    def _categorical_input(self, X):
+        return self.categorical_features is not None or bool(category_columns(_as_frame(X)))
 
     def fit(self, X, y, sample_weight=None, xgb_model=None, eval_set=None,
             sample_weight_eval_set=None, verbose=False, callbacks=()):
@@ -112,21 +132,22 @@ class _GBMBase(BaseEstimator):
             raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        X = self._validate_X(X, reset=True)
+        raw = self._categorical_input(X)
+        X = self._validate_X(X, reset=True, raw=raw)
         y, extra_params = self._encode_y(column_or_1d(y, warn=True))
         params = dict(self._train_params(), **extra_params)
         names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
         if isinstance(xgb_model, _GBMBase):
             xgb_model = xgb_model.get_booster()
-        evals = self._eval_sets(eval_set, sample_weight_eval_set)
+        evals = self._eval_sets(eval_set, sample_weight_eval_set, raw)
         self._Booster = train(params, X, y, num_boost_round=self._boost_rounds(),
                               sample_weight=sample_weight, feature_names=names,
                               init_model=xgb_model, evals=evals, verbose_eval=verbose,
                               early_stopping_rounds=self.early_stopping_rounds,
-                              callbacks=callbacks)
+                              callbacks=callbacks, categorical_features=self.categorical_features)
         return self
 
-    def _eval_sets(self, eval_set, weights):
+    def _eval_sets(self, eval_set, weights, raw=False):
         if eval_set is None:
             return []
         if weights is not None and len(weights) != len(eval_set):
@@ -136,7 +157,8 @@ class _GBMBase(BaseEstimator):
         for i, (X_eval, y_eval) in enumerate(eval_set):
             y_eval = self._encode_eval_y(column_or_1d(y_eval))
             w = None if weights is None else weights[i]
-            evals.append((self._validate_X(X_eval, reset=False), y_eval, w, f"validation_{i}"))
+            evals.append((self._validate_X(X_eval, reset=False, raw=raw), y_eval, w,
+                          f"validation_{i}"))
         return evals
 
     def _encode_eval_y(self, y):
@@ -180,7 +202,7 @@ class _GBMBase(BaseEstimator):
         best = self._Booster.best_iteration
         rounds = (0, best + 1) if best is not None and self.early_stopping_rounds else (0, 0)
         # _validate_X has converted X and checked its columns: no second pass over it
-        return self._Booster._predict_checked(self._validate_X(X, reset=False),
+        return self._Booster._predict_checked(self._validate_X(X, reset=False, encode=True),
                                               output_margin=output_margin, iteration_range=rounds)
 
 
@@ -200,8 +222,14 @@ class GBMRegressor(RegressorMixin, _GBMBase):
     learning_rate, max_depth, max_leaves, grow_policy, min_child_weight, reg_lambda,
     reg_alpha, gamma, max_delta_step, subsample, colsample_bytree, colsample_bylevel,
     colsample_bynode, max_bin, base_score, n_jobs, random_state, device,
-    num_parallel_tree
+    num_parallel_tree, max_cat_to_onehot, max_cat_threshold
         As in ``docs/parameters.md`` (the same meaning as in XGBoost).
+    categorical_features : list of int or str, or bool mask, optional
+        Features to treat as categorical besides pandas ``category`` columns (see
+        ``gbm.train``).
+    enable_categorical : bool
+        Accepted for XGBoost compatibility; it changes nothing: gbm always treats pandas
+        ``category`` columns as categorical.
 
     Attributes
     ----------
@@ -291,7 +319,9 @@ class GBMRanker(_GBMBase):
                  early_stopping_rounds=None, interaction_constraints=None,
                  monotone_constraints=None, lambdarank_pair_method="topk",
                  lambdarank_num_pair_per_sample=None, ndcg_exp_gain=True,
-                 lambdarank_normalization=True, lambdarank_score_normalization=True):
+                 lambdarank_normalization=True, lambdarank_score_normalization=True,
+                 max_cat_to_onehot=4, max_cat_threshold=64, categorical_features=None,
+                 enable_categorical=False):
         super().__init__(
             n_estimators=n_estimators, learning_rate=learning_rate, max_depth=max_depth,
             max_leaves=max_leaves, grow_policy=grow_policy, min_child_weight=min_child_weight,
@@ -302,7 +332,9 @@ class GBMRanker(_GBMBase):
             n_jobs=n_jobs, random_state=random_state, device=device, eval_metric=eval_metric,
             early_stopping_rounds=early_stopping_rounds,
             interaction_constraints=interaction_constraints,
-            monotone_constraints=monotone_constraints)
+            monotone_constraints=monotone_constraints, max_cat_to_onehot=max_cat_to_onehot,
+            max_cat_threshold=max_cat_threshold, categorical_features=categorical_features,
+            enable_categorical=enable_categorical)
         self.objective = objective
         self.lambdarank_pair_method = lambdarank_pair_method
         self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample

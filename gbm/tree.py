@@ -3,6 +3,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+CAT_WORDS = 8  # uint32 words per category set: 256 bits, one per possible uint8 code
+
 # name -> dtype of every per-node array; node 0 is the root, children come after parents.
 NODE_FIELDS = {
     "split_feature": np.int32,  # -1 at leaves
@@ -19,7 +21,14 @@ NODE_FIELDS = {
 
 @dataclass
 class Tree:
-    """One regression tree. Every field is an array of length ``n_nodes``."""
+    """One regression tree. Every ``NODE_FIELDS`` field is an array of length ``n_nodes``.
+
+    Categorical splits (see gbm.categorical): ``split_type`` (uint8, per node) is 1 at a
+    categorical node, 0 elsewhere; ``cat_bits`` (uint32, (n categorical nodes, CAT_WORDS))
+    holds their sets, in node order: code ``c`` is bit ``c & 31`` of word ``c >> 5``, and
+    rows whose category is in the set go to the right child. ``split_bin`` and
+    ``threshold`` are 0 at categorical nodes. Both default to "no categorical node".
+    """
 
     split_feature: np.ndarray
     split_bin: np.ndarray
@@ -30,6 +39,24 @@ class Tree:
     value: np.ndarray
     gain: np.ndarray
     cover: np.ndarray
+    split_type: np.ndarray = None
+    cat_bits: np.ndarray = None
+
+    def __post_init__(self):
+        if self.split_type is None:
+            self.split_type = np.zeros(self.left_child.shape[0], dtype=np.uint8)
+        if self.cat_bits is None:
+            self.cat_bits = np.zeros((0, CAT_WORDS), dtype=np.uint32)
+
+    @property
+    def has_categorical(self):
+        return bool(self.split_type.any())
+
+    def node_categories(self, node):
+        """The codes in a categorical node's set (those that go right), increasing."""
+        row = int(self.split_type[:node].sum())
+        bits = self.cat_bits[row]
+        return [c for c in range(32 * CAT_WORDS) if (int(bits[c >> 5]) >> (c & 31)) & 1]
 
     @property
     def n_nodes(self):
@@ -47,11 +74,32 @@ class Tree:
         return int(depth.max())
 
     def to_dict(self):
-        return {name: getattr(self, name).tolist() for name in NODE_FIELDS}
+        """The node arrays as lists; ``split_type`` and ``cat_bits`` only for a tree with
+        categorical nodes (so numeric trees are written as before)."""
+        d = {name: getattr(self, name).tolist() for name in NODE_FIELDS}
+        if self.has_categorical:
+            d["split_type"] = self.split_type.tolist()
+            d["cat_bits"] = self.cat_bits.tolist()
+        return d
 
     @classmethod
     def from_dict(cls, d):
-        return cls(**{name: np.asarray(d[name], dtype=dtype) for name, dtype in NODE_FIELDS.items()})
+        arrays = {name: np.asarray(d[name], dtype=dtype) for name, dtype in NODE_FIELDS.items()}
+        if "split_type" in d or "cat_bits" in d:
+            arrays["split_type"] = _int_array(d["split_type"], np.uint8, "split_type")
+            bits = _int_array(d["cat_bits"], np.uint32, "cat_bits")
+            arrays["cat_bits"] = bits.reshape(-1, CAT_WORDS) if bits.size == 0 else bits
+        return cls(**arrays)
+
+
+def _int_array(values, dtype, name):
+    """Integers in ``dtype``'s range, or ValueError (no silent wrap-around)."""
+    arr = np.asarray(values)
+    if arr.size and (arr.dtype.kind not in "iu" or arr.min() < np.iinfo(dtype).min
+                     or arr.max() > np.iinfo(dtype).max):
+        raise ValueError(f"{name} must hold integers in [{np.iinfo(dtype).min}, "
+                         f"{np.iinfo(dtype).max}]")
+    return arr.astype(dtype)
 
 
 class Forest:
@@ -63,6 +111,10 @@ class Forest:
     with the test a threshold's float32 bits (``walk``) or a split bin (``walk_binned``).
     At a leaf the entry is ``(0, own id - 1, 0, NaN or -1)``: every row "goes right" to the
     leaf itself, so a walk can take a fixed number of steps without asking where it is.
+
+    With categorical nodes (``has_categorical``), ``split_type`` marks them and their test
+    entry is instead their row of ``cat_bits`` (uint32 (n_sets, CAT_WORDS), all trees' sets
+    stacked); such forests go to the ``*_categorical`` kernels.
     """
 
     def __init__(self, trees, groups):
@@ -74,8 +126,22 @@ class Forest:
         for name, dtype in NODE_FIELDS.items():
             parts = [getattr(t, name) for t in trees]
             setattr(self, name, np.concatenate(parts).astype(dtype) if parts else np.empty(0, dtype))
-        self.walk = self._walk_table(self.threshold.view(np.int32), np.float32(np.nan).view(np.int32))
-        self.walk_binned = self._walk_table(self.split_bin, -1)
+        self.split_type = (np.concatenate([t.split_type for t in trees]).astype(np.uint8)
+                           if trees else np.empty(0, np.uint8))
+        self.cat_bits = np.ascontiguousarray(
+            np.concatenate([t.cat_bits for t in trees]) if trees
+            else np.empty((0, CAT_WORDS)), dtype=np.uint32)
+        self.has_categorical = bool(self.split_type.any())
+        is_cat = self.split_type == 1
+        # each categorical node's row in cat_bits (-1 elsewhere)
+        self.cat_row = np.where(is_cat, np.cumsum(is_cat) - 1, -1).astype(np.int32)
+        threshold_test = self.threshold.view(np.int32)
+        bin_test = self.split_bin
+        if self.has_categorical:
+            threshold_test = np.where(is_cat, self.cat_row, threshold_test)
+            bin_test = np.where(is_cat, self.cat_row, bin_test)
+        self.walk = self._walk_table(threshold_test, np.float32(np.nan).view(np.int32))
+        self.walk_binned = self._walk_table(bin_test, -1)
 
     def _walk_table(self, test, leaf_test):
         inner = self.left_child >= 0

@@ -2,7 +2,6 @@
 
 Same names and signatures as ``cpu.py`` (``n_threads`` is accepted and ignored).
 """
-from math import factorial
 
 import numpy as np
 
@@ -147,62 +146,6 @@ def quantize_gradients(grad, hess, scales, out):
     out[:, 1] = np.rint(hess * scales[1])
 
 
-def _expected_output(X, node, base, known, split_feature, threshold, default_left, left_child,
-                     value, cover):
-    """The tree's output for every row when only the features in ``known`` are known: the
-    row follows its value at their splits, and both children's outputs weighted by cover
-    at the others. ``node`` is an id within the tree whose root is at ``base``."""
-    at = base + node
-    if left_child[at] < 0:
-        return np.full(X.shape[0], value[at])
-    left = left_child[at]
-    tree = (split_feature, threshold, default_left, left_child, value, cover)
-    v_left = _expected_output(X, left, base, known, *tree)
-    v_right = _expected_output(X, left + 1, base, known, *tree)
-    f = split_feature[at]
-    if f in known:
-        x = X[:, f]
-        goes_left = np.where(np.isnan(x), default_left[at] == 1, x < threshold[at])
-        return np.where(goes_left, v_left, v_right)
-    return (cover[base + left] * v_left + cover[base + left + 1] * v_right) / cover[at]
-
-
-def tree_shap(X, split_feature, threshold, default_left, left_child, value, cover, tree_offsets,
-              tree_group, tree_depth, n_threads, out):
-    """Exact SHAP values by brute force, an oracle independent of Algorithm 2.
-
-    For each tree, the game is ``v(S)`` = the tree's expected output for the row when only
-    the features in ``S`` are known: at a split on a known feature the row follows its
-    value (NaN: ``default_left``); on an unknown one, both children count in proportion to
-    their covers, ``v = (c_l v_l + c_r v_r) / c_node``. Shapley values are the weighted
-    sums over all subsets of the tree's features (so at most 12 per tree),
-    ``phi_i = sum_S |S|! (M - |S| - 1)! / M! (v(S + i) - v(S))``; the last column gets
-    ``v({})``. Same signature and result as ``cpu.tree_shap``.
-    """
-    n_features = X.shape[1]
-    tree = (split_feature, threshold, default_left, left_child, value, cover)
-    for t in range(tree_offsets.shape[0] - 1):
-        base = tree_offsets[t]
-        inner = left_child[base:tree_offsets[t + 1]] >= 0
-        used = np.unique(split_feature[base:tree_offsets[t + 1]][inner])
-        m = used.size
-        if m > 12:
-            raise ValueError(f"tree {t} splits on {m} features; the brute force handles <= 12")
-        v = [_expected_output(X, 0, base, {int(used[i]) for i in range(m) if mask >> i & 1},
-                              *tree)
-             for mask in range(1 << m)]
-        g = tree_group[t]
-        out[:, g, n_features] += v[0]
-        for i in range(m):
-            phi = np.zeros(X.shape[0])
-            for mask in range(1 << m):
-                if mask >> i & 1:
-                    continue
-                size = mask.bit_count()
-                share = factorial(size) * factorial(m - size - 1) / factorial(m)
-                phi += share * (v[mask | 1 << i] - v[mask])
-            out[:, g, used[i]] += phi
-
 def _mix(z):
     """splitmix64 on a Python int, modulo 2**64."""
     mask = (1 << 64) - 1
@@ -271,3 +214,10 @@ def lambdarank_gradients(margin, labels, group_ptr, group_scale, delta_kind, exp
             norm = 1.0 / num_pair if not topk else (np.log2(1.0 + total) / total if total > 0 else 1.0)
         grad[lo:hi] = g_grad * norm * group_scale[g]
         hess[lo:hi] = g_hess * norm * group_scale[g]
+
+# Categorical splits: twins of their own module, part of this one's namespace.
+from .shap_reference import tree_shap  # noqa: E402,F401
+from .categorical_reference import (CAT_WORDS, categorical_goes_left,  # noqa: E402,F401
+                                    evaluate_categorical_splits, partition_rows_categorical,
+                                    predict_binned_categorical, predict_categorical,
+                                    predict_leaf_categorical)

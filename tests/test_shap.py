@@ -13,7 +13,7 @@ import gbm
 from gbm.booster import Booster
 from gbm.kernels import cpu, reference
 from gbm.params import validate_params
-from gbm.tree import Forest, Tree
+from gbm.tree import NODE_FIELDS, Forest, Tree
 
 
 # --- random trees ------------------------------------------------------------------
@@ -54,8 +54,8 @@ def random_rows(rng, n_rows, n_features, missing_rate):
 
 def shap_both(forest, X, n_groups, n_threads=2):
     """The kernel's and the brute-force oracle's contributions, (n, n_groups, n_features + 1)."""
-    args = (X, forest.split_feature, forest.threshold, forest.default_left, forest.left_child,
-            forest.value, forest.cover, forest.tree_offsets, forest.tree_group,
+    args = (X, forest.split_feature, forest.threshold, forest.default_left, forest.split_type,
+            forest.cat_row, forest.cat_bits, forest.left_child, forest.value, forest.cover, forest.tree_offsets, forest.tree_group,
             forest.tree_depth, n_threads)
     fast = np.zeros((X.shape[0], n_groups, X.shape[1] + 1))
     slow = np.zeros_like(fast)
@@ -123,6 +123,56 @@ def test_stump_by_hand():
     fast, _ = shap_both(Forest([tree], [0]), X, 1)
     expected = np.array([[0, -6, 0, 4], [0, 2, 0, 4], [0, 2, 0, 4]], np.float64)
     np.testing.assert_array_equal(fast[:, 0, :], expected)
+
+
+def with_categorical_splits(rng, tree, share=0.5, n_codes=5):
+    """``tree`` with about ``share`` of its splits made categorical: random non-empty sets
+    of the codes ``0 .. n_codes - 1`` (rows whose code is in the set go right)."""
+    inner = np.flatnonzero(tree.left_child >= 0)
+    cat = inner[rng.random(inner.size) < share]
+    split_type = np.zeros(tree.n_nodes, np.uint8)
+    split_type[cat] = 1
+    bits = np.zeros((cat.size, 8), np.uint32)
+    for row in range(cat.size):
+        codes = rng.choice(n_codes, size=rng.integers(1, n_codes), replace=False)
+        for code in codes:
+            bits[row, code // 32] |= np.uint32(1 << (code % 32))
+    return Tree(**{name: getattr(tree, name) for name in NODE_FIELDS}, split_type=split_type,
+                cat_bits=bits)
+
+
+def test_kernel_matches_brute_force_with_categorical_splits():
+    rng = np.random.default_rng(11)
+    trees = [with_categorical_splits(rng, random_tree(rng, k, 5, chain=k % 4 == 0))
+             for k in range(1, 10)]
+    forest = Forest(trees, np.zeros(len(trees), np.int32))
+    assert forest.has_categorical
+    X = random_rows(rng, 60, 5, missing_rate=0.2)
+    X[1, :] = 7.0  # a code no set holds: goes left everywhere it meets a categorical split
+    fast, slow = shap_both(forest, X, 1)
+    np.testing.assert_allclose(fast, slow, rtol=1e-9, atol=1e-10)
+    margin = np.zeros((X.shape[0], 1))
+    cpu.predict_categorical(X, forest.walk, forest.split_type, forest.cat_bits, forest.value,
+                            forest.tree_offsets, forest.tree_group, forest.tree_depth, margin)
+    np.testing.assert_allclose(fast.sum(axis=2), margin, rtol=1e-10, atol=1e-10)
+
+
+def test_contributions_of_a_model_with_category_columns_sum_to_margin():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(12)
+    n = 3000
+    codes = rng.integers(0, 12, n)
+    X = pd.DataFrame({"c": pd.Categorical.from_codes(codes, [f"k{i}" for i in range(12)]),
+                      "x": rng.normal(size=n)})
+    y = rng.normal(size=12)[codes] + X["x"].to_numpy()
+    booster = gbm.train({"max_depth": 4}, X, y, 15)
+    assert booster.forest().has_categorical
+    contribs = booster.predict(X, pred_contribs=True)
+    np.testing.assert_allclose(contribs.sum(axis=1), booster.predict(X, output_margin=True),
+                               rtol=1e-9, atol=1e-9)
+    # the category column explains the category effect: it varies with the category only
+    by_code = pd.Series(contribs[:, 0]).groupby(codes).std()
+    assert contribs[:, 0].std() > 0.3 and by_code.max() < contribs[:, 0].std()
 
 
 def test_kernel_thread_count_does_not_change_results():

@@ -1,0 +1,201 @@
+"""Categorical features: which columns they are, the categories seen at fit, and codes.
+
+A categorical feature's *code* for a row is the index of its category among the
+categories seen at fit (so codes are ``0 .. n_categories - 1``); the code is also the
+row's bin, and a missing value, or a category not seen at fit, is NaN (the missing bin).
+The engine (binning, splits, prediction) only ever sees codes.
+
+Which features are categorical:
+
+* every pandas ``category`` column (Arrow dictionary columns arrive as such);
+* the features named by ``categorical_features``: column indices, names, or a boolean
+  mask with one entry per feature. A numeric column named there must hold non-negative
+  integers (below 2**24, the float32 limit XGBoost also uses) or NaN.
+
+Categories seen at fit are kept per feature, in the model, as a list: the labels present
+in a pandas column (in the dtype's order), or the sorted distinct integers of a numeric
+column. At predict, values are matched to them by value, so a pandas column with the
+categories in another order, or a subset of them, gives the same codes.
+"""
+import numbers
+
+import numpy as np
+
+from .data import FLOAT, check_X, feature_names_of
+
+MAX_CATEGORIES = 255  # codes 0..254, and the missing bin 255 still fits in a uint8 bin
+MAX_CATEGORY_VALUE = 2**24  # float32 holds every integer below this exactly
+
+
+def _as_frame(X):
+    """A pandas DataFrame for pandas or Arrow input, else None."""
+    if type(X).__module__.startswith("pyarrow") and hasattr(X, "to_pandas"):
+        X = X.to_pandas()
+    if type(X).__module__.startswith("pandas") and hasattr(X, "dtypes") and hasattr(X, "columns"):
+        return X
+    return None
+
+
+def category_columns(frame):
+    """Positions of the pandas ``category`` columns of ``frame`` (None: no columns)."""
+    if frame is None:
+        return []
+    import pandas as pd
+
+    return [i for i, dtype in enumerate(frame.dtypes) if isinstance(dtype, pd.CategoricalDtype)]
+
+
+def categorical_mask(categorical_features, n_features, feature_names, category_cols=()):
+    """bool (n_features,): True for categorical features.
+
+    ``categorical_features``: None, or a sequence of column indices, of feature names,
+    or a boolean mask of length ``n_features``. ``category_cols`` (pandas ``category``
+    columns) are categorical in any case.
+    """
+    mask = np.zeros(n_features, dtype=bool)
+    mask[list(category_cols)] = True
+    if categorical_features is None:
+        return mask
+    if isinstance(categorical_features, (str, bytes)) or not hasattr(categorical_features, "__len__"):
+        raise TypeError(f"categorical_features must be a list of column indices or names, or a "
+                        f"boolean mask, got {categorical_features!r}")
+    entries = list(np.asarray(categorical_features, dtype=object).ravel()) \
+        if isinstance(categorical_features, np.ndarray) else list(categorical_features)
+    is_bool = [isinstance(e, (bool, np.bool_)) for e in entries]
+    if entries and all(is_bool):
+        if len(entries) != n_features:
+            raise ValueError(f"categorical_features is a boolean mask of length {len(entries)} "
+                             f"but X has {n_features} features")
+        return mask | np.array(entries, dtype=bool)
+    for entry in entries:
+        if isinstance(entry, str):
+            if not feature_names or entry not in feature_names:
+                raise ValueError(f"categorical_features names feature {entry!r}, which is not "
+                                 f"among the feature names {feature_names}")
+            mask[feature_names.index(entry)] = True
+        elif isinstance(entry, numbers.Integral) and not isinstance(entry, (bool, np.bool_)) \
+                and 0 <= entry < n_features:
+            mask[int(entry)] = True
+        else:
+            raise ValueError(f"categorical_features holds {entry!r}; expected column indices in "
+                             f"[0, {n_features}), feature names, or a boolean mask")
+    return mask
+
+
+def _column_name(feature_names, f):
+    return f"{feature_names[f]!r} (position {f})" if feature_names else str(f)
+
+
+def _check_integer_codes(values, column, name):
+    """Numeric values of a categorical column: non-negative integers below 2**24, or NaN."""
+    ok = ~np.isnan(values)
+    v = values[ok]
+    bad = (v < 0) | (v != np.floor(v)) | (v >= MAX_CATEGORY_VALUE)
+    if bad.any():
+        row = int(np.flatnonzero(ok)[np.flatnonzero(bad)[0]])
+        raise ValueError(
+            f"{name} column {column} is categorical but holds {float(values[row])!r} at row "
+            f"{row}; a "
+            f"numeric categorical column must hold non-negative integers below "
+            f"{MAX_CATEGORY_VALUE} (or NaN for missing values)")
+
+
+def _check_labels(labels, column, name):
+    for label in labels:
+        if isinstance(label, bool) or not isinstance(label, (str, numbers.Real)) \
+                or (isinstance(label, float) and not np.isfinite(label)):
+            raise ValueError(f"{name} column {column} has the category {label!r}; category "
+                             "labels must be strings or finite numbers")
+
+
+def fit_categories(X, categorical_features=None, feature_names=None, name="X"):
+    """Check ``X`` for training; learn the categories of its categorical features.
+
+    Returns
+    -------
+    X : float32 (n_samples, n_features), categorical columns holding codes (NaN = missing)
+    categories : list with, per feature, None (numeric) or the list of categories seen
+        (strings or numbers); None when no feature is categorical
+    """
+    frame = _as_frame(X)
+    cat_cols = category_columns(frame)
+    arr = check_X(X if frame is None else frame, name=name, allow_category=True)
+    if feature_names is None:
+        feature_names = feature_names_of(frame) if frame is not None else None
+    if feature_names is not None and len(feature_names) != arr.shape[1]:
+        feature_names = None  # the caller reports the mismatch
+    mask = categorical_mask(categorical_features, arr.shape[1], feature_names, cat_cols)
+    if not mask.any():
+        return arr, None
+    categories = [None] * arr.shape[1]
+    for f in np.flatnonzero(mask):
+        column = _column_name(feature_names, f)
+        if f in cat_cols:
+            col = frame.iloc[:, f]
+            codes = col.cat.codes.to_numpy()
+            labels = col.cat.categories[np.unique(codes[codes >= 0])].tolist()
+            _check_labels(labels, column, name)
+        else:
+            _check_integer_codes(arr[:, f], column, name)
+            values = arr[:, f]
+            labels = [int(v) for v in np.unique(values[~np.isnan(values)])]
+        if len(labels) > MAX_CATEGORIES:
+            raise ValueError(
+                f"{name} column {column} has {len(labels)} categories; a categorical feature may "
+                f"have at most {MAX_CATEGORIES} (its bins are uint8, one bin kept for missing)")
+        categories[f] = labels
+    _encode(frame, arr, categories, cat_cols, feature_names, name)
+    return arr, categories
+
+
+def encode_X(X, categories, name="X"):
+    """Check ``X`` for prediction: float32, categorical columns as the model's codes.
+
+    A category not seen at fit, like a missing value, becomes NaN (the missing direction).
+    """
+    frame = _as_frame(X)
+    cat_cols = category_columns(frame)
+    arr = check_X(X if frame is None else frame, name=name, allow_category=True)
+    names = feature_names_of(frame) if frame is not None else None
+    if categories is None or len(categories) != arr.shape[1]:
+        if cat_cols:
+            f = cat_cols[0]
+            raise ValueError(f"{name} column {_column_name(names, f)} has dtype 'category' but "
+                             "the model has no categorical features; train on the same columns")
+        return arr
+    for f in cat_cols:
+        if categories[f] is None:
+            raise ValueError(f"{name} column {_column_name(names, f)} has dtype 'category' but "
+                             "this feature was numeric when the model was trained")
+    _encode(frame, arr, categories, cat_cols, names, name)
+    return arr
+
+
+def _encode(frame, arr, categories, cat_cols, feature_names, name):
+    """Overwrite the categorical columns of ``arr`` with codes, matching by value."""
+    for f, labels in enumerate(categories):
+        if labels is None:
+            continue
+        column = _column_name(feature_names, f)
+        index = {label: i for i, label in enumerate(labels)}
+        if f in cat_cols:
+            col = frame.iloc[:, f]
+            mapping = np.array([index.get(label, -1) for label in col.cat.categories.tolist()]
+                               + [-1], dtype=np.int64)  # code -1 (missing) reads mapping[-1]
+            codes = mapping[col.cat.codes.to_numpy()]
+        else:
+            values = arr[:, f]
+            _check_integer_codes(values, column, name)
+            numeric = {lab: i for lab, i in index.items() if not isinstance(lab, str)}
+            keys = np.array(sorted(numeric), dtype=np.float64)
+            codes = np.full(values.shape, -1, dtype=np.int64)
+            if keys.size:
+                at = np.minimum(np.searchsorted(keys, values), keys.size - 1)
+                found = keys[at] == values  # NaN never equals
+                codes[found] = np.array([numeric[k] for k in keys.tolist()])[at[found]]
+            elif (~np.isnan(values)).any():
+                raise ValueError(
+                    f"{name} column {column} holds numbers, but the model learned this feature's "
+                    "categories as strings; pass it as a pandas 'category' column")
+        arr[:, f] = np.where(codes >= 0, codes, np.nan).astype(FLOAT)
+
