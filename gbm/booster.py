@@ -5,7 +5,7 @@ from . import dump, model_io
 from .adaptive import refresh_leaves
 from .backend import get_backend
 from .binning import BinMapper
-from .categorical import encode_X, fit_categories
+from .categorical import check_same_categorical, encode_X, fit_categories
 from .constraints import parse_interaction_constraints, parse_monotone_constraints
 from .data import check_y, feature_names_of
 from .evaluation import EvalSet, Evaluator, unpack_eval
@@ -13,8 +13,8 @@ from .explain import predict_contributions
 from .grower import TreeGrower
 from .objectives import get_objective
 from .params import validate_params
-from .queries import training_queries
 from .quantize import quantize
+from .queries import training_queries
 from .sampling import ColumnSampler, row_sample
 from .threads import numba_threads, resolve_n_threads, threads_for
 from .tree import Forest
@@ -296,9 +296,11 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
             or num_boost_round < 0:
         raise ValueError(f"num_boost_round must be an integer >= 0, got {num_boost_round!r}")
     names = feature_names if feature_names is not None else feature_names_of(X)
-    if init_model is not None and categorical_features is None:
+    if init_model is not None:  # continue with the model's categories
         init_model = _load_init_model(init_model)
-        X = encode_X(X, init_model.categories)  # continue with the model's categories
+        if categorical_features is not None:
+            check_same_categorical(init_model.categories, categorical_features, X, names)
+        X = encode_X(X, init_model.categories)
         categories = init_model.categories
     else:
         X, categories = fit_categories(X, categorical_features, names)
@@ -326,9 +328,6 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
             base = objective.base_margin(y, None if sample_weight is None else w)
         else:
             base = objective.base_score_to_margin(p["base_score"])
-        if init is not None and init.categories != categories:
-            raise ValueError("init_model was trained with other categorical features or "
-                             "categories; continue with the same ones")
         booster = Booster(p, X.shape[1], names, base, mapper.cuts, categories)
         margin = np.tile(base, (X.shape[0], 1))
         first_round = 0
@@ -434,7 +433,9 @@ def _check_init_model(init_model, p, n_features, names):
     init = _load_init_model(init_model)
     if init.n_features != n_features:
         raise ValueError(f"init_model was trained on {init.n_features} features but X has {n_features}")
-    for key in ("objective", "num_class"):
+    same = ("objective", "num_class") + (("quantile_alpha",) if p["objective"] == "reg:quantileerror"
+                                         else ())
+    for key in same:  # the output groups and their base margins must mean the same
         if init.params[key] != p[key]:
             raise ValueError(f"init_model was trained with {key}={init.params[key]!r}, "
                              f"not {p[key]!r}; continue with the same {key}")

@@ -171,6 +171,21 @@ def encode_X(X, categories, name="X"):
     return arr
 
 
+def check_same_categorical(categories, categorical_features, X, feature_names):
+    """For continued training: ``categorical_features`` (given again) must name the
+    features the model treats as categorical (it keeps the categories it learned)."""
+    frame = _as_frame(X)
+    n_features = len(categories) if categories is not None else np.shape(X)[1]
+    mask = categorical_mask(categorical_features, n_features, feature_names,
+                            category_columns(frame))
+    model = np.array([c is not None for c in categories or [None] * n_features])
+    if mask.shape != model.shape or (mask != model).any():
+        raise ValueError(
+            f"categorical_features selects features {np.flatnonzero(mask).tolist()}, but "
+            f"init_model treats features {np.flatnonzero(model).tolist()} as categorical; "
+            "continue with the same ones (or leave categorical_features out)")
+
+
 def _encode(frame, arr, categories, cat_cols, feature_names, name):
     """Overwrite the categorical columns of ``arr`` with codes, matching by value."""
     for f, labels in enumerate(categories):
@@ -193,7 +208,7 @@ def _encode(frame, arr, categories, cat_cols, feature_names, name):
                 at = np.minimum(np.searchsorted(keys, values), keys.size - 1)
                 found = keys[at] == values  # NaN never equals
                 codes[found] = np.array([numeric[k] for k in keys.tolist()])[at[found]]
-            elif (~np.isnan(values)).any():
+            elif labels and (~np.isnan(values)).any():
                 raise ValueError(
                     f"{name} column {column} holds numbers, but the model learned this feature's "
                     "categories as strings; pass it as a pandas 'category' column")

@@ -19,9 +19,12 @@ class EvalSet:
         except ValueError:  # missing values where the training data had none and 256 bins
             self.binned = False
         self.n_bins = mapper.n_bins
-        self.margin = np.tile(booster.base_margin, (self.X.shape[0], 1))
-        if booster.trees:  # a model being continued: start from its predictions
-            self.add_trees(kernels, booster.trees, booster.tree_group)
+        if booster.trees:  # a model being continued: start from its predictions, on raw
+            # values (its trees' split bins belong to the bin edges it was trained with)
+            margin = booster._predict_checked(self.X, output_margin=True)
+            self.margin = np.ascontiguousarray(margin.reshape(self.X.shape[0], -1))
+        else:
+            self.margin = np.tile(booster.base_margin, (self.X.shape[0], 1))
 
     def add_trees(self, kernels, trees, groups):
         f = Forest(trees, groups)

@@ -7,7 +7,7 @@ all grown from the gradients at the starting margin, each from its own row sampl
 so the forest predicts the base margin plus the mean of its trees. The defaults are
 XGBoost's random-forest defaults; everything else is the boosting estimators'.
 """
-from .sklearn import _TREE_PARAMS, GBMClassifier, GBMRegressor
+from .sklearn import GBMClassifier, GBMRegressor
 
 
 class _RandomForestMixin:
@@ -20,16 +20,15 @@ class _RandomForestMixin:
                  n_jobs=None, random_state=None, device="cpu", eval_metric=None,
                  early_stopping_rounds=None, interaction_constraints=None,
                  monotone_constraints=None, max_cat_to_onehot=4, max_cat_threshold=64,
-                 categorical_features=None, enable_categorical=False):
+                 categorical_features=None, enable_categorical=False, objective=None,
+                 quantile_alpha=None, huber_slope=None, tweedie_variance_power=None):
         arguments = dict(locals())
         del arguments["self"]
         for name, value in arguments.items():  # stored as given (scikit-learn's rule)
             setattr(self, name, value)
 
-    def _train_params(self):
-        params = {name: getattr(self, name) for name in _TREE_PARAMS if name != "num_parallel_tree"}
-        params["num_parallel_tree"] = self.n_estimators
-        return params
+    num_parallel_tree = property(lambda self: self.n_estimators,
+                                 doc="The forest's trees: ``n_estimators``, in one round.")
 
     def _boost_rounds(self):
         return 1
@@ -70,8 +69,9 @@ class GBMRFRegressor(_RandomForestMixin, GBMRegressor):
     max_depth, max_leaves, grow_policy, min_child_weight, reg_alpha, gamma, max_delta_step,
     colsample_bytree, colsample_bylevel, max_bin, base_score, n_jobs, random_state,
     device, eval_metric, interaction_constraints, monotone_constraints, max_cat_to_onehot,
-    max_cat_threshold, categorical_features, enable_categorical
-        As for ``GBMRegressor`` (see ``docs/parameters.md``).
+    max_cat_threshold, categorical_features, enable_categorical, objective, quantile_alpha,
+    huber_slope, tweedie_variance_power
+        As for ``GBMRegressor`` / ``GBMClassifier`` (see ``docs/parameters.md``).
     early_stopping_rounds : None
         Must stay None: ``fit`` raises ``NotImplementedError`` otherwise (as XGBoost).
     """

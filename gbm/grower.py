@@ -16,8 +16,8 @@ import heapq
 
 import numpy as np
 
-from .kernels.split_math import python as split_math
 from .constraints import allowed_features
+from .kernels.split_math import python as split_math
 from .threads import numba_threads, threads_for
 from .tree import CAT_WORDS, NODE_FIELDS, Tree
 
@@ -90,13 +90,6 @@ class TreeGrower:
     def _can_split_deeper(self, depth):
         max_depth = self.params["max_depth"]
         return max_depth == 0 or depth < max_depth
-
-    def _batches(self, nodes):
-        """Cut a node list so one batch's histograms stay under the memory cap."""
-        per_node = self.bins.shape[1] * self.n_slots * 16 * max(1, self.n_threads)
-        size = max(1, _MAX_BATCH_BYTES // per_node)
-        for i in range(0, len(nodes), size):
-            yield nodes[i:i + size]
 
     def _build(self, nodes):
         """Build the histograms of ``nodes`` from their rows, as one stacked array.

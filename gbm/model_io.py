@@ -7,9 +7,9 @@ import json
 
 import numpy as np
 
+from .categorical import MAX_CATEGORIES
 from .objectives import get_objective
 from .params import validate_params
-from .categorical import MAX_CATEGORIES
 from .tree import CAT_WORDS, NODE_FIELDS, Tree
 
 FORMAT = "gbm-model"

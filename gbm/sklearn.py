@@ -127,6 +127,14 @@ class _GBMBase(BaseEstimator):
         drives ``early_stopping_rounds``. ``verbose`` prints the scores.
         ``callbacks``: gbm.callback.TrainingCallback objects (e.g. ``ProgressBar()``).
         """
+        return self._fit(X, y, lambda raw: self._eval_sets(eval_set, sample_weight_eval_set, raw),
+                         xgb_model, verbose, sample_weight=sample_weight, callbacks=callbacks)
+
+    def _fit(self, X, y, make_evals, xgb_model, verbose, **train_kwargs):
+        """The fit every estimator shares: check, encode y, call ``train``.
+
+        ``make_evals(raw)`` builds the eval sets (``raw``: X goes to ``train`` unencoded,
+        as categorical input does); ``train_kwargs`` go to ``train``."""
         if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) \
                 or self.n_estimators < 1:
             raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
@@ -139,12 +147,11 @@ class _GBMBase(BaseEstimator):
         names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
         if isinstance(xgb_model, _GBMBase):
             xgb_model = xgb_model.get_booster()
-        evals = self._eval_sets(eval_set, sample_weight_eval_set, raw)
         self._Booster = train(params, X, y, num_boost_round=self._boost_rounds(),
-                              sample_weight=sample_weight, feature_names=names,
-                              init_model=xgb_model, evals=evals, verbose_eval=verbose,
+                              feature_names=names, init_model=xgb_model, evals=make_evals(raw),
+                              verbose_eval=verbose,
                               early_stopping_rounds=self.early_stopping_rounds,
-                              callbacks=callbacks, categorical_features=self.categorical_features)
+                              categorical_features=self.categorical_features, **train_kwargs)
         return self
 
     def _eval_sets(self, eval_set, weights, raw=False):
@@ -321,7 +328,7 @@ class GBMRanker(_GBMBase):
                  lambdarank_num_pair_per_sample=None, ndcg_exp_gain=True,
                  lambdarank_normalization=True, lambdarank_score_normalization=True,
                  max_cat_to_onehot=4, max_cat_threshold=64, categorical_features=None,
-                 enable_categorical=False):
+                 enable_categorical=False, num_parallel_tree=1):
         super().__init__(
             n_estimators=n_estimators, learning_rate=learning_rate, max_depth=max_depth,
             max_leaves=max_leaves, grow_policy=grow_policy, min_child_weight=min_child_weight,
@@ -334,7 +341,7 @@ class GBMRanker(_GBMBase):
             interaction_constraints=interaction_constraints,
             monotone_constraints=monotone_constraints, max_cat_to_onehot=max_cat_to_onehot,
             max_cat_threshold=max_cat_threshold, categorical_features=categorical_features,
-            enable_categorical=enable_categorical)
+            enable_categorical=enable_categorical, num_parallel_tree=num_parallel_tree)
         self.objective = objective
         self.lambdarank_pair_method = lambdarank_pair_method
         self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample
@@ -364,27 +371,17 @@ class GBMRanker(_GBMBase):
         if self.objective not in ("rank:ndcg", "rank:pairwise"):
             raise ValueError(f"GBMRanker needs a ranking objective ('rank:ndcg' or "
                              f"'rank:pairwise'), got objective={self.objective!r}")
-        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) \
-                or self.n_estimators < 1:
-            raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
         X, qid = _pop_qid(X, qid)
-        if y is None:
-            raise ValueError("GBMRanker requires y (relevance labels), but the target y is None")
-        X = self._validate_X(X, reset=True)
-        y = column_or_1d(y, warn=True)
-        names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
-        if isinstance(xgb_model, _GBMBase):
-            xgb_model = xgb_model.get_booster()
-        evals = self._ranking_eval_sets(eval_set, eval_group, eval_qid, sample_weight_eval_set)
-        self._Booster = train(self._train_params(), X, y, num_boost_round=int(self.n_estimators),
-                              sample_weight=sample_weight, group=group, qid=qid,
-                              feature_names=names, init_model=xgb_model, evals=evals,
-                              verbose_eval=verbose,
-                              early_stopping_rounds=self.early_stopping_rounds,
-                              callbacks=callbacks)
-        return self
+        return self._fit(
+            X, y, lambda raw: self._ranking_eval_sets(eval_set, eval_group, eval_qid,
+                                                      sample_weight_eval_set, raw),
+            xgb_model, verbose, sample_weight=sample_weight, group=group, qid=qid,
+            callbacks=callbacks)
 
-    def _ranking_eval_sets(self, eval_set, eval_group, eval_qid, weights):
+    def _encode_y(self, y):
+        return y, {}  # the objective comes from the ranking parameters
+
+    def _ranking_eval_sets(self, eval_set, eval_group, eval_qid, weights, raw=False):
         if eval_set is None:
             for name, value in (("eval_group", eval_group), ("eval_qid", eval_qid),
                                 ("sample_weight_eval_set", weights)):
@@ -399,7 +396,8 @@ class GBMRanker(_GBMBase):
         evals = []
         for i, (X_eval, y_eval) in enumerate(eval_set):
             X_eval, q = _pop_qid(X_eval, None if eval_qid is None else eval_qid[i])
-            evals.append({"X": self._validate_X(X_eval, reset=False), "y": column_or_1d(y_eval),
+            evals.append({"X": self._validate_X(X_eval, reset=False, raw=raw),
+                          "y": column_or_1d(y_eval),
                           "name": f"validation_{i}", "qid": q,
                           "group": None if eval_group is None else eval_group[i],
                           "sample_weight": None if weights is None else weights[i]})

@@ -510,11 +510,15 @@ def quantize_gradients(grad, hess, scales, out):
         out[i, 1] = np.int64(np.rint(hess[i] * scales[1]))
 
 
-from .shap_cpu import tree_shap  # noqa: E402,F401  (its own module: pred_contribs only)
-from .rank_cpu import lambdarank_gradients  # noqa: E402,F401  (its own module: ranking only)
-
 # Categorical splits: kernels of their own module, part of this one's namespace.
-from .categorical_cpu import (CAT_WORDS, categorical_goes_left,  # noqa: E402,F401
-                              evaluate_categorical_splits, partition_rows_categorical,
-                              predict_binned_categorical, predict_categorical,
-                              predict_leaf_categorical)
+from .categorical_cpu import (  # noqa: E402,F401
+    CAT_WORDS,
+    categorical_goes_left,
+    evaluate_categorical_splits,
+    partition_rows_categorical,
+    predict_binned_categorical,
+    predict_categorical,
+    predict_leaf_categorical,
+)
+from .rank_cpu import lambdarank_gradients  # noqa: E402,F401  (its own module: ranking only)
+from .shap_cpu import tree_shap  # noqa: E402,F401  (its own module: pred_contribs only)

@@ -215,9 +215,14 @@ def lambdarank_gradients(margin, labels, group_ptr, group_scale, delta_kind, exp
         grad[lo:hi] = g_grad * norm * group_scale[g]
         hess[lo:hi] = g_hess * norm * group_scale[g]
 
-# Categorical splits: twins of their own module, part of this one's namespace.
+# Categorical splits and TreeSHAP: twins in modules of their own, part of this namespace.
+from .categorical_reference import (  # noqa: E402,F401
+    CAT_WORDS,
+    categorical_goes_left,
+    evaluate_categorical_splits,
+    partition_rows_categorical,
+    predict_binned_categorical,
+    predict_categorical,
+    predict_leaf_categorical,
+)
 from .shap_reference import tree_shap  # noqa: E402,F401
-from .categorical_reference import (CAT_WORDS, categorical_goes_left,  # noqa: E402,F401
-                                    evaluate_categorical_splits, partition_rows_categorical,
-                                    predict_binned_categorical, predict_categorical,
-                                    predict_leaf_categorical)

@@ -7,6 +7,7 @@ import numpy as np
 
 from .categorical_reference import categorical_goes_left
 
+
 def _goes_left(x, at, threshold, default_left, split_type, cat_row, cat_bits):
     """Per row: does it go left at node ``at`` (numeric threshold or category set)."""
     if split_type[at] == 1:
