@@ -12,7 +12,7 @@ class EvalSet:
 
     def __init__(self, name, X, y, w, queries, booster, mapper, kernels):
         self.name, self.y, self.w, self.queries = name, y, w, queries
-        self.X = booster._check_predict_X(X)
+        self.X = booster._check_predict_X(X, name=f"evals[{name!r}] X")
         self.binned = True
         try:
             self.bins = mapper.transform(self.X, kernels)

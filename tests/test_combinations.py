@@ -82,3 +82,13 @@ def test_shared_estimator_arguments():
     assert params["objective"] == "reg:absoluteerror" and params["num_parallel_tree"] == 4
     d = json.loads(forest.get_booster().to_json())
     assert len(d["trees"]) == 4
+
+
+def test_eval_set_errors_name_the_eval_set():
+    with pytest.raises(ValueError, match=r"evals\['e'\] X has 1 features, but the model was "
+                                         r"trained with 2"):
+        gbm.train({}, X, Y, 1, evals=[(X[:, :1], Y, "e")])
+    frame = pd.DataFrame({"c": pd.Categorical(CODES.astype(int)), "x": X[:, 1]})
+    with pytest.raises(ValueError, match=r"evals\['v'\] X column 'c' \(position 0\) has dtype "
+                                         r"'category' but the model has no categorical"):
+        gbm.train({}, X, Y, 1, feature_names=["c", "x"], evals=[(frame, Y, "v")])
