@@ -165,24 +165,34 @@ def check_y(y, n_rows, *, numeric=True):
     return arr
 
 
-def check_sample_weight(sample_weight, n_rows):
-    """Validate weights: 1-d, ``n_rows`` long, finite, >= 0, not all zero. None -> ones."""
+def check_sample_weight(sample_weight, n_rows, *, what="", per="row"):
+    """Validate weights: 1-d, one per row (or per query group with ``per="group"``),
+    finite, >= 0, not all zero. None -> ones. ``what`` prefixes the messages."""
     if sample_weight is None:
         return np.ones(n_rows, dtype=np.float64)
     if isinstance(sample_weight, numbers.Number):
         sample_weight = np.full(n_rows, sample_weight, dtype=np.float64)
     w = np.asarray(sample_weight)
     if w.dtype.kind not in "biuf":
-        raise ValueError(f"sample_weight must be numeric, got dtype {w.dtype}")
+        raise ValueError(f"{what}sample_weight must be numeric, got dtype {w.dtype}")
     w = w.astype(np.float64)
+    if per == "group" and (w.ndim != 1 or w.shape[0] != n_rows):
+        raise ValueError(
+            f"{what}sample_weight has shape {w.shape} but there are {n_rows} query groups; "
+            "for ranking, weights are per query group (one per group, as in XGBoost), "
+            "not per row")
     if w.ndim != 1:
-        raise ValueError(f"sample_weight must be 1-dimensional, got shape {w.shape}")
+        raise ValueError(f"{what}sample_weight must be 1-dimensional, got shape {w.shape}")
     if w.shape[0] != n_rows:
-        raise ValueError(f"sample_weight has {w.shape[0]} entries but X has {n_rows} rows; they must match")
+        raise ValueError(f"{what}sample_weight has {w.shape[0]} entries but X has {n_rows} rows; "
+                         "they must match")
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"sample_weight contains {w[row]} at row {row}; weights must be finite and >= 0")
+        i = int(np.flatnonzero(bad)[0])
+        place = f"at row {i}" if per == "row" else f"for group {i}"
+        raise ValueError(f"{what}sample_weight contains {w[i]} {place}; weights must be finite "
+                         "and >= 0")
     if not (w > 0).any():
-        raise ValueError("sample_weight is zero for every row; at least one weight must be positive")
+        raise ValueError(f"{what}sample_weight is zero for every {per}; at least one weight must "
+                         "be positive")
     return w

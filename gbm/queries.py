@@ -5,9 +5,9 @@ As in XGBoost's ``DMatrix``, a query's rows are consecutive: ``group=[3, 4]`` me
 0-2 are one query and rows 3-6 the next; ``qid`` must be sorted (non-decreasing), each
 run of equal ids being one query. Weights are per query group, not per row.
 """
-import numbers
-
 import numpy as np
+
+from .data import check_sample_weight
 
 
 class QueryGroups:
@@ -93,28 +93,7 @@ def group_ptr(group=None, qid=None, n_rows=None, what=""):
 
 def group_weight(sample_weight, n_groups, what=""):
     """Per-group weights: None -> ones; else ``n_groups`` finite values >= 0, not all 0."""
-    if sample_weight is None:
-        return np.ones(n_groups)
-    if isinstance(sample_weight, numbers.Number):
-        sample_weight = np.full(n_groups, sample_weight, dtype=np.float64)
-    w = np.asarray(sample_weight)
-    if w.dtype.kind not in "biuf":
-        raise ValueError(f"{what}sample_weight must be numeric, got dtype {w.dtype}")
-    w = w.astype(np.float64)
-    if w.ndim != 1 or w.shape[0] != n_groups:
-        raise ValueError(
-            f"{what}sample_weight has shape {w.shape} but there are {n_groups} query groups; "
-            "for ranking, weights are per query group (one per group, as in XGBoost), "
-            "not per row"
-        )
-    bad = ~np.isfinite(w) | (w < 0)
-    if bad.any():
-        g = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{what}sample_weight contains {w[g]} for group {g}; weights must be "
-                         "finite and >= 0")
-    if not (w > 0).any():
-        raise ValueError(f"{what}sample_weight is zero for every group; at least one must be > 0")
-    return w
+    return check_sample_weight(sample_weight, n_groups, what=what, per="group")
 
 
 def make_queries(group, qid, sample_weight, n_rows, what=""):
@@ -132,8 +111,6 @@ def training_queries(objective, group, qid, sample_weight, n_rows):
     query group; other objectives check ``group`` / ``qid`` but do not use them
     (``queries`` is None) and take per-row weights.
     """
-    from .data import check_sample_weight
-
     if not getattr(objective, "is_ranking", False):
         group_ptr(group, qid, n_rows)
         return None, check_sample_weight(sample_weight, n_rows)
