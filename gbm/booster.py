@@ -381,6 +381,8 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                 # growing one tree does not change what the next one sees.
                 shared_gpair, scales = quantize(grad[:, group], hess[:, group], backend.kernels)
                 column = np.ascontiguousarray(margin[:, group])
+                # absolute / quantile loss: leaves become quantiles of the round's residuals
+                residual = None if leaf_alphas is None else y - column
                 for parallel in range(n_parallel):
                     gpair = shared_gpair
                     kept = row_sample(p["random_state"], round_, group, row_ids, p["subsample"],
@@ -394,8 +396,8 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                                         scales, tree_params, backend.kernels, n_threads, columns,
                                         interaction_sets, monotone, cat_features)
                     tree, rows, starts, ends, values = grower.grow()
-                    if leaf_alphas is not None:  # absolute / quantile loss: residual quantiles
-                        values = refresh_leaves(values, rows, starts, ends, y - margin[:, group],
+                    if residual is not None:
+                        values = refresh_leaves(values, rows, starts, ends, residual,
                                                 leaf_alphas[group], tree_params["learning_rate"],
                                                 None if sample_weight is None else w, kept)
                         tree.value[grower.leaf_ids] = values

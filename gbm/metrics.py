@@ -7,6 +7,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from . import ranking_metrics
+from .params import validate_params
 
 _EPS = 1e-15
 
@@ -100,7 +101,6 @@ def pseudo_huber_error(slope):
 
 # Metrics whose formula takes a training parameter: name -> (factory, parameter).
 _PARAMETRIC = {"quantile": (quantile_loss, "quantile_alpha"), "mphe": (pseudo_huber_error, "huber_slope")}
-_PARAM_DEFAULTS = {"quantile_alpha": [0.5], "huber_slope": 1.0}
 
 METRICS = {"rmse": rmse, "mae": mae, "error": error, "auc": auc, "aucpr": aucpr, "logloss": logloss, "mlogloss": mlogloss, "merror": merror,
            "poisson-nloglik": poisson_nloglik, "gamma-nloglik": gamma_nloglik}
@@ -141,7 +141,7 @@ def get_metric(name, params=None):
     ``ndcg_exp_gain`` from ``params``."""
     if name in _PARAMETRIC:
         factory, key = _PARAMETRIC[name]
-        return factory((params or {}).get(key, _PARAM_DEFAULTS[key]))
+        return factory((params or validate_params({}))[key])
     if ranking_metrics.parse(name) is not None:
         exp_gain = True if params is None else params["ndcg_exp_gain"]
         return ranking_metrics.RankingMetric(name, exp_gain)

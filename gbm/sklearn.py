@@ -78,7 +78,7 @@ class _GBMBase(BaseEstimator):
     def _train_params(self):
         params = {name: getattr(self, name) for name in _TREE_PARAMS}
         for name in _OBJECTIVE_PARAMS:  # None: the objective's default
-            if getattr(self, name, None) is not None:
+            if getattr(self, name) is not None:
                 params[name] = getattr(self, name)
         return params
 
