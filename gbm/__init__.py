@@ -1,6 +1,7 @@
 """gbm: deterministic histogram gradient boosting (Numba CPU kernels)."""
 from . import callback
-from .booster import Booster, train
+from .booster import Booster
+from .training import train
 from .forest import GBMRFClassifier, GBMRFRegressor
 from .sklearn import GBMClassifier, GBMRanker, GBMRegressor
 

@@ -21,19 +21,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .collective import LOCAL
+from .kernels.hashing import splitmix64
+
 BIN_DTYPE = np.uint8  # 256 symbols: a quarter of float32's memory traffic per cell
-MAX_SYMBOLS = 257  # histogram slots per feature: up to 256 value bins + 1 missing
-
-_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
-
-
-def splitmix64(x):
-    """Counter-based 64-bit hash (Steele et al. 2014); ``x`` is a uint64 array."""
-    with np.errstate(over="ignore"):
-        z = x + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
+WIDE_BIN_DTYPE = np.uint16  # for a feature with more than 256 bins (one slot is missing)
 
 
 def sample_mask(row_ids, n_rows_total, sample_size, seed):
@@ -111,22 +103,30 @@ class BinMapper:
         self.seed = seed
 
     def fit(self, X, sample_weight=None, row_offset=0, n_rows_total=None, n_threads=1,
-            n_categories=None):
+            n_categories=None, row_ids=None, collective=LOCAL):
         """Learn cuts from ``X`` (float32, NaN = missing).
 
-        ``row_offset`` and ``n_rows_total`` place these rows in a larger data set, so a
-        shard binned alone selects the same sample rows as the whole.
+        ``row_offset`` (or ``row_ids``, int64 (n,): each row's index in the whole data
+        set) and ``n_rows_total`` place these rows in a larger data set, so a shard binned
+        alone selects the same sample rows as the whole; with a ``collective`` the ranks
+        gather their sample rows (ordered by row id) and all learn the same cuts.
         ``n_categories``: int (n_features,), optional; ``>= 0`` marks a categorical
         feature holding codes ``0 .. n - 1`` (gbm.categorical): its cuts put code ``c``
         in bin ``c``, whatever ``max_bin``.
         """
         n, n_features = X.shape
-        n_total = n if n_rows_total is None else n_rows_total
+        if n_rows_total is None:
+            n_rows_total = int(collective.allreduce(np.array([n], dtype=np.int64), "sum")[0])
         w = np.ones(n) if sample_weight is None else sample_weight
-        rows = np.arange(row_offset, row_offset + n)
-        mask = sample_mask(rows, n_total, self.sample_size, self.seed)
+        rows = np.arange(row_offset, row_offset + n) if row_ids is None else row_ids
+        mask = sample_mask(rows, n_rows_total, self.sample_size, self.seed)
         Xs, ws = X[mask], w[mask]
-        has_missing = np.isnan(X).any(axis=0)
+        has_missing = collective.allreduce(np.isnan(X).any(axis=0).astype(np.uint8), "max")
+        if collective.world_size > 1:  # the sample of the whole data set, in row order
+            parts = collective.allgather((rows[mask], Xs, ws))
+            order = np.argsort(np.concatenate([p[0] for p in parts]), kind="stable")
+            Xs = np.concatenate([p[1] for p in parts])[order]
+            ws = np.concatenate([p[2] for p in parts])[order]
 
         def cuts_of(f):
             if n_categories is not None and n_categories[f] >= 0:
@@ -139,18 +139,34 @@ class BinMapper:
         # NumPy's sorts release the GIL: features are cut in parallel threads.
         with ThreadPoolExecutor(max_workers=max(1, n_threads)) as pool:
             self.cuts = list(pool.map(cuts_of, range(n_features)))
-        self.n_bins = np.array([c.size + 1 for c in self.cuts], dtype=np.int32)
+        self._set_layout()
         return self
+
+    def _set_layout(self):
+        """``n_bins``, the histogram layout and the bins' dtype, from ``cuts``."""
+        self.n_bins = np.array([c.size + 1 for c in self.cuts], dtype=np.int32)
+        self.feature_offsets = np.concatenate(([0], np.cumsum(self.n_bins + 1))).astype(np.int32)
+        self.bin_dtype = BIN_DTYPE if self.n_bins.max(initial=1) <= 256 else WIDE_BIN_DTYPE
+
+    def padded_cuts(self):
+        """float32 (n_features, width): each feature's cuts, then +inf; ``width`` a power
+        of two >= every feature's bin count (the binning kernel's fixed search)."""
+        width = 1 << max(1, int(self.n_bins.max(initial=1)) - 1).bit_length()
+        padded = np.full((len(self.cuts), width), np.inf, dtype=np.float32)
+        for f, cuts in enumerate(self.cuts):
+            padded[f, :cuts.size] = cuts
+        return padded
 
     @classmethod
     def from_cuts(cls, cuts, max_bin=256):
         mapper = cls(max_bin=max_bin)
         mapper.cuts = [np.asarray(c, dtype=np.float32) for c in cuts]
-        mapper.n_bins = np.array([c.size + 1 for c in mapper.cuts], dtype=np.int32)
+        mapper._set_layout()
         return mapper
 
     def transform(self, X, kernels=None):
-        """Bins of ``X``: ndarray of uint8, shape (n_samples, n_features), C order.
+        """Bins of ``X``: uint8 (uint16 when a feature has more than 256 bins), shape
+        (n_samples, n_features), C order.
 
         A value is placed by its position among the cuts; NaN goes to the missing bin
         ``n_bins[f]``. A feature that had no missing values at fit and 256 value bins
@@ -158,17 +174,16 @@ class BinMapper:
         """
         if kernels is None:
             from .kernels import cpu as kernels
-        for f in np.flatnonzero(self.n_bins > 255):
-            if np.isnan(X[:, f]).any():
-                raise ValueError(
-                    f"feature {f} has missing values here but had none when the bins were "
-                    "learned with 256 value bins; bin it together with the training data"
-                )
-        padded = np.full((len(self.cuts), 256), np.inf, dtype=np.float32)
-        for f, cuts in enumerate(self.cuts):
-            padded[f, :cuts.size] = cuts
-        out = np.empty(X.shape, dtype=BIN_DTYPE)
-        kernels.bin_values(np.ascontiguousarray(X, dtype=np.float32), padded, self.n_bins, out)
+        if self.bin_dtype == BIN_DTYPE:
+            for f in np.flatnonzero(self.n_bins > 255):
+                if np.isnan(X[:, f]).any():
+                    raise ValueError(
+                        f"feature {f} has missing values here but had none when the bins were "
+                        "learned with 256 value bins; bin it together with the training data"
+                    )
+        out = np.empty(X.shape, dtype=self.bin_dtype)
+        kernels.bin_values(np.ascontiguousarray(X, dtype=np.float32), self.padded_cuts(),
+                           self.n_bins, out)
         return out
 
     def fit_transform(self, X, sample_weight=None):

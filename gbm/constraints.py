@@ -44,17 +44,28 @@ def parse_interaction_constraints(value, feature_names, n_features):
     return sets
 
 
-def allowed_features(sets, path, n_features):
-    """uint8 (n_features,): 1 for the features a node whose path used ``path`` may split on."""
-    mask = np.zeros(n_features, dtype=np.uint8)
-    if not path:
-        mask[:] = 1
-        return mask
-    for s in sets:
-        if path <= s:
-            mask[list(s)] = 1
-    mask[list(path)] = 1
-    return mask
+def interaction_matrix(sets, n_features):
+    """The constraint sets as bool (n_sets, n_features), or None for no constraints."""
+    if sets is None:
+        return None
+    matrix = np.zeros((len(sets), n_features), dtype=bool)
+    for i, s in enumerate(sets):
+        matrix[i, list(s)] = True
+    return matrix
+
+
+def allowed_features(matrix, paths):
+    """bool (n_nodes, n_features): the features each node may split on.
+
+    ``matrix``: ``interaction_matrix``; ``paths``: bool (n_nodes, n_features), the
+    features used between the root and each node. A node may use the features of every
+    set holding its whole path, and its path's features; the root (empty path) any.
+    """
+    paths = np.asarray(paths, dtype=bool)
+    outside = paths.astype(np.int32) @ (~matrix).T.astype(np.int32)  # path features not in set
+    allowed = ((outside == 0).astype(np.int32) @ matrix.astype(np.int32) > 0) | paths
+    allowed[~paths.any(axis=1)] = True
+    return allowed
 
 
 def parse_monotone_constraints(value, feature_names, n_features):

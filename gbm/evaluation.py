@@ -10,14 +10,15 @@ from .tree import Forest
 class EvalSet:
     """An evaluation set whose margin is updated tree by tree on its bins."""
 
-    def __init__(self, name, X, y, w, queries, booster, mapper, kernels):
+    def __init__(self, name, X, y, w, queries, booster, mapper, backend):
         self.name, self.y, self.w, self.queries = name, y, w, queries
         self.X = booster._check_predict_X(X, name=f"evals[{name!r}] X")
         self.binned = True
         try:
-            self.bins = mapper.transform(self.X, kernels)
+            self.bins = mapper.transform(self.X, backend.kernels)
         except ValueError:  # missing values where the training data had none and 256 bins
             self.binned = False
+        self.rows = np.arange(self.X.shape[0])
         self.n_bins = mapper.n_bins
         if booster.trees:  # a model being continued: start from its predictions, on raw
             # values (its trees' split bins belong to the bin edges it was trained with)
@@ -26,24 +27,16 @@ class EvalSet:
         else:
             self.margin = np.tile(booster.base_margin, (self.X.shape[0], 1))
 
-    def add_trees(self, kernels, trees, groups):
+    def add_trees(self, backend, trees, groups):
         f = Forest(trees, groups)
-        if f.has_categorical:
+        with backend.threads(self.X.size * max(1, f.n_trees // 8)):
             if self.binned:
-                kernels.predict_binned_categorical(self.bins, self.n_bins, f.walk_binned,
-                                                   f.split_type, f.cat_bits, f.value,
-                                                   f.tree_offsets, f.tree_group, f.tree_depth,
-                                                   self.margin)
+                backend.kernels.predict_binned(self.bins, self.rows, self.n_bins, f.walk_binned,
+                                               f.cat_bits, f.value, f.tree_offsets, f.tree_group,
+                                               f.tree_depth, self.margin)
             else:
-                kernels.predict_categorical(self.X, f.walk, f.split_type, f.cat_bits, f.value,
-                                            f.tree_offsets, f.tree_group, f.tree_depth,
-                                            self.margin)
-        elif self.binned:
-            kernels.predict_binned(self.bins, self.n_bins, f.walk_binned, f.value, f.tree_offsets,
-                                   f.tree_group, f.tree_depth, self.margin)
-        else:
-            kernels.predict(self.X, f.walk, f.value, f.tree_offsets, f.tree_group, f.tree_depth,
-                            self.margin)
+                backend.kernels.predict(self.X, f.walk, f.cat_bits, f.value, f.tree_offsets,
+                                        f.tree_group, f.tree_depth, self.margin)
 
 
 _EVAL_KEYS = {"X", "y", "name", "sample_weight", "group", "qid"}
@@ -104,7 +97,7 @@ class Evaluator:
         self.last_name = None  # the metric early stopping watches
         self.best_score, self.best_iteration = None, None
 
-    def after_round(self, booster, new_trees, kernels):
+    def after_round(self, booster, new_trees, backend):
         """Score the round just trained; returns True when training should stop."""
         if not self.eval_sets:
             return False
@@ -112,7 +105,7 @@ class Evaluator:
         groups = booster.tree_group[len(booster.trees) - len(new_trees):]
         line = [f"[{round_}]"]
         for es in self.eval_sets:
-            es.add_trees(kernels, new_trees, groups)
+            es.add_trees(backend, new_trees, groups)
             pred = self.objective.transform_for_metric(es.margin)
             scores = [(name, _score(metric, es, pred)) for name, metric in zip(self.names, self.metrics)]
             if self.custom_metric is not None:

@@ -1,10 +1,8 @@
 """Explaining predictions: exact TreeSHAP feature contributions (``pred_contribs``)."""
 import numpy as np
 
-from .threads import numba_threads, resolve_n_threads, threads_for
 
-
-def predict_contributions(booster, X, forest, kernels, n_jobs):
+def predict_contributions(booster, X, forest, backend):
     """Each feature's contribution to each row's margin, and the bias, as XGBoost's
     ``predict(..., pred_contribs=True)`` gives them.
 
@@ -13,8 +11,7 @@ def predict_contributions(booster, X, forest, kernels, n_jobs):
     booster : gbm.Booster
     X : float32 (n_rows, n_features), C order, already checked
     forest : gbm.tree.Forest, the trees to explain (an iteration range's)
-    kernels : the backend's kernels module
-    n_jobs : int or None, None = the booster's ``n_jobs``
+    backend : gbm.backend.Backend, where it runs (kernels and threads)
 
     Returns
     -------
@@ -27,11 +24,11 @@ def predict_contributions(booster, X, forest, kernels, n_jobs):
     n_rows, n_features = X.shape
     out = np.zeros((n_rows, booster.n_groups, n_features + 1), dtype=np.float64)
     out[:, :, n_features] = booster.base_margin
-    n_threads = resolve_n_threads(booster.params["n_jobs"] if n_jobs is None else n_jobs)
     # a row costs about (leaves x depth^2) per tree: far more than a plain prediction
-    n_threads = threads_for(n_rows * max(1, forest.split_feature.shape[0]) * 4, n_threads)
-    with numba_threads(n_threads):
-        kernels.tree_shap(X, forest.split_feature, forest.threshold, forest.default_left,
-                          forest.split_type, forest.cat_row, forest.cat_bits, forest.left_child, forest.value, forest.cover, forest.tree_offsets,
-                          forest.tree_group, forest.tree_depth, n_threads, out)
+    with backend.threads(n_rows * max(1, forest.split_feature.shape[0]) * 4) as n_threads:
+        backend.kernels.tree_shap(X, forest.split_feature, forest.threshold,
+                                  forest.default_left, forest.split_type, forest.cat_row,
+                                  forest.cat_bits, forest.left_child, forest.value, forest.cover,
+                                  forest.tree_offsets, forest.tree_group, forest.tree_depth,
+                                  n_threads, out)
     return out[:, 0, :].copy() if booster.n_groups == 1 else out

@@ -31,17 +31,15 @@ def quantization_scale(max_abs, n_rows):
     return math.ldexp(1.0, min(exponent, 1000))
 
 
-def quantize(grad, hess, kernels, n_rows_total=None, max_abs=None):
-    """Turn float64 gradients and hessians into int64 pairs.
+def quantize(grad, hess, backend, n_rows_total=None):
+    """Turn float64 gradients and hessians into int64 pairs, with scales agreed by every
+    rank (the global ``max |g|``, ``max |h|`` and row count, through the collective).
 
     Parameters
     ----------
     grad, hess : ndarray of float64, shape (n,)
-    kernels : the backend's kernels module (``max_abs``, ``quantize_gradients``)
-    n_rows_total : int, optional
-        Rows over all workers (defaults to ``n``).
-    max_abs : (float, float), optional
-        Global ``max |grad|`` and ``max |hess|`` (defaults to the local ones).
+    backend : gbm.backend.Backend (kernels ``max_abs``, ``quantize_gradients``; collective)
+    n_rows_total : int, rows over all ranks (default: this rank's, with one rank)
 
     Returns
     -------
@@ -49,11 +47,13 @@ def quantize(grad, hess, kernels, n_rows_total=None, max_abs=None):
     scales : ndarray of float64, shape (2,)
         Multiply a float by it to get the fixed-point value; divide to go back.
     """
+    kernels, collective = backend.kernels, backend.collective
     grad, hess = np.ascontiguousarray(grad), np.ascontiguousarray(hess)
-    n = grad.shape[0] if n_rows_total is None else n_rows_total
-    if max_abs is None:
-        max_abs = (kernels.max_abs(grad), kernels.max_abs(hess))
-    scales = np.array([quantization_scale(max_abs[0], n), quantization_scale(max_abs[1], n)])
-    gpair = np.empty((grad.shape[0], 2), dtype=GPAIR_DTYPE)
-    kernels.quantize_gradients(grad, hess, scales, gpair)
+    with backend.threads(grad.shape[0]):
+        local_max = np.array([kernels.max_abs(grad), kernels.max_abs(hess)])
+        max_abs = collective.allreduce(local_max, "max")
+        n = grad.shape[0] if n_rows_total is None else n_rows_total
+        scales = np.array([quantization_scale(max_abs[0], n), quantization_scale(max_abs[1], n)])
+        gpair = np.empty((grad.shape[0], 2), dtype=GPAIR_DTYPE)
+        kernels.quantize_gradients(grad, hess, scales, gpair)
     return gpair, scales

@@ -7,7 +7,7 @@ pairwise logistic loss ``log(1 + exp(-(s_i - s_j)))`` of RankNet, weighted by |d
 ranking for ``rank:ndcg`` (Burges 2010, "From RankNet to LambdaRank to LambdaMART").
 The pair's lambda ``(sigma(s_i - s_j) - 1) |dZ|`` goes to i, its negation to j; both get
 the hessian ``2 sigma (1 - sigma) |dZ|`` (XGBoost's factor 2). The arithmetic is in the
-kernel ``lambdarank_gradients`` (``kernels/rank_cpu.py``).
+kernel ``lambdarank_gradients`` (``kernels/cpu/rank.py``).
 
 Pairs (``lambdarank_pair_method``):
 
@@ -20,8 +20,8 @@ Pairs (``lambdarank_pair_method``):
 """
 import numpy as np
 
-from .binning import splitmix64
-from .kernels.rank_cpu import NDCG, PAIRWISE
+from .kernels.hashing import splitmix64
+from .kernels.layout import NDCG, PAIRWISE
 
 _MAX_EXP_LABEL = 31  # 2^label - 1 must fit XGBoost's 32-bit gain
 
@@ -42,12 +42,15 @@ class LambdaRank:
         self.seed = params["random_state"]
         # XGBoost's default metric: NDCG truncated at the top-k the objective looks at
         self.default_metric = f"ndcg@{self.num_pair}" if self.topk else "ndcg"
-        self.queries = self.kernels = None
-        self.n_threads = 1
+        self.queries = self.backend = None
 
-    def bind(self, queries, kernels, n_threads):
-        """The training data's query groups (``gbm.queries.QueryGroups``) and kernels."""
-        self.queries, self.kernels, self.n_threads = queries, kernels, n_threads
+    def bind(self, queries, backend, row_ids=None):
+        """The training data's query groups (``gbm.queries.QueryGroups``), the backend,
+        and each row's index in the whole data set (default: its position)."""
+        self.queries, self.backend = queries, backend
+        starts = queries.ptr[:-1]
+        self.group_first_row = np.ascontiguousarray(starts if row_ids is None else row_ids[starts],
+                                                    dtype=np.int64)
         # XGBoost scales group weights to average 1 over the groups
         self.group_scale = queries.weight * (queries.n_groups / queries.weight.sum())
 
@@ -75,10 +78,12 @@ class LambdaRank:
             raise ValueError(f"{self.name} needs query groups: pass group= or qid= to train")
         key = splitmix64(np.uint64(self.seed) ^ splitmix64(np.uint64(round_)))
         grad, hess = np.empty(margin.shape[0]), np.empty(margin.shape[0])
-        self.kernels.lambdarank_gradients(
-            np.ascontiguousarray(margin[:, 0]), y, self.queries.ptr, self.group_scale,
-            self.delta_kind, self.exp_gain, self.topk, self.num_pair, self.score_normalization,
-            self.normalization, np.uint64(key), grad, hess, max(1, self.n_threads))
+        with self.backend.threads() as n_threads:
+            self.backend.kernels.lambdarank_gradients(
+                np.ascontiguousarray(margin[:, 0]), y, self.queries.ptr, self.group_first_row,
+                self.group_scale, self.delta_kind, self.exp_gain, self.topk, self.num_pair,
+                self.score_normalization, self.normalization, np.uint64(key), grad, hess,
+                n_threads)
         return grad[:, None], hess[:, None]
 
     def transform(self, margin, xp=np):

@@ -6,7 +6,7 @@ whatever the number of threads or workers, and whatever order they run in.
 """
 import numpy as np
 
-from .binning import splitmix64
+from .kernels.hashing import splitmix64
 
 _ROWS, _TREE, _LEVEL, _NODE = 1, 2, 3, 4  # stream ids: each kind of draw its own numbers
 
@@ -17,6 +17,12 @@ def _key(*parts):
     for part in parts:
         key = splitmix64(np.uint64(key ^ np.uint64(part & 0xFFFFFFFFFFFFFFFF)))
     return key
+
+
+def _keys(prefix, last):
+    """``_key(*prefix, x)`` for every ``x`` of the int array ``last``, at once."""
+    key = _key(*prefix)
+    return splitmix64(key ^ np.asarray(last, dtype=np.int64).astype(np.uint64))
 
 
 def _uniform(key, ids):
@@ -66,13 +72,33 @@ class ColumnSampler:
         self.trivial = (params["colsample_bytree"] >= 1.0 and self.by_level >= 1.0
                         and self.by_node >= 1.0)
 
-    def mask(self, node_id, depth):
-        """uint8 (n_features,): 1 for the features node ``node_id`` may split on."""
+    def _level(self, depth):
         if depth not in self._levels:
             key = _key(self.seed, _LEVEL, *self.parts, depth)
             self._levels[depth] = _choose(key, self.tree, self.by_level)
-        key = _key(self.seed, _NODE, *self.parts, node_id)
-        chosen = _choose(key, self._levels[depth], self.by_node)
-        out = np.zeros(self.n_features, dtype=np.uint8)
-        out[chosen] = 1
+        return self._levels[depth]
+
+    def mask(self, node_id, depth):
+        """uint8 (n_features,): 1 for the features node ``node_id`` may split on."""
+        return self.masks(np.array([node_id]), np.array([depth]))[0]
+
+    def masks(self, node_ids, depths):
+        """uint8 (len(node_ids), n_features): ``mask`` of every node at once."""
+        node_ids, depths = np.asarray(node_ids), np.asarray(depths)
+        out = np.zeros((node_ids.shape[0], self.n_features), dtype=np.uint8)
+        if self.trivial:
+            out[:] = 1
+            return out
+        for depth in np.unique(depths):
+            at = np.flatnonzero(depths == depth)
+            level = self._level(int(depth))
+            if self.by_node >= 1.0:
+                out[at[:, None], level[None, :]] = 1
+                continue
+            # each node's draws: one uniform per level feature, from its own key
+            keys = _keys((self.seed, _NODE, *self.parts), node_ids[at])
+            draws = _uniform(keys[:, None], level[None, :])
+            k = max(1, int(self.by_node * level.size))
+            chosen = level[np.argsort(draws, axis=1, kind="stable")[:, :k]]
+            out[at[:, None], chosen] = 1
         return out

@@ -5,7 +5,7 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .booster import train
+from .training import train
 from .categorical import _as_frame, category_columns, encode_X
 from .data import check_X
 

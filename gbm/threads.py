@@ -1,4 +1,4 @@
-"""Thread counts for the Numba kernels.
+"""Thread counts for the Numba kernels (the CPU backend's ``Backend.threads``).
 
 A parallel region costs a wake-up of every worker thread; on small inputs (a deep node, a
 tiny data set) or a busy machine that costs more than the work, so callers run small
@@ -23,18 +23,13 @@ def resolve_n_threads(n_jobs):
 
 @contextlib.contextmanager
 def numba_threads(n):
-    """Run the block's Numba kernels on ``n`` threads."""
+    """Run the block's Numba kernels on ``n`` threads (the context's value)."""
     before = numba.get_num_threads()
     if n == before:
-        yield
+        yield n
         return
     numba.set_num_threads(n)
     try:
-        yield
+        yield n
     finally:
         numba.set_num_threads(before)
-
-
-def threads_for(work, n_threads):
-    """Threads worth using for ``work`` cells of work."""
-    return n_threads if work >= PARALLEL_MIN_WORK else 1

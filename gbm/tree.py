@@ -3,7 +3,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-CAT_WORDS = 8  # uint32 words per category set: 256 bits, one per possible uint8 code
+from .kernels.layout import CAT_WORDS, FLAG_CATEGORICAL, FLAG_DEFAULT_LEFT
 
 # name -> dtype of every per-node array; node 0 is the root, children come after parents.
 NODE_FIELDS = {
@@ -107,14 +107,14 @@ class Forest:
 
     ``tree_offsets[t]`` is the index of tree ``t``'s root; ``tree_group[t]`` the output
     column (class) it adds to; ``tree_depth[t]`` its depth. ``walk`` and ``walk_binned``
-    are int32 tables of 4 entries per node, ``(feature, left child, default left, test)``
-    with the test a threshold's float32 bits (``walk``) or a split bin (``walk_binned``).
-    At a leaf the entry is ``(0, own id - 1, 0, NaN or -1)``: every row "goes right" to the
-    leaf itself, so a walk can take a fixed number of steps without asking where it is.
+    are int32 tables of 4 entries per node, ``(feature, left child, flags, test)`` with the
+    test a threshold's float32 bits (``walk``) or a split bin (``walk_binned``); ``flags``
+    bit 0 says where missing values go (kernels/layout.py). At a leaf the entry is ``(0,
+    own id - 1, 0, NaN or -1)``: every row "goes right" to the leaf itself, so a walk can
+    take a fixed number of steps without asking where it is.
 
-    With categorical nodes (``has_categorical``), ``split_type`` marks them and their test
-    entry is instead their row of ``cat_bits`` (uint32 (n_sets, CAT_WORDS), all trees' sets
-    stacked); such forests go to the ``*_categorical`` kernels.
+    A categorical node (``split_type`` 1) has flags bit 1 set, and its test is its row of
+    ``cat_bits`` (uint32 (n_sets, CAT_WORDS), all trees' sets stacked).
     """
 
     def __init__(self, trees, groups):
@@ -149,6 +149,7 @@ class Forest:
         table = np.empty((inner.size, 4), dtype=np.int32)
         table[:, 0] = np.where(inner, self.split_feature, 0)
         table[:, 1] = np.where(inner, self.left_child, own_id - 1)
-        table[:, 2] = np.where(inner, self.default_left, 0)
+        flags = self.default_left * FLAG_DEFAULT_LEFT + (self.split_type == 1) * FLAG_CATEGORICAL
+        table[:, 2] = np.where(inner, flags, 0)
         table[:, 3] = np.where(inner, test, leaf_test)
         return table.reshape(-1)

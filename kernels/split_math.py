@@ -9,13 +9,13 @@ L2 penalty ``lam``, L1 penalty ``alpha`` and weight cap ``max_delta_step`` (0 = 
   i.e. minus twice the node's regularised loss at w (eq. 6-7); both forms agree uncapped.
 
 ``make_split_math(jit)`` builds the functions with a decorator: the identity gives the
-plain-Python reference, ``numba.njit`` the CPU versions and
+plain-Python reference, ``kernels.jit.kernel`` (numba.njit) the CPU versions and
 ``numba.cuda.jit(device=True)`` the CUDA ones, all from this one source.
 """
 import math
 from types import SimpleNamespace
 
-from numba import njit
+from .jit import kernel
 
 
 def make_split_math(jit):
@@ -79,4 +79,4 @@ def make_split_math(jit):
 
 
 python = make_split_math(lambda f: f)
-cpu = make_split_math(njit(cache=True, nogil=True))
+cpu = make_split_math(kernel)

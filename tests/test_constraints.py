@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm.constraints import allowed_features
+from gbm.constraints import allowed_features, interaction_matrix
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(5000, 6))
@@ -33,11 +33,12 @@ def test_no_path_mixes_forbidden_features(constraints):
 
 
 def test_allowed_features_follow_xgboosts_rule():
-    sets = [frozenset({0, 1}), frozenset({1, 2, 3})]
-    assert allowed_features(sets, frozenset(), 5).tolist() == [1, 1, 1, 1, 1]
-    assert allowed_features(sets, frozenset({1}), 5).tolist() == [1, 1, 1, 1, 0]
-    assert allowed_features(sets, frozenset({2}), 5).tolist() == [0, 1, 1, 1, 0]
-    assert allowed_features(sets, frozenset({4}), 5).tolist() == [0, 0, 0, 0, 1]
+    matrix = interaction_matrix([frozenset({0, 1}), frozenset({1, 2, 3})], 5)
+    paths = np.zeros((5, 5), dtype=bool)  # the root, then paths {1}, {2}, {4}, {1, 2}
+    for row, used in ((1, [1]), (2, [2]), (3, [4]), (4, [1, 2])):
+        paths[row, used] = True
+    assert allowed_features(matrix, paths).astype(int).tolist() == [
+        [1, 1, 1, 1, 1], [1, 1, 1, 1, 0], [0, 1, 1, 1, 0], [0, 0, 0, 0, 1], [0, 1, 1, 1, 0]]
 
 
 def test_constraints_by_feature_name_in_the_estimator():

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from gbm.kernels import cpu, reference
+from gbm.kernels.layout import CAT_WORDS
 
 N_FEATURES = 5
 
@@ -17,6 +18,11 @@ def make_inputs(rng, n_rows, n_bins, missing_rate=0.1):
     gpair = np.column_stack([rng.integers(-10**12, 10**12, n_rows),
                              rng.integers(0, 10**12, n_rows)]).astype(np.int64)
     return bins, gpair
+
+
+def offsets_of(n_bins):
+    """The ragged histogram layout: feature f's slots (value bins, then missing)."""
+    return np.concatenate(([0], np.cumsum(np.asarray(n_bins) + 1))).astype(np.int32)
 
 
 def segments(rng, n_rows, n_nodes, with_empty=True):
@@ -46,30 +52,49 @@ def test_build_histograms_matches_reference(n_rows, n_bins, n_nodes, n_threads):
     n_bins = np.array(n_bins, dtype=np.int32)
     bins, gpair = make_inputs(rng, n_rows, n_bins, missing_rate=0.0 if n_bins.max() > 255 else 0.1)
     rows, starts, ends = segments(rng, n_rows, n_nodes)
-    shape = (n_nodes, n_bins.size, int(n_bins.max()) + 1, 2)
+    offsets = offsets_of(n_bins)
+    shape = (n_nodes, int(offsets[-1]), 2)
     fast, slow = np.full(shape, -7, np.int64), np.full(shape, -7, np.int64)
-    cpu.build_histograms(bins, gpair, rows, starts, ends, fast, n_threads)
-    reference.build_histograms(bins, gpair, rows, starts, ends, slow, n_threads)
+    cpu.build_histograms(bins, gpair, rows, starts, ends, offsets, fast, n_threads)
+    reference.build_histograms(bins, gpair, rows, starts, ends, offsets, slow, n_threads)
     np.testing.assert_array_equal(fast, slow)
     # each node's histogram holds exactly its rows' sums, for every feature
     for k in range(n_nodes):
         expected = gpair[rows[starts[k]:ends[k]]].sum(axis=0)
-        np.testing.assert_array_equal(fast[k].sum(axis=1), np.tile(expected, (n_bins.size, 1)))
+        for f in range(n_bins.size):
+            np.testing.assert_array_equal(fast[k, offsets[f]:offsets[f + 1]].sum(axis=0), expected)
+
+
+def test_build_histograms_uint16_bins_and_a_row_subset():
+    rng = np.random.default_rng(5)
+    n_bins = np.array([700, 3, 300], dtype=np.int32)  # more than a byte holds
+    bins = np.column_stack([rng.integers(0, nb + 1, 9000) for nb in n_bins]).astype(np.uint16)
+    gpair = rng.integers(-10**9, 10**9, (9000, 2)).astype(np.int64)
+    rows = np.sort(rng.choice(9000, 5000, replace=False)).astype(np.int32)  # a row sample
+    starts, ends = np.array([0, 2000]), np.array([2000, 5000])
+    offsets = offsets_of(n_bins)
+    fast, slow = (np.empty((2, int(offsets[-1]), 2), np.int64) for _ in range(2))
+    cpu.build_histograms(bins, gpair, rows, starts, ends, offsets, fast, 2)
+    reference.build_histograms(bins, gpair, rows, starts, ends, offsets, slow)
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(fast[1, offsets[1]:offsets[2]].sum(axis=0),
+                                  gpair[rows[2000:]].sum(axis=0))
 
 
 def test_build_histograms_all_missing():
     bins = np.full((10, 2), 3, dtype=np.uint8)  # 3 value bins per feature, all rows missing
     gpair = np.ones((10, 2), dtype=np.int64)
     rows = np.arange(10, dtype=np.int32)
-    hist = np.empty((1, 2, 4, 2), np.int64)
-    cpu.build_histograms(bins, gpair, rows, np.array([0]), np.array([10]), hist, 2)
-    assert (hist[0, :, 3] == 10).all() and (hist[0, :, :3] == 0).all()
+    hist = np.empty((1, 8, 2), np.int64)
+    cpu.build_histograms(bins, gpair, rows, np.array([0]), np.array([10]), offsets_of([3, 3]),
+                         hist, 2)
+    assert (hist[0, [3, 7]] == 10).all() and (hist[0, [0, 1, 2, 4, 5, 6]] == 0).all()
 
 
 def test_subtract_histograms_matches_reference():
     rng = np.random.default_rng(0)
-    parent = rng.integers(-1000, 1000, (3, 4, 9, 2))
-    child = rng.integers(-1000, 1000, (3, 4, 9, 2))
+    parent = rng.integers(-1000, 1000, (3, 36, 2))
+    child = rng.integers(-1000, 1000, (3, 36, 2))
     fast, slow = np.empty_like(parent), np.empty_like(parent)
     cpu.subtract_histograms(parent, child, fast)
     reference.subtract_histograms(parent, child, slow)
@@ -78,14 +103,18 @@ def test_subtract_histograms_matches_reference():
 
 
 def _evaluate(module, hist, sums, n_bins, mask, params, monotone=None, bounds=None):
+    """evaluate_splits on numeric features: (gain, feature, bin, default_left, left_sums)."""
     n = hist.shape[0]
     out = (np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.uint8),
-           np.empty((n, 2), np.int64))
+           np.empty((n, 2), np.int64), np.empty((n, CAT_WORDS), np.uint32))
     monotone = np.zeros(n_bins.size, np.int8) if monotone is None else monotone
     bounds = np.tile([-np.inf, np.inf], (n, 1)) if bounds is None else bounds
-    module.evaluate_splits(hist, sums, n_bins, mask, monotone, bounds,
-                           np.array([2.0**20, 2.0**22]), *params, *out)
-    return out
+    module.evaluate_splits(hist, offsets_of(n_bins), np.zeros(n_bins.size, np.uint8), sums, mask,
+                           monotone, bounds, np.array([2.0**20, 2.0**22]), np.array(params,
+                                                                                   np.float64),
+                           4, 64, *out)
+    assert not out[5].any()  # numeric splits hold no category set
+    return out[:5]
 
 
 @pytest.mark.parametrize("params", [
@@ -103,9 +132,10 @@ def test_evaluate_splits_matches_reference(params, seed):
     gpair[:, 0] = rng.normal(0, 1, 3000) * 2**20
     gpair[:, 1] = rng.uniform(0, 1, 3000) * 2**22
     rows, starts, ends = segments(rng, 3000, n_nodes)
-    hist = np.empty((n_nodes, n_bins.size, 256, 2), np.int64)
-    reference.build_histograms(bins, gpair, rows, starts, ends, hist)
-    sums = hist[:, 0].sum(axis=1)
+    offsets = offsets_of(n_bins)
+    hist = np.empty((n_nodes, int(offsets[-1]), 2), np.int64)
+    reference.build_histograms(bins, gpair, rows, starts, ends, offsets, hist)
+    sums = hist[:, offsets[0]:offsets[1]].sum(axis=1)
     mask = (rng.random((n_nodes, n_bins.size)) < 0.8).astype(np.uint8)
     fast = _evaluate(cpu, hist, sums, n_bins, mask, params)
     slow = _evaluate(reference, hist, sums, n_bins, mask, params)
@@ -125,10 +155,10 @@ def test_evaluate_splits_matches_reference(params, seed):
 def test_evaluate_splits_known_best():
     # Feature 0: bins 0,1 hold g=-1 each, bins 2,3 hold g=+1: the split is after bin 1.
     # Missing (slot 4) holds strongly negative gradients: they must go left.
-    hist = np.zeros((1, 1, 5, 2), np.int64)
-    hist[0, 0, :, 0] = [-10, -10, 10, 10, -30]
-    hist[0, 0, :, 1] = [10, 10, 10, 10, 10]
-    sums = hist[:, 0].sum(axis=1)
+    hist = np.zeros((1, 5, 2), np.int64)
+    hist[0, :, 0] = [-10, -10, 10, 10, -30]
+    hist[0, :, 1] = [10, 10, 10, 10, 10]
+    sums = hist.sum(axis=1)
     gain, feature, split_bin, default_left, left = _evaluate(
         cpu, hist, sums, np.array([4], np.int32), np.ones((1, 1), np.uint8), (0.0, 0.0, 0.0, 0.0))
     assert (feature[0], split_bin[0], default_left[0]) == (0, 1, 1)
@@ -137,6 +167,19 @@ def test_evaluate_splits_known_best():
     g, h = np.array([-50, 20, -30]) / 2.0**20, np.array([30, 20, 50]) / 2.0**22
     expected = g[0] ** 2 / h[0] + g[1] ** 2 / h[1] - g[2] ** 2 / h[2]
     assert gain[0] == pytest.approx(expected, rel=1e-12)
+
+
+def test_node_weights_match_reference():
+    rng = np.random.default_rng(3)
+    sums = np.column_stack([rng.integers(-10**9, 10**9, 50), rng.integers(0, 10**9, 50)])
+    bounds = np.tile([-np.inf, np.inf], (50, 1))
+    bounds[::3] = [-0.01, 0.02]
+    scales = np.array([2.0**30, 2.0**31])
+    for params in ((1.0, 0.0, 0.0, 1.0), (0.5, 0.3, 0.2, 0.0)):
+        fast, slow = np.empty(50), np.empty(50)
+        cpu.node_weights(sums, bounds, scales, np.array(params), fast)
+        reference.node_weights(sums, bounds, scales, np.array(params), slow)
+        np.testing.assert_array_equal(fast, slow)
 
 
 @pytest.mark.parametrize("n_rows, n_nodes", [(1, 1), (40, 3), (70000, 5), (100000, 1)])
@@ -151,10 +194,11 @@ def test_partition_rows_matches_reference(n_rows, n_nodes):
     fast_rows, slow_rows = rows.copy(), rows.copy()
     fast_n, slow_n = np.empty(n_nodes, np.int64), np.empty(n_nodes, np.int64)
     by_feature = np.ascontiguousarray(bins.T)
+    numeric = (np.zeros(n_nodes, np.uint8), np.zeros((n_nodes, CAT_WORDS), np.uint32))
     cpu.partition_rows(by_feature, fast_rows, starts, ends, feature, split_bin, default_left,
-                       n_bins, np.empty_like(rows), fast_n)
+                       *numeric, n_bins, np.empty_like(rows), fast_n)
     reference.partition_rows(by_feature, slow_rows, starts, ends, feature, split_bin, default_left,
-                             n_bins, np.empty_like(rows), slow_n)
+                             *numeric, n_bins, np.empty_like(rows), slow_n)
     np.testing.assert_array_equal(fast_rows, slow_rows)
     np.testing.assert_array_equal(fast_n, slow_n)
 
@@ -205,16 +249,22 @@ def test_predict_kernels_match_reference(n_rows, n_groups):
     bins, _ = make_inputs(rng, n_rows, n_bins, missing_rate=0.2)
     f = random_forest_arrays(rng, 30, 4, n_bins, n_groups)
     assert f.tree_depth.min() == 0 and f.tree_depth.max() >= 4
-    tree_args = (f.walk_binned, f.value, f.tree_offsets, f.tree_group, f.tree_depth)
+    tree_args = (f.walk_binned, f.cat_bits, f.value, f.tree_offsets, f.tree_group, f.tree_depth)
     fast, slow = np.zeros((n_rows, n_groups)), np.zeros((n_rows, n_groups))
-    cpu.predict_binned(bins, n_bins, *tree_args, fast)
-    reference.predict_binned(bins, n_bins, *tree_args, slow)
+    rows = np.arange(n_rows)
+    cpu.predict_binned(bins, rows, n_bins, *tree_args, fast)
+    reference.predict_binned(bins, rows, n_bins, *tree_args, slow)
     np.testing.assert_array_equal(fast, slow)
+    some = rows[::3]  # a subset of the rows: only theirs change
+    part = np.zeros_like(fast)
+    cpu.predict_binned(bins, some, n_bins, *tree_args, part)
+    np.testing.assert_array_equal(part[some], fast[some])
+    assert not np.delete(part, some, axis=0).any()
     # Raw values equal to the bin index, NaN where missing: the thresholds (bin + 0.5)
     # send each row exactly where its bin goes.
     X = bins.astype(np.float32)
     X[bins == n_bins] = np.nan
-    raw_args = (f.walk, f.value, f.tree_offsets, f.tree_group, f.tree_depth)
+    raw_args = (f.walk, f.cat_bits, f.value, f.tree_offsets, f.tree_group, f.tree_depth)
     fast_raw, slow_raw = np.zeros_like(fast), np.zeros_like(fast)
     cpu.predict(X, *raw_args, fast_raw)
     reference.predict(X, *raw_args, slow_raw)
@@ -271,7 +321,7 @@ def test_predict_matches_a_walk_of_the_tree_arrays():
                 node = f.left_child[base + node] if left else f.right_child[base + node]
             expected[r, f.tree_group[t]] += f.value[base + node]
     out = np.zeros((200, 2))
-    cpu.predict(X, f.walk, f.value, f.tree_offsets, f.tree_group, f.tree_depth, out)
+    cpu.predict(X, f.walk, f.cat_bits, f.value, f.tree_offsets, f.tree_group, f.tree_depth, out)
     np.testing.assert_array_equal(out, expected)
 
 
@@ -282,10 +332,11 @@ def test_predict_leaf_matches_reference_and_values():
     X = rng.integers(0, 9, size=(500, 4)).astype(np.float32)
     X[rng.random(X.shape) < 0.2] = np.nan
     fast, slow = np.empty((500, 25), np.int32), np.empty((500, 25), np.int32)
-    cpu.predict_leaf(X, f.walk, f.tree_offsets, f.tree_depth, fast)
-    reference.predict_leaf(X, f.walk, f.tree_offsets, f.tree_depth, slow)
+    cpu.predict_leaf(X, f.walk, f.cat_bits, f.tree_offsets, f.tree_depth, fast)
+    reference.predict_leaf(X, f.walk, f.cat_bits, f.tree_offsets, f.tree_depth, slow)
     np.testing.assert_array_equal(fast, slow)
     assert (f.left_child[f.tree_offsets[:-1] + fast] < 0).all()  # every id is a leaf
     margin = np.zeros((500, 1))
-    cpu.predict(X, f.walk, f.value, f.tree_offsets, f.tree_group, f.tree_depth, margin)
+    cpu.predict(X, f.walk, f.cat_bits, f.value, f.tree_offsets, f.tree_group, f.tree_depth,
+                margin)
     np.testing.assert_allclose(f.value[f.tree_offsets[:-1] + fast].sum(axis=1), margin[:, 0])

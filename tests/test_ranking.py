@@ -44,7 +44,8 @@ def kernel_gradients(kernels, margin, y, sizes, params, round_key=7, scale=None,
     ptr = _ptr(sizes)
     scale = np.ones(len(sizes)) if scale is None else scale
     grad, hess = np.empty(len(y)), np.empty(len(y))
-    kernels.lambdarank_gradients(margin, y, ptr, scale, obj.delta_kind, p["ndcg_exp_gain"],
+    kernels.lambdarank_gradients(margin, y, ptr, ptr[:-1], scale, obj.delta_kind,
+                                 p["ndcg_exp_gain"],
                                  p["lambdarank_pair_method"] == "topk",
                                  p["lambdarank_num_pair_per_sample"],
                                  p["lambdarank_score_normalization"],

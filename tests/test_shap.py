@@ -66,8 +66,8 @@ def shap_both(forest, X, n_groups, n_threads=2):
 
 def forest_margin(forest, X, n_groups):
     margin = np.zeros((X.shape[0], n_groups))
-    cpu.predict(X, forest.walk, forest.value, forest.tree_offsets, forest.tree_group,
-                forest.tree_depth, margin)
+    cpu.predict(X, forest.walk, forest.cat_bits, forest.value, forest.tree_offsets,
+                forest.tree_group, forest.tree_depth, margin)
     return margin
 
 
@@ -152,8 +152,8 @@ def test_kernel_matches_brute_force_with_categorical_splits():
     fast, slow = shap_both(forest, X, 1)
     np.testing.assert_allclose(fast, slow, rtol=1e-9, atol=1e-10)
     margin = np.zeros((X.shape[0], 1))
-    cpu.predict_categorical(X, forest.walk, forest.split_type, forest.cat_bits, forest.value,
-                            forest.tree_offsets, forest.tree_group, forest.tree_depth, margin)
+    cpu.predict(X, forest.walk, forest.cat_bits, forest.value, forest.tree_offsets,
+                forest.tree_group, forest.tree_depth, margin)
     np.testing.assert_allclose(fast.sum(axis=2), margin, rtol=1e-10, atol=1e-10)
 
 

@@ -1,17 +1,16 @@
-"""Numba CPU kernels for exact TreeSHAP feature contributions (``pred_contribs``).
-
-Re-exported by ``cpu.py`` (``gbm.kernels.cpu.tree_shap``); the NumPy twin, a brute-force
-Shapley oracle, is in ``shap_reference.py``.
+"""Exact TreeSHAP feature contributions (``pred_contribs``); the NumPy twin, a
+brute-force Shapley oracle, is ``reference/shap.py``.
 """
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
-from .categorical_cpu import categorical_goes_left
+from ..jit import kernel
+from .predict import categorical_goes_left
 
 # --- TreeSHAP: exact feature contributions (Lundberg, Erion & Lee 2018, Algorithm 2) ---
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def row_goes_left(x, node, threshold, default_left, split_type, cat_row, cat_bits):
     """Whether a row whose split-feature value is ``x`` goes to node ``node``'s left child.
 
@@ -26,7 +25,7 @@ def row_goes_left(x, node, threshold, default_left, split_type, cat_row, cat_bit
     return x < threshold[node]
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _node_expectations(left_child, value, cover, tree_offsets, out):
     """Each node's expected value over the training rows: its leaves' values weighted by
     their cover (hessian sums), ``E(node) = (c_l E(l) + c_r E(r)) / c_node``.
@@ -45,7 +44,7 @@ def _node_expectations(left_child, value, cover, tree_offsets, out):
                 out[node] = (cover[l] * out[l] + cover[r] * out[r]) / cover[node]
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _extend_path(feature, zero, one, weight, length, zero_fraction, one_fraction, feature_index):
     """EXTEND of Algorithm 2: append a split on ``feature_index`` to a path of ``length``
     elements; ``weight[i]`` becomes the share of subsets of size ``i`` (of the path's
@@ -59,7 +58,7 @@ def _extend_path(feature, zero, one, weight, length, zero_fraction, one_fraction
         weight[i] = zero_fraction * weight[i] * (length - i) / (length + 1)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _unwind_path(feature, zero, one, weight, last, i):
     """UNWIND of Algorithm 2: undo the EXTEND of element ``i`` of a path whose last
     element is ``last``; the path then ends at ``last - 1``."""
@@ -78,7 +77,7 @@ def _unwind_path(feature, zero, one, weight, last, i):
         one[j] = one[j + 1]
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _unwound_path_sum(zero, one, weight, last, i):
     """Sum of the weights ``_unwind_path(..., last, i)`` would leave, without unwinding."""
     one_fraction, zero_fraction = one[i], zero[i]
@@ -94,7 +93,7 @@ def _unwound_path_sum(zero, one, weight, last, i):
     return total
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _tree_shap_row(x, base, split_feature, threshold, default_left, split_type, cat_row,
                    cat_bits, left_child, value, cover, path_feature, path_zero, path_one, path_weight, stack_int, stack_float, phi):
     """Add one tree's SHAP values for row ``x`` to ``phi`` (RECURSE of Algorithm 2).
@@ -149,7 +148,7 @@ def _tree_shap_row(x, base, split_feature, threshold, default_left, split_type, 
             stack_float[top, 1] = one_child
 
 
-@njit(parallel=True, nogil=True, cache=True)
+@kernel(parallel=True)
 def tree_shap(X, split_feature, threshold, default_left, split_type, cat_row, cat_bits,
               left_child, value, cover, tree_offsets, tree_group, tree_depth, n_threads, out):
     """Add exact SHAP values (TreeSHAP, Algorithm 2 of Lundberg, Erion & Lee 2018) to ``out``.

@@ -1,6 +1,6 @@
-"""Numba CPU kernel for the LambdaMART gradients of ``rank:pairwise`` and ``rank:ndcg``.
+"""The LambdaMART gradients of ``rank:pairwise`` and ``rank:ndcg``.
 
-Same name, signature and results as ``reference.lambdarank_gradients``. Each query group
+Same name, signature and results as the reference twin. Each query group
 writes only its own rows and every per-group sum runs in one fixed order, so the thread
 count cannot change any result (no atomics, no reduction across threads).
 
@@ -9,28 +9,21 @@ documents sorted by score, best first (a stable sort: ties keep their input orde
 *rank* indexes that list, a *row* indexes the data.
 """
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
-PAIRWISE, NDCG = 0, 1  # delta_kind: the weight of a pair (1, or |delta NDCG|)
+from ..hashing import mix as _mix
+from ..jit import kernel
+from ..layout import NDCG
 _TINY = 1e-16  # floor of sigma (1 - sigma), XGBoost's Eps64
 _SCORE_GAP = 0.01  # added to |s_i - s_j| when the delta is divided by the score gap
 
 
-@njit(nogil=True, cache=True)
-def _mix(z):
-    """splitmix64 of one uint64 (Steele et al. 2014): the counter-based hash."""
-    z = z + np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(nogil=True, cache=True)
+@kernel
 def _gain(label, exp_gain):
     return 2.0 ** label - 1.0 if exp_gain else label
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _inv_idcg(labels, truncation, exp_gain):
     """1 / (DCG of the ideal order, truncated); 0 when the group has no gain at all."""
     ideal = np.sort(labels)[::-1]
@@ -40,7 +33,7 @@ def _inv_idcg(labels, truncation, exp_gain):
     return 1.0 / idcg if idcg != 0.0 else 0.0
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _add_pair(scores, labels, order, a, b, delta_kind, exp_gain, inv_idcg, by_gap, grad, hess):
     """Add the lambda of the pair at ranks ``a`` and ``b`` (local rows ``order[a]``,
     ``order[b]``) into ``grad`` / ``hess``; returns the sum-of-lambdas increment.
@@ -73,7 +66,7 @@ def _add_pair(scores, labels, order, a, b, delta_kind, exp_gain, inv_idcg, by_ga
     return -2.0 * lam
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _group_gradients(scores, labels, first_row, delta_kind, exp_gain, topk, num_pair,
                      score_normalization, normalization, key, grad, hess):
     """Gradients of one query group into ``grad`` / ``hess`` (zeroed here)."""
@@ -127,10 +120,10 @@ def _group_gradients(scores, labels, first_row, delta_kind, exp_gain, topk, num_
         hess *= norm
 
 
-@njit(parallel=True, nogil=True, cache=True)
-def lambdarank_gradients(margin, labels, group_ptr, group_scale, delta_kind, exp_gain, topk,
-                         num_pair, score_normalization, normalization, key, grad, hess,
-                         n_threads):
+@kernel(parallel=True)
+def lambdarank_gradients(margin, labels, group_ptr, group_first_row, group_scale, delta_kind,
+                         exp_gain, topk, num_pair, score_normalization, normalization, key, grad,
+                         hess, n_threads):
     """LambdaMART gradients and hessians of every row, query group by query group.
 
     Parameters
@@ -138,6 +131,8 @@ def lambdarank_gradients(margin, labels, group_ptr, group_scale, delta_kind, exp
     margin : float64 (n_rows,)             # IN  current scores
     labels : float64 (n_rows,)             # IN  relevance degrees
     group_ptr : int64 (n_groups + 1,)      # IN  group g owns rows [group_ptr[g], group_ptr[g+1])
+    group_first_row : int64 (n_groups,)    # IN  each group's first row in the whole data set
+                                           #     (over all workers): the "mean" draws' row ids
     group_scale : float64 (n_groups,)      # IN  each group's weight (already normalised)
     delta_kind : int                       # IN  PAIRWISE (weight 1) or NDCG (|delta NDCG|)
     exp_gain : bool                        # IN  NDCG gain 2^label - 1 (else label)
@@ -153,9 +148,9 @@ def lambdarank_gradients(margin, labels, group_ptr, group_scale, delta_kind, exp
     for t in prange(n_threads):
         for g in range(t * n_groups // n_threads, (t + 1) * n_groups // n_threads):
             lo, hi = group_ptr[g], group_ptr[g + 1]
-            _group_gradients(margin[lo:hi], labels[lo:hi], lo, delta_kind, exp_gain, topk,
-                             num_pair, score_normalization, normalization, key, grad[lo:hi],
-                             hess[lo:hi])
+            _group_gradients(margin[lo:hi], labels[lo:hi], group_first_row[g], delta_kind,
+                             exp_gain, topk, num_pair, score_normalization, normalization, key,
+                             grad[lo:hi], hess[lo:hi])
             for r in range(lo, hi):
                 grad[r] *= group_scale[g]
                 hess[r] *= group_scale[g]

@@ -1,11 +1,10 @@
-"""NumPy twin of ``shap_cpu.tree_shap``: exact SHAP values by brute force over feature
-subsets (an oracle independent of TreeSHAP's Algorithm 2). Re-exported by
-``reference.py``."""
+"""Twin of ``cpu/shap.py``'s ``tree_shap``: exact SHAP values by brute force over feature
+subsets (an oracle independent of TreeSHAP's Algorithm 2)."""
 from math import factorial
 
 import numpy as np
 
-from .categorical_reference import categorical_goes_left
+from .predict import categorical_goes_left
 
 
 def _goes_left(x, at, threshold, default_left, split_type, cat_row, cat_bits):

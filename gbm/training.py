@@ -1,0 +1,289 @@
+"""The boosting loop ``train``.
+
+The loop is written once for one rank of a possibly distributed fit: every quantity that
+depends on all rows (categories, bin edges, gradient maxima, histograms, base scores,
+leaf quantiles, metrics, stop decisions) goes through the backend's collective, which is
+a no-op locally. ``gbm.collective.ThreadGroup`` runs it over several ranks in one process.
+"""
+import numpy as np
+
+from .adaptive import refresh_leaves
+from .backend import get_backend
+from .binning import BinMapper
+from .booster import Booster, _load_init_model
+from .categorical import check_same_categorical, encode_X, fit_categories
+from .collective import LOCAL
+from .constraints import (interaction_matrix, parse_interaction_constraints,
+                          parse_monotone_constraints)
+from .data import check_y, feature_names_of
+from .evaluation import EvalSet, Evaluator, unpack_eval
+from .grower import TreeData, TreeGrower
+from .objectives import get_objective
+from .params import validate_params
+from .quantize import quantize
+from .queries import training_queries
+from .sampling import ColumnSampler, row_sample
+from .tree import Forest
+
+
+def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbose_eval=False,
+          feature_names=None, init_model=None, early_stopping_rounds=None, maximize=None,
+          obj=None, custom_metric=None, callbacks=(), group=None, qid=None,
+          categorical_features=None, _collective=LOCAL, _row_ids=None):
+    """Train a gradient-boosted tree model.
+
+    Parameters
+    ----------
+    params : dict
+        Hyperparameters, XGBoost names (see ``gbm.params.SPEC``).
+    X : array-like (n_samples, n_features); NaN = missing
+    y : array-like (n_samples,)
+    num_boost_round : int
+        Boosting rounds; each adds ``params["num_parallel_tree"]`` trees per output group,
+        grown from the same gradients with their own row and column samples, each
+        scaled by ``learning_rate / num_parallel_tree`` (as XGBoost does): one round with
+        ``num_parallel_tree > 1`` and ``learning_rate=1`` is a random forest.
+    sample_weight : array-like (n_samples,), optional
+        Row weights; for ranking objectives one weight per query group (n_groups,).
+    evals : sequence of (X, y, name), (X, y, sample_weight, name) or dict
+        Sets scored after every round with ``params["eval_metric"]`` (default: the
+        objective's metric), into ``booster.evals_result``. A dict entry has keys ``X``,
+        ``y``, ``name`` and optionally ``sample_weight``, ``group``, ``qid``: the form for
+        ranking eval sets, which need their own query groups.
+    verbose_eval : bool
+        Print one line of scores per round, as XGBoost does.
+    early_stopping_rounds : int, optional
+        Stop when the last metric on the last eval set has not improved for this many
+        rounds; ``booster.best_iteration`` and ``best_score`` tell the best round. All
+        trees trained are kept.
+    maximize : bool, optional
+        Whether larger is better for that metric (default: by metric, e.g. AUC).
+    obj : callable, optional
+        A user-defined objective ``obj(margin, y, sample_weight) -> (grad, hess)``, with
+        ``margin`` of shape (n,) (or (n, num_class)) and results of the same shape,
+        weights applied by the function. ``params["objective"]`` still sets the starting
+        margin, the label checks and how margins become predictions.
+    custom_metric : callable, optional
+        ``custom_metric(y, prediction, sample_weight) -> (name, value)``, scored on every
+        eval set after the built-in metrics (so it drives early stopping).
+    callbacks : sequence of gbm.callback.TrainingCallback
+        Hooks around the training and every round (``after_iteration`` returning True
+        stops training), e.g. ``gbm.callback.ProgressBar()``.
+    feature_names : list of str, optional
+        Taken from a DataFrame's columns when not given.
+    categorical_features : list of int or str, or bool mask, optional
+        Features to treat as categorical, besides pandas ``category`` columns (which
+        always are): column indices, feature names, or one bool per feature. Their
+        numeric values must be non-negative integers or NaN. See gbm.categorical and
+        ``max_cat_to_onehot`` / ``max_cat_threshold``.
+    init_model : Booster or path, optional
+        Continue training this model: its trees stay, and new rounds start from its
+        predictions. Training 10 rounds and then 5 more on the same data and parameters
+        gives the same model as training 15 at once.
+    group : array-like of int (n_groups,), optional
+        Sizes of consecutive query groups (rows of a query are consecutive); needed by
+        ``rank:pairwise`` and ``rank:ndcg``, checked and unused by other objectives.
+    qid : array-like of int (n_samples,), optional
+        Instead of ``group``: the query id of each row, sorted (non-decreasing).
+
+    Returns
+    -------
+    Booster
+
+    ``_collective`` and ``_row_ids`` are for distributed training (gbm.dask): this rank's
+    collective, and the index of each of its rows in the whole data set.
+    """
+    p = validate_params(params)
+    if isinstance(num_boost_round, bool) or not isinstance(num_boost_round, (int, np.integer)) \
+            or num_boost_round < 0:
+        raise ValueError(f"num_boost_round must be an integer >= 0, got {num_boost_round!r}")
+    backend = get_backend(p["device"], p["n_jobs"], _collective)
+    names = feature_names if feature_names is not None else feature_names_of(X)
+    init = None
+    if init_model is not None:  # continue with the model's categories
+        init = _load_init_model(init_model)
+        if categorical_features is not None:
+            check_same_categorical(init.categories, categorical_features, X, names)
+        X = encode_X(X, init.categories)
+        categories = init.categories
+    else:
+        X, categories = fit_categories(X, categorical_features, names)
+    if names is not None and len(names) != X.shape[1]:
+        raise ValueError(f"feature_names has {len(names)} names but X has {X.shape[1]} columns")
+    y = check_y(y, X.shape[0])
+    objective = get_objective(p)
+    queries, w = training_queries(objective, group, qid, sample_weight, X.shape[0])
+    y = objective.check_labels(y)
+    row_ids = np.arange(X.shape[0]) if _row_ids is None else np.asarray(_row_ids, np.int64)
+    n_rows_total = int(_collective.allreduce(np.array([X.shape[0]], np.int64), "sum")[0])
+    with backend.threads():
+        data, mapper = _bin(X, w, categories, names, p, backend, row_ids)
+        _check_init_model(init, p, X.shape[1], names)
+        if init is not None:
+            base = init.base_margin
+            names = names if names is not None else init.feature_names
+        elif p["base_score"] is None:
+            base = objective.base_margin(y, None if sample_weight is None else w)
+        else:
+            base = objective.base_score_to_margin(p["base_score"])
+        booster = Booster(p, X.shape[1], names, base, mapper.cuts, categories)
+        margin = np.tile(base, (X.shape[0], 1))
+        first_round = 0
+        if init is not None:
+            for tree, group_ in zip(init.trees, init.tree_group):
+                booster.add_tree(tree, group_)
+            booster.iteration_indptr = list(init.iteration_indptr)
+            margin = init._predict_checked(X, output_margin=True).reshape(X.shape[0], -1)
+            first_round = init.num_boosted_rounds
+        eval_sets = [EvalSet(*_unpack_eval(e, i, queries), booster, mapper, backend)
+                     for i, e in enumerate(evals)]
+        evaluator = Evaluator(eval_sets, p["eval_metric"] or [objective.default_metric], objective,
+                              _check_patience(early_stopping_rounds), maximize, verbose_eval,
+                              custom_metric, p)
+        leaf_alphas = getattr(objective, "leaf_alphas", None) if obj is None else None
+        if queries is not None:
+            objective.bind(queries, backend, row_ids)
+        callbacks = list(callbacks)
+        for cb in callbacks:
+            booster = cb.before_training(booster)
+        for round_ in range(first_round, first_round + num_boost_round):
+            if any([cb.before_iteration(booster, round_, booster.evals_result) for cb in callbacks]):
+                break
+            if obj is not None:
+                grad, hess = _call_objective(obj, margin, y, w)
+            elif queries is not None:  # ranking: pairs may be drawn per round
+                grad, hess = objective.gradients(margin, y, w, round_=round_)
+            else:
+                grad, hess = objective.gradients(margin, y, w)
+            new_trees = []
+            for group_ in range(objective.n_groups):
+                residual = None  # absolute / quantile loss: leaves become residual quantiles
+                if leaf_alphas is not None:
+                    residual = (y - margin[:, group_], leaf_alphas[group_])
+                new_trees += _grow_group(booster, data, grad[:, group_], hess[:, group_],
+                                         margin, group_, round_, residual, row_ids, n_rows_total,
+                                         None if sample_weight is None else w, p, backend)
+            booster.end_round()
+            stop = evaluator.after_round(booster, new_trees, backend)
+            stop_asked = [cb.after_iteration(booster, round_, booster.evals_result) for cb in callbacks]
+            if stop or any(stop_asked):
+                break
+        for cb in callbacks:
+            booster = cb.after_training(booster)
+    return booster
+
+
+def _bin(X, w, categories, names, p, backend, row_ids):
+    """Bin edges (the same for any split of the rows), the binned rows and the features'
+    layout and constraints: ``(TreeData, BinMapper)``."""
+    n_categories = None if categories is None else np.array(
+        [-1 if c is None else len(c) for c in categories], dtype=np.int64)
+    mapper = BinMapper(p["max_bin"], p["bin_sample_size"], p["random_state"])
+    mapper.fit(X, w, n_threads=backend.n_threads, n_categories=n_categories, row_ids=row_ids,
+               collective=backend.collective)
+    bins = mapper.transform(X, backend.kernels)
+    is_categorical = np.zeros(X.shape[1], dtype=np.uint8)
+    if categories is not None:
+        is_categorical[[f for f, c in enumerate(categories) if c is not None]] = 1
+    monotone = parse_monotone_constraints(p["monotone_constraints"], names, X.shape[1])
+    if monotone is not None and (monotone[is_categorical == 1] != 0).any():
+        f = int(np.flatnonzero((monotone != 0) & (is_categorical == 1))[0])
+        raise ValueError(f"monotone_constraints puts a constraint on feature "
+                         f"{names[f] if names else f}, which is categorical; categories "
+                         "have no order, so only numeric features can be monotone")
+    interaction = interaction_matrix(
+        parse_interaction_constraints(p["interaction_constraints"], names, X.shape[1]), X.shape[1])
+    data = TreeData(bins, np.ascontiguousarray(bins.T), mapper.n_bins, mapper.feature_offsets,
+                    mapper.padded_cuts(), is_categorical,
+                    np.zeros(X.shape[1], np.int8) if monotone is None else monotone, interaction)
+    return data, mapper
+
+
+def _grow_group(booster, data, grad, hess, margin, group, round_, residual, row_ids,
+                n_rows_total, weights, p, backend):
+    """Grow one round's trees of one output group (``num_parallel_tree`` of them, sharing
+    the round's gradients, as XGBoost does), add them to ``booster`` and their leaf values
+    to ``margin[:, group]``; returns the trees."""
+    gpair, scales = quantize(grad, hess, backend, n_rows_total)
+    n_parallel = p["num_parallel_tree"]
+    # Each parallel tree's leaves carry learning_rate / num_parallel_tree, so a round
+    # adds learning_rate times the mean of its trees (XGBoost scales them the same way).
+    tree_params = p if n_parallel == 1 else dict(p, learning_rate=p["learning_rate"] / n_parallel)
+    column = np.ascontiguousarray(margin[:, group])
+    trees = []
+    for parallel in range(n_parallel):
+        kept = row_sample(p["random_state"], round_, group, row_ids, p["subsample"], parallel)
+        rows = np.arange(row_ids.shape[0]) if kept is None else np.flatnonzero(kept)
+        columns = ColumnSampler(p, data.n_features, round_, group, parallel)
+        grower = TreeGrower(data, gpair, scales, rows, tree_params, backend, columns)
+        tree, rows, starts, ends, values = grower.grow()
+        if residual is not None:
+            values = refresh_leaves(values, rows, starts, ends, residual[0], residual[1],
+                                    tree_params["learning_rate"], weights)
+            tree.value[grower.leaf_ids] = values
+        with backend.threads(rows.shape[0]):
+            backend.kernels.add_leaf_values(rows, starts, ends, values, column)
+            if kept is not None:  # rows left out of the sample: walk them through the tree
+                _add_tree(backend, data, tree, np.flatnonzero(~kept), column)
+        booster.add_tree(tree, group)
+        trees.append(tree)
+    margin[:, group] = column
+    return trees
+
+
+def _add_tree(backend, data, tree, rows, column):
+    """``column[rows] +=`` the tree's leaf values for those binned rows."""
+    forest = Forest([tree], [0])
+    backend.kernels.predict_binned(data.bins, rows, data.n_bins, forest.walk_binned,
+                                   forest.cat_bits, forest.value, forest.tree_offsets,
+                                   forest.tree_group, forest.tree_depth, column.reshape(-1, 1))
+
+
+def _unpack_eval(entry, index, train_queries):
+    """An ``evals`` entry; with a ranking objective it must carry its query groups."""
+    unpacked = unpack_eval(entry, index)
+    if train_queries is not None and unpacked[4] is None:
+        raise ValueError(f"evals[{index}] ({unpacked[0]!r}) has no query groups; with a ranking "
+                         "objective pass it as a dict with 'group' or 'qid', e.g. "
+                         "{'X': X, 'y': y, 'name': 'valid', 'qid': qid}")
+    return unpacked
+
+
+def _check_init_model(init, p, n_features, names):
+    """The model to continue from, checked against the data."""
+    if init is None:
+        return
+    if init.n_features != n_features:
+        raise ValueError(f"init_model was trained on {init.n_features} features but X has {n_features}")
+    same = ("objective", "num_class") + (("quantile_alpha",) if p["objective"] == "reg:quantileerror"
+                                         else ())
+    for key in same:  # the output groups and their base margins must mean the same
+        if init.params[key] != p[key]:
+            raise ValueError(f"init_model was trained with {key}={init.params[key]!r}, "
+                             f"not {p[key]!r}; continue with the same {key}")
+    if names is not None and init.feature_names is not None and names != init.feature_names:
+        raise ValueError(f"X has feature names {names} but init_model was trained with "
+                         f"{init.feature_names}")
+
+
+def _check_patience(rounds):
+    if rounds is None:
+        return None
+    if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
+        raise ValueError(f"early_stopping_rounds must be an integer >= 1 or None, got {rounds!r}")
+    return int(rounds)
+
+
+def _call_objective(obj, margin, y, w):
+    """Gradients from a user's objective, checked: same shape as the margin, finite."""
+    shape = margin.shape if margin.shape[1] > 1 else (margin.shape[0],)
+    grad, hess = obj(margin.reshape(shape).copy(), y, w)
+    out = []
+    for name, value in (("gradient", grad), ("hessian", hess)):
+        value = np.asarray(value, dtype=np.float64)
+        if value.shape != shape:
+            raise ValueError(f"the objective's {name} has shape {value.shape}, expected {shape}")
+        if not np.isfinite(value).all():
+            raise ValueError(f"the objective's {name} holds NaN or infinity")
+        out.append(value.reshape(margin.shape))
+    return out

@@ -1,0 +1,24 @@
+"""The Numba CPU kernels, one module per concept; this namespace is the backend's kernels
+module (``gbm.backend``). Same names, signatures and results as ``kernels.reference``
+(checked by ``tests/test_kernel_contract.py``).
+
+Conventions (see DESIGN.md, "Kernel contract"): kernels are stateless functions that
+write into ``out`` arrays the caller owns; a batch of nodes is given as segments of one
+``rows`` array (int32), node ``k`` owning ``rows[node_starts[k]:node_ends[k]]``;
+histograms are ragged (``kernels/layout.py``); ``n_threads`` is passed in where a kernel
+cuts its work by it, never read inside a cached kernel; every sum that feeds a split is
+an integer sum, so the thread count cannot change any result.
+"""
+from .binning import bin_values
+from .histogram import build_histograms, subtract_histograms
+from .partition import add_leaf_values, partition_rows
+from .predict import predict, predict_binned, predict_leaf
+from .quantize import max_abs, quantize_gradients
+from .rank import lambdarank_gradients
+from .shap import tree_shap
+from .split import evaluate_splits, node_weights
+
+__all__ = ("add_leaf_values", "bin_values", "build_histograms", "evaluate_splits",
+           "lambdarank_gradients", "max_abs", "node_weights", "partition_rows", "predict",
+           "predict_binned", "predict_leaf", "quantize_gradients", "subtract_histograms",
+           "tree_shap")

@@ -1,0 +1,133 @@
+"""Histograms of gradient pairs per node and feature bin (ragged layout, see layout.py).
+
+Every sum is an integer sum, so the thread count cannot change any result.
+"""
+import numpy as np
+from numba import prange
+
+from ..jit import kernel
+
+
+@kernel
+def _segment_of(position, cumulative):
+    """Index of the node whose segment holds the ``position``-th row of the batch."""
+    lo, hi = 0, cumulative.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if cumulative[mid] <= position:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@kernel(inline="always")
+def _accumulate(flat_bins, flat_gpair, rows, lo, hi, n_features, slot2, h):
+    """Add the gradient pairs of ``rows[lo:hi]`` into one flat histogram ``h``.
+
+    ``slot2[f]`` is 2 * feature f's first slot. Flat inputs and unsigned indices: Numba
+    then skips the negative-index wrap-around test on every access (measured 9% faster).
+    """
+    for p in range(lo, hi):
+        r = np.uint64(rows[p])
+        g = flat_gpair[np.uint64(2) * r]
+        hess = flat_gpair[np.uint64(2) * r + np.uint64(1)]
+        row = r * n_features
+        for f in range(n_features):
+            at = slot2[f] + np.uint64(2) * np.uint64(flat_bins[row + np.uint64(f)])
+            h[at] += g
+            h[at + np.uint64(1)] += hess
+
+
+@kernel(parallel=True)
+def build_histograms(bins, gpair, rows, node_starts, node_ends, feature_offsets, hist, n_threads):
+    """Sum the gradient pairs of each node's rows into per-feature bin histograms.
+
+    Parameters
+    ----------
+    bins : uint8 or uint16 (n_rows, n_features)    # IN  C order
+    gpair : int64 (n_rows, 2)                      # IN  fixed-point (g, h)
+    rows : int32 (m,)                              # IN  row ids grouped by node
+    node_starts, node_ends : int64 (n_nodes,)      # IN  each node's segment of ``rows``
+    feature_offsets : int32 (n_features + 1,)      # IN  feature f's slots (layout.py)
+    hist : int64 (n_nodes, n_slots, 2)             # OUT overwritten
+    n_threads : int
+
+    The batch's rows, all nodes together, are cut into ``n_threads`` equal pieces; each
+    thread sums its piece into a private histogram, and the private histograms are added
+    (integers: the order does not matter). With many nodes, each thread instead takes the
+    whole nodes that start in its piece.
+    """
+    n_nodes = node_starts.shape[0]
+    n_features = bins.shape[1]
+    n_slots = hist.shape[1]
+    cumulative = np.zeros(n_nodes + 1, dtype=np.int64)
+    for k in range(n_nodes):
+        cumulative[k + 1] = cumulative[k] + (node_ends[k] - node_starts[k])
+    total = cumulative[n_nodes]
+    n_parts = max(1, min(n_threads, total // 4096 + 1))
+    flat_bins = bins.reshape(bins.size)
+    flat_gpair = gpair.reshape(gpair.size)
+    n_f = np.uint64(n_features)
+    slot2 = np.empty(n_features, dtype=np.uint64)
+    for f in range(n_features):
+        slot2[f] = np.uint64(2 * feature_offsets[f])
+    flat_hist = hist.reshape(n_nodes, n_slots * 2)
+    if n_parts > 1 and n_nodes >= 4 * n_parts:
+        # Many nodes: each thread sums whole nodes (those whose rows start in its share of
+        # the batch) straight into ``hist``; no private copies to clear and add up.
+        for t in prange(n_parts):
+            lo = total * t // n_parts
+            hi = total * (t + 1) // n_parts
+            for k in range(n_nodes):
+                if not (lo <= cumulative[k] < hi or (t == n_parts - 1 and cumulative[k] == total)):
+                    continue
+                h = flat_hist[k]
+                h[:] = 0
+                _accumulate(flat_bins, flat_gpair, rows, node_starts[k], node_ends[k], n_f,
+                            slot2, h)
+        return
+    if n_parts == 1:
+        flat_hist[:] = 0
+        for k in range(n_nodes):
+            _accumulate(flat_bins, flat_gpair, rows, node_starts[k], node_ends[k], n_f, slot2,
+                        flat_hist[k])
+        return
+    private = np.zeros((n_parts, n_nodes, n_slots * 2), dtype=np.int64)
+    for t in prange(n_parts):
+        lo = total * t // n_parts
+        hi = total * (t + 1) // n_parts
+        if lo >= hi:
+            continue
+        k = _segment_of(lo, cumulative)
+        position = lo
+        while position < hi:
+            seg_end = min(hi, cumulative[k + 1])
+            offset = node_starts[k] - cumulative[k]
+            _accumulate(flat_bins, flat_gpair, rows, position + offset, seg_end + offset, n_f,
+                        slot2, private[t, k])
+            position = seg_end
+            k += 1
+    n_cells = n_nodes * n_slots * 2
+    for part in prange(n_parts):  # add the private copies, each thread a share of cells
+        for cell in range(n_cells * part // n_parts, n_cells * (part + 1) // n_parts):
+            k = cell // (n_slots * 2)
+            at = cell - k * (n_slots * 2)
+            total_ = private[0, k, at]
+            for t in range(1, n_parts):
+                total_ += private[t, k, at]
+            flat_hist[k, at] = total_
+
+
+@kernel(parallel=True)
+def subtract_histograms(parent, child, out):
+    """``out = parent - child``: the sibling's histogram without touching its rows.
+
+    parent, child : int64 (n_nodes, n_slots, 2)  # IN
+    out : int64, same shape                      # OUT
+    """
+    n_nodes = parent.shape[0]
+    for k in prange(n_nodes):
+        for s in range(parent.shape[1]):
+            out[k, s, 0] = parent[k, s, 0] - child[k, s, 0]
+            out[k, s, 1] = parent[k, s, 1] - child[k, s, 1]

@@ -1,0 +1,266 @@
+"""Split finding: the best split of every node over its allowed features, numeric
+(a threshold bin) or categorical (a set of codes), in one kernel; and node weights.
+
+The formulas are ``split_math``'s; each (node, feature) pair is one task, and the
+features' bests are reduced per node in feature order, so results do not depend on the
+thread count.
+"""
+import numpy as np
+from numba import prange
+
+from ..jit import kernel
+from ..layout import CAT_WORDS
+from ..split_math import cpu as _split_math
+
+# module-level names: Numba resolves globals, not attributes
+bounded_gain = _split_math.bounded_gain
+bounded_weight = _split_math.bounded_weight
+gain_given_weight = _split_math.gain_given_weight
+leaf_weight = _split_math.leaf_weight
+
+
+@kernel
+def _numeric_best(h, n, total_g, total_h, parent, direction_sign, lower, upper, scales,
+                  reg_lambda, reg_alpha, max_delta_step, min_child_weight, out, task):
+    """Best threshold of one numeric feature; writes ``out`` row ``task`` when any.
+
+    Thresholds are scanned from the lowest bin up, first with missing values right, then
+    (only if the node has missing values here) with them left; a candidate replaces the
+    best only if strictly better. On a monotone feature, a split whose (bounded) child
+    weights go the wrong way is skipped, as in XGBoost.
+    """
+    task_gain, task_bin, task_left, task_sum = out
+    miss_g, miss_h = h[n, 0], h[n, 1]
+    n_directions = 2 if (miss_g != 0 or miss_h != 0) else 1
+    best = -np.inf
+    for direction in range(n_directions):
+        left_g = miss_g if direction == 1 else 0
+        left_h = miss_h if direction == 1 else 0
+        for b in range(n - 1):
+            left_g += h[b, 0]
+            left_h += h[b, 1]
+            right_g = total_g - left_g
+            right_h = total_h - left_h
+            if left_h <= 0 or right_h <= 0:
+                continue
+            hl = left_h / scales[1]
+            hr = right_h / scales[1]
+            if hl < min_child_weight or hr < min_child_weight:
+                continue
+            gl, gr = left_g / scales[0], right_g / scales[0]
+            if direction_sign == 0:
+                gain = (bounded_gain(gl, hl, reg_lambda, reg_alpha, max_delta_step, lower, upper)
+                        + bounded_gain(gr, hr, reg_lambda, reg_alpha, max_delta_step, lower,
+                                       upper) - parent)
+            else:
+                wl = bounded_weight(gl, hl, reg_lambda, reg_alpha, max_delta_step, lower, upper)
+                wr = bounded_weight(gr, hr, reg_lambda, reg_alpha, max_delta_step, lower, upper)
+                if (direction_sign > 0 and wl > wr) or (direction_sign < 0 and wl < wr):
+                    continue
+                gain = (gain_given_weight(gl, hl, reg_lambda, reg_alpha, wl)
+                        + gain_given_weight(gr, hr, reg_lambda, reg_alpha, wr) - parent)
+            if gain > best:
+                best = gain
+                task_gain[task] = gain
+                task_bin[task] = b
+                task_left[task] = direction
+                task_sum[task, 0] = left_g
+                task_sum[task, 1] = left_h
+
+
+@kernel
+def _set_gain(left_g, left_h, right_g, right_h, parent, scales, reg_lambda, reg_alpha,
+              max_delta_step, min_child_weight, lower, upper):
+    """Gain of one categorical candidate; -inf when a child is empty or too light."""
+    if left_h <= 0 or right_h <= 0:
+        return -np.inf
+    hl, hr = left_h / scales[1], right_h / scales[1]
+    if hl < min_child_weight or hr < min_child_weight:
+        return -np.inf
+    return (bounded_gain(left_g / scales[0], hl, reg_lambda, reg_alpha, max_delta_step, lower,
+                         upper)
+            + bounded_gain(right_g / scales[0], hr, reg_lambda, reg_alpha, max_delta_step,
+                           lower, upper) - parent)
+
+
+@kernel
+def _order_by_weight(h, n, scales, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
+                     order):
+    """Codes ``0 .. n-1`` into ``order`` by increasing leaf weight of their own (G, H),
+    a stable insertion sort (ties keep code order). A category lighter than
+    min_child_weight counts as weight 0, as in XGBoost's ``CalcWeight``."""
+    weight = np.empty(n)
+    for c in range(n):
+        hess = h[c, 1] / scales[1]
+        w = 0.0
+        if hess > 0.0 and hess >= min_child_weight:
+            w = leaf_weight(h[c, 0] / scales[0], hess, reg_lambda, reg_alpha, max_delta_step)
+        j = c
+        while j > 0 and weight[j - 1] > w:
+            weight[j] = weight[j - 1]
+            order[j] = order[j - 1]
+            j -= 1
+        weight[j] = w
+        order[j] = c
+
+
+@kernel
+def _categorical_best(h, n, total_g, total_h, parent, lower, upper, scales, reg_lambda,
+                      reg_alpha, max_delta_step, min_child_weight, max_cat_to_onehot,
+                      max_cat_threshold, out, task_bits, task):
+    """Best set of one categorical feature (XGBoost's ``hist`` evaluator candidates):
+
+    * fewer than ``max_cat_to_onehot`` categories: one-hot, each category alone on the
+      right, missing values first with the other categories (left), then, when the node
+      has any, with the category (right);
+    * otherwise, partitions: categories sorted by the weight of their own (G, H); then
+      for ``j = 1 .. min(max_cat_threshold, n) - 1`` the ``j`` lowest, and then the ``j``
+      highest, form the set (right), missing values with the others (left). Sorted this
+      way the best split of the categories into two groups is a prefix of the order
+      (Fisher 1958).
+
+    A candidate replaces the best only if strictly better: the first in this order wins ties.
+    """
+    task_gain, task_bin, task_left, task_sum = out
+    miss_g, miss_h = h[n, 0], h[n, 1]
+    n_directions = 2 if (miss_g != 0 or miss_h != 0) else 1
+    best = -np.inf
+    if n < max_cat_to_onehot:
+        best_code = -1
+        for c in range(n):
+            for direction in range(n_directions):  # 0: missing left, 1: missing right
+                right_g = h[c, 0] + (miss_g if direction == 1 else 0)
+                right_h = h[c, 1] + (miss_h if direction == 1 else 0)
+                gain = _set_gain(total_g - right_g, total_h - right_h, right_g, right_h,
+                                 parent, scales, reg_lambda, reg_alpha, max_delta_step,
+                                 min_child_weight, lower, upper)
+                if gain > best:
+                    best = gain
+                    best_code = c
+                    task_left[task] = 1 - direction
+                    task_sum[task, 0] = total_g - right_g
+                    task_sum[task, 1] = total_h - right_h
+        if best_code >= 0:
+            task_bits[task, best_code >> 5] = np.uint32(1 << (best_code & 31))
+    else:
+        order = np.empty(n, dtype=np.int64)
+        _order_by_weight(h, n, scales, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
+                         order)
+        limit = min(max_cat_threshold, n)
+        best_end, best_size = -1, 0
+        for end in range(2):  # 0: the lowest weights go right, 1: the highest
+            right_g = 0
+            right_h = 0
+            for j in range(limit - 1):
+                c = order[j] if end == 0 else order[n - 1 - j]
+                right_g += h[c, 0]
+                right_h += h[c, 1]
+                gain = _set_gain(total_g - right_g, total_h - right_h, right_g, right_h,
+                                 parent, scales, reg_lambda, reg_alpha, max_delta_step,
+                                 min_child_weight, lower, upper)
+                if gain > best:
+                    best = gain
+                    best_end, best_size = end, j + 1
+                    task_sum[task, 0] = total_g - right_g
+                    task_sum[task, 1] = total_h - right_h
+        if best_end >= 0:
+            task_left[task] = 1  # missing values stay with the categories outside the set
+            for j in range(best_size):
+                c = order[j] if best_end == 0 else order[n - 1 - j]
+                task_bits[task, c >> 5] |= np.uint32(1 << (c & 31))
+    task_gain[task] = best
+
+
+@kernel(parallel=True)
+def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_mask, monotone,
+                    node_bounds, scales, split_params, max_cat_to_onehot, max_cat_threshold,
+                    out_gain, out_feature, out_bin, out_default_left, out_left_sum,
+                    out_cat_bits):
+    """Best split of each node over its allowed features, missing values tried both ways.
+
+    Parameters
+    ----------
+    hist : int64 (n_nodes, n_slots, 2)                  # IN  ragged layout (layout.py)
+    feature_offsets : int32 (n_features + 1,)           # IN  feature f: value bins at
+                                                        #     offsets[f] .. offsets[f+1]-2,
+                                                        #     then its missing slot
+    is_categorical : uint8 (n_features,)                # IN  1: bins are category codes
+    node_sums : int64 (n_nodes, 2)                      # IN  (G, H) of each node
+    feature_mask : uint8 (n_nodes, n_features)          # IN  1 = may split on it
+    monotone : int8 (n_features,)                       # IN  +1 increasing, -1 decreasing
+    node_bounds : float64 (n_nodes, 2)                  # IN  [lower, upper] on each node's
+                                                        #     weight (monotone constraints)
+    scales : float64 (2,)                               # IN  fixed-point scales of g and h
+    split_params : float64 (4,)                         # IN  layout.SPLIT_PARAMS
+    max_cat_to_onehot, max_cat_threshold : int          # IN  categorical candidates
+    out_gain : float64 (n_nodes,)                       # OUT loss reduction; -inf = none
+    out_feature : int32 (n_nodes,)                      # OUT -1 = no split
+    out_bin : int32 (n_nodes,)                          # OUT numeric: bins <= it go left
+    out_default_left : uint8 (n_nodes,)                 # OUT where missing values go
+    out_left_sum : int64 (n_nodes, 2)                   # OUT (G, H) of the left child
+    out_cat_bits : uint32 (n_nodes, CAT_WORDS)          # OUT categorical: the set (goes
+                                                        #     right); zeros for numeric
+
+    Among equal gains the lowest feature wins (a numeric feature needs at least 2 bins).
+    """
+    n_nodes = hist.shape[0]
+    n_features = feature_offsets.shape[0] - 1
+    reg_lambda, reg_alpha = split_params[0], split_params[1]
+    max_delta_step, min_child_weight = split_params[2], split_params[3]
+    n_tasks = n_nodes * n_features
+    task_gain = np.full(n_tasks, -np.inf)
+    task_bin = np.zeros(n_tasks, dtype=np.int32)
+    task_left = np.zeros(n_tasks, dtype=np.uint8)
+    task_sum = np.zeros((n_tasks, 2), dtype=np.int64)
+    task_bits = np.zeros((n_tasks, CAT_WORDS), dtype=np.uint32)
+    out = (task_gain, task_bin, task_left, task_sum)
+    for task in prange(n_tasks):
+        k = task // n_features
+        f = task % n_features
+        n = feature_offsets[f + 1] - feature_offsets[f] - 1  # value bins
+        if feature_mask[k, f] == 0 or (n < 2 and is_categorical[f] == 0):
+            continue
+        h = hist[k, feature_offsets[f]:feature_offsets[f + 1]]
+        total_g, total_h = node_sums[k, 0], node_sums[k, 1]
+        lower, upper = node_bounds[k, 0], node_bounds[k, 1]
+        parent = bounded_gain(total_g / scales[0], total_h / scales[1], reg_lambda, reg_alpha,
+                              max_delta_step, lower, upper)
+        if is_categorical[f]:
+            _categorical_best(h, n, total_g, total_h, parent, lower, upper, scales, reg_lambda,
+                              reg_alpha, max_delta_step, min_child_weight, max_cat_to_onehot,
+                              max_cat_threshold, out, task_bits, task)
+        else:
+            _numeric_best(h, n, total_g, total_h, parent, monotone[f], lower, upper, scales,
+                          reg_lambda, reg_alpha, max_delta_step, min_child_weight, out, task)
+    for k in prange(n_nodes):
+        out_gain[k] = -np.inf
+        out_feature[k] = -1
+        out_bin[k] = 0
+        out_default_left[k] = 0
+        out_left_sum[k, 0] = 0
+        out_left_sum[k, 1] = 0
+        out_cat_bits[k, :] = 0
+        for f in range(n_features):
+            task = k * n_features + f
+            if task_gain[task] > out_gain[k]:
+                out_gain[k] = task_gain[task]
+                out_feature[k] = f
+                out_bin[k] = task_bin[task]
+                out_default_left[k] = task_left[task]
+                out_left_sum[k, 0] = task_sum[task, 0]
+                out_left_sum[k, 1] = task_sum[task, 1]
+                out_cat_bits[k, :] = task_bits[task]
+
+
+@kernel
+def node_weights(node_sums, node_bounds, scales, split_params, out):
+    """Each node's weight (before the learning rate), kept within its bounds.
+
+    node_sums : int64 (n_nodes, 2); node_bounds : float64 (n_nodes, 2)   # IN
+    scales : float64 (2,); split_params : float64 (4,)                   # IN
+    out : float64 (n_nodes,)                                             # OUT
+    """
+    for k in range(node_sums.shape[0]):
+        out[k] = bounded_weight(node_sums[k, 0] / scales[0], node_sums[k, 1] / scales[1],
+                                split_params[0], split_params[1], split_params[2],
+                                node_bounds[k, 0], node_bounds[k, 1])

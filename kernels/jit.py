@@ -1,0 +1,58 @@
+"""The one decorator of the CPU kernels, and where their compiled code is cached.
+
+Numba keys a cached kernel on the timestamp of the file that defines it, not of the files
+it calls into: a kernel that inlines ``split_math`` (or any shared helper) would keep the
+old code after only the helper changed (verified with Numba 0.68). So the cache folder is
+keyed by a hash of every source file under ``kernels/`` and Numba's version: change any
+of them and every kernel compiles afresh into a new folder; a stale kernel cannot be
+loaded. The folder is ``$NUMBA_CACHE_DIR/gbm-kernels-<hash>`` when ``NUMBA_CACHE_DIR`` is
+set, else ``~/.cache/gbm/kernels-<hash>`` (``$XDG_CACHE_HOME`` if set); if it cannot be
+created, Numba falls back to its own locations. Other libraries' Numba functions are not
+affected: the folder is set only while gbm's kernels are decorated.
+"""
+import hashlib
+import os
+from pathlib import Path
+
+import numba
+
+_ROOT = Path(__file__).resolve().parent
+
+
+def _sources_hash():
+    digest = hashlib.sha256(numba.__version__.encode())
+    for path in sorted(_ROOT.rglob("*.py")):
+        digest.update(path.relative_to(_ROOT).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _cache_dir():
+    key = _sources_hash()
+    base = os.environ.get("NUMBA_CACHE_DIR")
+    if base:
+        return os.path.join(base, f"gbm-kernels-{key}")
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(home, "gbm", f"kernels-{key}")
+
+
+CACHE_DIR = _cache_dir()
+
+
+def kernel(fn=None, *, parallel=False, inline="never"):
+    """``numba.njit(nogil=True, cache=True)`` with gbm's cache folder.
+
+    ``nogil``: kernels run while other Python threads (a Dask worker's event loop, a
+    collective) keep working. ``parallel``: the kernel has ``prange`` loops; the caller
+    sets the thread count (``Backend.threads``). Usable bare (``@kernel``) or with
+    options (``@kernel(parallel=True)``).
+    """
+    def decorate(function):
+        saved = numba.config.CACHE_DIR
+        numba.config.CACHE_DIR = CACHE_DIR  # read when caching is set up, at decoration
+        try:
+            return numba.njit(nogil=True, cache=True, parallel=parallel, inline=inline)(function)
+        finally:
+            numba.config.CACHE_DIR = saved
+
+    return decorate if fn is None else decorate(fn)

@@ -1,0 +1,23 @@
+"""Constants every backend's kernels share: data layouts and kernel arguments.
+
+Histograms (``ragged``, as XGBoost's cut pointers): a node's histogram is int64
+``(n_slots, 2)`` where feature ``f`` owns slots ``feature_offsets[f] ..
+feature_offsets[f + 1] - 1``: its ``n_bins[f]`` value bins, then its missing slot. A feature
+with few bins takes few slots, whatever the others have.
+
+Categorical splits hold a set of codes as a bitset of ``CAT_WORDS`` uint32 words (code
+``c`` is bit ``c & 31`` of word ``c >> 5``); rows whose code is in the set go right.
+
+Walk tables (``gbm.tree.Forest``): 4 int32 per node, ``(feature, left child, flags,
+test)``; ``flags`` bit 0 = missing values go left, bit 1 = categorical split (``test`` is
+then the node's row of ``cat_bits``, else a split bin or a float32 threshold's bits).
+"""
+CAT_WORDS = 8  # 256 bits: every code a uint8 bin can hold
+FLAG_DEFAULT_LEFT = 1
+FLAG_CATEGORICAL = 2
+
+# split_params: float64 (4,), the regularisation every split evaluation reads
+SPLIT_PARAMS = ("reg_lambda", "reg_alpha", "max_delta_step", "min_child_weight")
+
+# lambdarank_gradients' delta_kind: the weight of a pair (1, or |delta NDCG|)
+PAIRWISE, NDCG = 0, 1
