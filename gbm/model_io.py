@@ -9,21 +9,22 @@ import numpy as np
 
 from .categorical import MAX_CATEGORIES
 from .objectives import get_objective
-from .params import validate_params
+from .params import RUN_SETTINGS, validate_params
 from .tree import CAT_WORDS, NODE_FIELDS, Tree
 
 FORMAT = "gbm-model"
 # 1: the first format; 2 added iteration_indptr (rounds of num_parallel_tree trees per
-# group); 3 added categorical features ("categories", trees' "split_type" / "cat_bits").
-VERSION = 3
-READABLE = (1, 2, 3)
+# group); 3 added categorical features ("categories", trees' "split_type" / "cat_bits");
+# 4 leaves the run settings n_jobs and device out of "params".
+VERSION = 4
+READABLE = (1, 2, 3, 4)
 
 
 def to_dict(booster):
     d = {
         "format": FORMAT,
         "version": VERSION,
-        "params": booster.params,
+        "params": {k: v for k, v in booster.params.items() if k not in RUN_SETTINGS},
         "n_features": booster.n_features,
         "feature_names": booster.feature_names,
         "base_margin": booster.base_margin.tolist(),
@@ -87,7 +88,8 @@ def loads(cls, text, source="model text"):
     if missing:
         _fail(source, f"missing fields {sorted(missing)}")
     try:
-        params = validate_params(d["params"])
+        # run settings are not model fields; files older than version 4 recorded them
+        params = validate_params({k: v for k, v in d["params"].items() if k not in RUN_SETTINGS})
         n_features = int(d["n_features"])
         categories = _check_categories(d.get("categories"), n_features, source)
         booster = cls(params, n_features, d["feature_names"], d["base_margin"],

@@ -16,6 +16,9 @@ RANKING = ("rank:pairwise", "rank:ndcg")
 PAIR_METHODS = ("topk", "mean")
 GROW_POLICIES = ("depthwise", "lossguide")
 DEVICES = ("cpu", "cuda")
+# Where and how fast a model is trained or used, not what it is: kept out of model files,
+# so a file is the same whatever the hardware and thread count, and loads anywhere.
+RUN_SETTINGS = ("n_jobs", "device")
 
 
 def _real(low=None, high=None, low_open=False, high_open=False):

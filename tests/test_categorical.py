@@ -222,7 +222,7 @@ def test_save_load_round_trip(model, tmp_path):
     path = tmp_path / "m.json"
     b.save_model(path)
     d = json.loads(path.read_text())
-    assert d["version"] == 3 and d["categories"][0] == list(X["c"].cat.categories)
+    assert d["version"] == 4 and d["categories"][0] == list(X["c"].cat.categories)
     loaded = gbm.Booster.load_model(path)
     np.testing.assert_array_equal(loaded.predict(X), b.predict(X))
     assert loaded.to_json() == b.to_json()
@@ -232,7 +232,7 @@ def test_numeric_model_file_is_unchanged():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 3))
     d = json.loads(gbm.train({}, X, X[:, 0], 2).to_json())
-    assert d["version"] == 3 and "categories" not in d
+    assert d["version"] == 4 and "categories" not in d
     assert all("split_type" not in t and "cat_bits" not in t for t in d["trees"])
     old = dict(d, version=1, params={k: v for k, v in d["params"].items()
                                      if not k.startswith("max_cat") and k != "num_parallel_tree"})

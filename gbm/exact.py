@@ -1,0 +1,69 @@
+"""Float sums that do not depend on how the values are split or ordered.
+
+A float sum's rounding depends on the order of the additions, so a base score or a metric
+summed over 1 thread, 2 workers or 3 chunks would differ in its last bits. Here every
+float64 ``x = m * 2**e`` (``m`` an integer of at most 53 bits) is added exactly into
+integer bins indexed by ``e`` (a "superaccumulator", as in Demmel & Nguyen's reproducible
+summation): the bins are integers, so ranks add theirs with an integer all-reduce, and the
+exact total is rounded to the nearest float64 once, at the end. The result is the
+correctly rounded sum of all the values: the same whatever the split and order.
+"""
+import numpy as np
+
+from .collective import LOCAL
+
+_E_MIN = -1126  # exponent of the smallest bin: frexp's exponent of 2**-1074, minus 53
+_HALF = 26  # a 53-bit mantissa is added as two halves of 27 and 26 bits
+_N_BINS = 1024 + _HALF - _E_MIN - 52  # up to the high half of the largest finite float
+_CHUNK = 1 << 25  # float64 bin counts stay exact integers below 2**53 for this many rows
+
+
+def sum_parts(values):
+    """The exact sum of a float64 array, as int64 bins (n_sums, n_bins) ready for an
+    integer all-reduce. ``values``: (n,) for one sum or (n_sums, n) for several."""
+    values = np.asarray(values, dtype=np.float64)
+    matrix = values.reshape(1, -1) if values.ndim == 1 else values
+    if not np.isfinite(matrix).all():
+        raise ValueError("an exact sum needs finite values; got NaN or infinity")
+    out = np.zeros((matrix.shape[0], _N_BINS), dtype=np.int64)
+    for i, row in enumerate(matrix):
+        for lo in range(0, row.shape[0], _CHUNK):
+            mantissa, exponent = np.frexp(row[lo:lo + _CHUNK])
+            m = (mantissa * 2.0**53).astype(np.int64)  # exact: |mantissa| < 1
+            e = exponent.astype(np.int64) - 53 - _E_MIN
+            sign = np.sign(m)
+            m = np.abs(m)
+            high, low = (m >> _HALF) * sign, (m & ((1 << _HALF) - 1)) * sign
+            # bincount sums float64 weights: exact, every partial sum is an integer < 2**53
+            out[i] += np.bincount(e + _HALF, weights=high, minlength=_N_BINS).astype(np.int64)
+            out[i] += np.bincount(e, weights=low, minlength=_N_BINS).astype(np.int64)
+    return out
+
+
+def parts_to_float(parts):
+    """The float64 nearest to the exact value of one row of ``sum_parts`` bins."""
+    total = 0
+    for shift, count in enumerate(parts.tolist()):
+        if count:
+            total += count << shift
+    return total / (1 << -_E_MIN)  # int / int is correctly rounded in Python
+
+
+def exact_sums(values, collective=LOCAL):
+    """Correctly rounded sums of the rows of ``values`` (n_sums, n) over every rank: a
+    list of floats, the same whatever the ranks, chunks and order."""
+    parts = collective.allreduce(sum_parts(values), "sum")
+    return [parts_to_float(row) for row in parts]
+
+
+def exact_sum(values, collective=LOCAL):
+    """Correctly rounded sum of ``values`` (n,) over every rank."""
+    return exact_sums(np.asarray(values, dtype=np.float64).reshape(1, -1), collective)[0]
+
+
+def exact_mean(values, weights=None, collective=LOCAL):
+    """Weighted mean ``sum(w * v) / sum(w)`` from exact sums (unweighted: ``w = 1``)."""
+    values = np.asarray(values, dtype=np.float64)
+    weights = np.ones_like(values) if weights is None else np.asarray(weights, np.float64)
+    total, weight = exact_sums(np.stack([weights * values, weights]), collective)
+    return total / weight
