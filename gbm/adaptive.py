@@ -8,6 +8,8 @@ not count; a leaf that no sampled row reaches keeps its Newton value.
 """
 import numpy as np
 
+from .collective import LOCAL
+
 
 def quantile(values, alpha, weights=None):
     """The alpha-quantile of ``values`` as XGBoost computes it.
@@ -15,13 +17,14 @@ def quantile(values, alpha, weights=None):
     Without weights: linear interpolation between order statistics at position
     ``alpha * (n + 1)`` (NIST's definition; NumPy's ``method="weibull"``), clamped to the
     smallest and largest value. With weights: the first sorted value whose cumulative
-    weight reaches ``alpha`` times the total (a step function, no interpolation).
+    weight reaches ``alpha`` times the total (a step function, no interpolation); equal
+    values are ordered by weight, so the result does not depend on the input order.
     NaN for no values.
     """
     n = values.shape[0]
     if n == 0:
         return np.nan
-    order = np.argsort(values, kind="stable")
+    order = np.argsort(values, kind="stable") if weights is None else np.lexsort((weights, values))
     ordered = values[order]
     if weights is None:
         if alpha <= 1.0 / (n + 1):
@@ -37,30 +40,45 @@ def quantile(values, alpha, weights=None):
     return float(ordered[idx])
 
 
+def gathered_quantile(values, alpha, weights=None, collective=LOCAL):
+    """``quantile`` of every rank's values (gathered: the exact quantile of the whole)."""
+    if collective.world_size > 1:
+        parts = collective.allgather((values, weights))
+        values = np.concatenate([p[0] for p in parts])
+        weights = None if weights is None else np.concatenate([p[1] for p in parts])
+    return quantile(values, alpha, weights)
+
+
 def refresh_leaves(values, rows, starts, ends, residual, alpha, learning_rate, weights=None,
-                   kept=None):
-    """New leaf values: ``learning_rate`` times the alpha-quantile of ``residual`` in each leaf.
+                   collective=LOCAL):
+    """New leaf values: ``learning_rate`` times the alpha-quantile of ``residual`` in each
+    leaf, over the leaf's rows on every rank.
 
     Parameters
     ----------
     values : float64 (n_leaves,), the leaves' Newton values (kept for empty leaves)
-    rows, starts, ends : the grower's row order and each leaf's segment of it
+    rows, starts, ends : the grower's rows (the tree's row sample) and each leaf's segment
     residual : float64 (n_rows,), ``y - margin`` before this tree
     alpha : float in (0, 1)
     weights : float64 (n_rows,) or None (unweighted quantiles, as XGBoost without weights)
-    kept : bool (n_rows,) or None, the rows ``subsample`` drew for this tree
 
     Returns
     -------
     float64 (n_leaves,)
     """
+    leaf = np.repeat(np.arange(len(starts)), np.asarray(ends) - np.asarray(starts))
+    taken = np.concatenate([rows[s:e] for s, e in zip(starts, ends)]) if len(starts) else rows[:0]
+    parts = [(leaf, residual[taken], None if weights is None else weights[taken])]
+    if collective.world_size > 1:  # the leaves' rows of every rank
+        parts = collective.allgather(parts[0])
+    leaf = np.concatenate([p[0] for p in parts])
+    res = np.concatenate([p[1] for p in parts])
+    w = None if weights is None else np.concatenate([p[2] for p in parts])
     out = np.array(values, dtype=np.float64)
-    for i, (start, end) in enumerate(zip(starts, ends)):
-        leaf_rows = rows[start:end]
-        if kept is not None:
-            leaf_rows = leaf_rows[kept[leaf_rows]]
-        if leaf_rows.shape[0] == 0:
-            continue
-        w = None if weights is None else weights[leaf_rows]
-        out[i] = learning_rate * quantile(residual[leaf_rows], alpha, w)
+    order = np.argsort(leaf, kind="stable")
+    bounds = np.searchsorted(leaf[order], np.arange(len(starts) + 1))
+    for i in range(len(starts)):
+        at = order[bounds[i]:bounds[i + 1]]
+        if at.shape[0]:
+            out[i] = learning_rate * quantile(res[at], alpha, None if w is None else w[at])
     return out

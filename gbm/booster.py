@@ -74,16 +74,17 @@ class Booster:
         lo, hi = self.iteration_indptr[begin], self.iteration_indptr[end]
         return Forest(self.trees[lo:hi], self.tree_group[lo:hi])
 
-    def _check_predict_X(self, X, name="X"):
+    def _check_predict_X(self, X, name="X", shard=False):
         """``X`` checked against the model (names, categories, column count); ``name``
-        says which argument it is in the messages."""
+        says which argument it is in the messages; ``shard``: one rank's part of a
+        distributed data set (it may have no rows)."""
         names = feature_names_of(X)
         if names is not None and self.feature_names is not None and names != self.feature_names:
             raise ValueError(
                 f"{name} has feature names {names} but the model was trained with "
                 f"{self.feature_names}; pass columns with the same names in the same order"
             )
-        X = encode_X(X, self.categories, name=name)
+        X = encode_X(X, self.categories, name=name, shard=shard)
         if X.shape[1] != self.n_features:
             raise ValueError(
                 f"{name} has {X.shape[1]} features, but the model was trained with {self.n_features}"

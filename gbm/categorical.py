@@ -21,6 +21,7 @@ import numbers
 
 import numpy as np
 
+from .collective import LOCAL
 from .data import FLOAT, check_X, feature_names_of
 
 MAX_CATEGORIES = 255  # codes 0..254, and the missing bin 255 still fits in a uint8 bin
@@ -108,8 +109,12 @@ def _check_labels(labels, column, name):
                              "labels must be strings or finite numbers")
 
 
-def fit_categories(X, categorical_features=None, feature_names=None, name="X"):
+def fit_categories(X, categorical_features=None, feature_names=None, name="X",
+                   collective=LOCAL):
     """Check ``X`` for training; learn the categories of its categorical features.
+
+    With several ranks (``collective``), each holding some rows, the categories are those
+    seen on any rank, in the same order as one rank holding every row would list them.
 
     Returns
     -------
@@ -119,7 +124,8 @@ def fit_categories(X, categorical_features=None, feature_names=None, name="X"):
     """
     frame = _as_frame(X)
     cat_cols = category_columns(frame)
-    arr = check_X(X if frame is None else frame, name=name, allow_category=True)
+    shard = collective.world_size > 1
+    arr = check_X(X if frame is None else frame, name=name, allow_category=True, shard=shard)
     if feature_names is None:
         feature_names = feature_names_of(frame) if frame is not None else None
     if feature_names is not None and len(feature_names) != arr.shape[1]:
@@ -128,6 +134,7 @@ def fit_categories(X, categorical_features=None, feature_names=None, name="X"):
     if not mask.any():
         return arr, None
     categories = [None] * arr.shape[1]
+    order = {}  # pandas columns: the dtype's order of the categories
     for f in np.flatnonzero(mask):
         column = _column_name(feature_names, f)
         if f in cat_cols:
@@ -135,27 +142,54 @@ def fit_categories(X, categorical_features=None, feature_names=None, name="X"):
             codes = col.cat.codes.to_numpy()
             labels = col.cat.categories[np.unique(codes[codes >= 0])].tolist()
             _check_labels(labels, column, name)
+            order[f] = col.cat.categories.tolist()
         else:
             _check_integer_codes(arr[:, f], column, name)
             values = arr[:, f]
             labels = [int(v) for v in np.unique(values[~np.isnan(values)])]
+        categories[f] = labels
+    if shard:
+        categories = _merge_categories(collective.allgather(categories), order, feature_names)
+    for f in np.flatnonzero(mask):
+        labels = categories[f]
+        column = _column_name(feature_names, f)
         if len(labels) > MAX_CATEGORIES:
             raise ValueError(
                 f"{name} column {column} has {len(labels)} categories; a categorical feature may "
                 f"have at most {MAX_CATEGORIES} (its bins are uint8, one bin kept for missing)")
-        categories[f] = labels
     _encode(frame, arr, categories, cat_cols, feature_names, name)
     return arr, categories
 
 
-def encode_X(X, categories, name="X"):
+def _merge_categories(per_rank, order, feature_names):
+    """Every rank's categories, merged: the labels seen anywhere, in the order of the
+    pandas dtype (the same on every rank), or increasing for integer codes."""
+    merged = []
+    for f, lists in enumerate(zip(*per_rank)):
+        if lists[0] is None:
+            merged.append(None)
+            continue
+        seen = set().union(*lists)
+        if f in order:
+            if not seen <= set(order[f]):
+                raise ValueError(f"column {_column_name(feature_names, f)} has categories "
+                                 "that differ between partitions; give every partition the "
+                                 "same pandas categorical dtype")
+            merged.append([label for label in order[f] if label in seen])
+        else:
+            merged.append(sorted(seen))
+    return merged
+
+
+def encode_X(X, categories, name="X", shard=False):
     """Check ``X`` for prediction: float32, categorical columns as the model's codes.
 
     A category not seen at fit, like a missing value, becomes NaN (the missing direction).
+    ``shard``: one rank's part of a distributed data set (it may have no rows).
     """
     frame = _as_frame(X)
     cat_cols = category_columns(frame)
-    arr = check_X(X if frame is None else frame, name=name, allow_category=True)
+    arr = check_X(X if frame is None else frame, name=name, allow_category=True, shard=shard)
     names = feature_names_of(frame) if frame is not None else None
     if categories is None or len(categories) != arr.shape[1]:
         if cat_cols:

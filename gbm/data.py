@@ -57,7 +57,7 @@ def _frame_to_float(X, allow_category=False):
     return np.column_stack(columns).astype(FLOAT)
 
 
-def check_X(X, *, name="X", allow_category=False):
+def check_X(X, *, name="X", allow_category=False, shard=False):
     """Validate a feature matrix and return it as C-ordered float32 (NaN = missing).
 
     Parameters
@@ -68,6 +68,8 @@ def check_X(X, *, name="X", allow_category=False):
     allow_category : bool
         Let pandas ``category`` columns through as NaN placeholders, for
         ``gbm.categorical`` to fill with codes; otherwise they are rejected.
+    shard : bool
+        ``X`` is one rank's part of a distributed data set: it may have no rows.
 
     Returns
     -------
@@ -103,7 +105,7 @@ def check_X(X, *, name="X", allow_category=False):
             f"with shape {arr.shape}. Reshape your data either using array.reshape(-1, 1) if it "
             "has a single feature or array.reshape(1, -1) if it contains a single sample."
         )
-    if arr.shape[0] == 0:
+    if arr.shape[0] == 0 and not shard:
         raise ValueError(
             f"{name} has 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required."
         )
@@ -165,9 +167,10 @@ def check_y(y, n_rows, *, numeric=True):
     return arr
 
 
-def check_sample_weight(sample_weight, n_rows, *, what="", per="row"):
+def check_sample_weight(sample_weight, n_rows, *, what="", per="row", shard=False):
     """Validate weights: 1-d, one per row (or per query group with ``per="group"``),
-    finite, >= 0, not all zero. None -> ones. ``what`` prefixes the messages."""
+    finite, >= 0, not all zero (``shard``: one rank's part of the data, checked as a whole
+    by the caller). None -> ones. ``what`` prefixes the messages."""
     if sample_weight is None:
         return np.ones(n_rows, dtype=np.float64)
     if isinstance(sample_weight, numbers.Number):
@@ -192,7 +195,7 @@ def check_sample_weight(sample_weight, n_rows, *, what="", per="row"):
         place = f"at row {i}" if per == "row" else f"for group {i}"
         raise ValueError(f"{what}sample_weight contains {w[i]} {place}; weights must be finite "
                          "and >= 0")
-    if not (w > 0).any():
+    if not shard and not (w > 0).any():
         raise ValueError(f"{what}sample_weight is zero for every {per}; at least one weight must "
                          "be positive")
     return w

@@ -12,7 +12,8 @@ class EvalSet:
 
     def __init__(self, name, X, y, w, queries, booster, mapper, backend):
         self.name, self.y, self.w, self.queries = name, y, w, queries
-        self.X = booster._check_predict_X(X, name=f"evals[{name!r}] X")
+        self.X = booster._check_predict_X(X, name=f"evals[{name!r}] X",
+                                          shard=backend.collective.world_size > 1)
         self.binned = True
         try:
             self.bins = mapper.transform(self.X, backend.kernels)
@@ -23,7 +24,7 @@ class EvalSet:
         if booster.trees:  # a model being continued: start from its predictions, on raw
             # values (its trees' split bins belong to the bin edges it was trained with)
             margin = booster._predict_checked(self.X, output_margin=True)
-            self.margin = np.ascontiguousarray(margin.reshape(self.X.shape[0], -1))
+            self.margin = np.ascontiguousarray(margin.reshape(self.X.shape[0], booster.n_groups))
         else:
             self.margin = np.tile(booster.base_margin, (self.X.shape[0], 1))
 
@@ -42,13 +43,14 @@ class EvalSet:
 _EVAL_KEYS = {"X", "y", "name", "sample_weight", "group", "qid"}
 
 
-def unpack_eval(entry, index=0):
+def unpack_eval(entry, index=0, shard=False):
     """One entry of ``evals``, checked: ``(name, X, y, row_weights, queries)``.
 
     An entry is ``(X, y, name)``, ``(X, y, sample_weight, name)``, or a dict with keys
     ``X``, ``y``, ``name`` and optionally ``sample_weight``, ``group``, ``qid`` (query
     groups for ranking: then ``sample_weight`` holds one weight per group). ``queries`` is
-    a ``gbm.queries.QueryGroups`` or None.
+    a ``gbm.queries.QueryGroups`` or None. ``shard``: one rank's part of a distributed
+    eval set (it may have no rows).
     """
     group = qid = None
     if isinstance(entry, dict):
@@ -66,13 +68,13 @@ def unpack_eval(entry, index=0):
     else:
         raise ValueError("each entry of evals must be (X, y, name), (X, y, sample_weight, name) "
                          "or a dict with keys X, y, name (and sample_weight, group, qid)")
-    X_checked = check_X(X, name=f"evals[{name!r}] X", allow_category=True)
+    X_checked = check_X(X, name=f"evals[{name!r}] X", allow_category=True, shard=shard)
     n_rows = X_checked.shape[0]
     y = check_y(y, n_rows)
-    queries = make_queries(group, qid, w, n_rows, what=f"evals[{name!r}] ")
+    queries = make_queries(group, qid, w, n_rows, what=f"evals[{name!r}] ", shard=shard)
     if queries is not None:
         return name, X, y, queries.row_weight(), queries
-    return name, X, y, check_sample_weight(w, n_rows), None
+    return name, X, y, check_sample_weight(w, n_rows, shard=shard), None
 
 
 class Evaluator:
@@ -104,18 +106,20 @@ class Evaluator:
         round_ = booster.num_boosted_rounds - 1
         groups = booster.tree_group[len(booster.trees) - len(new_trees):]
         line = [f"[{round_}]"]
+        collective = backend.collective
         for es in self.eval_sets:
             es.add_trees(backend, new_trees, groups)
             pred = self.objective.transform_for_metric(es.margin)
-            scores = [(name, _score(metric, es, pred)) for name, metric in zip(self.names, self.metrics)]
+            scores = [(name, _score(metric, es, pred, collective))
+                      for name, metric in zip(self.names, self.metrics)]
             if self.custom_metric is not None:
-                name, score = self.custom_metric(es.y, pred, es.w)
+                name, score = _custom_score(self.custom_metric, es, pred, collective)
                 scores.append((str(name), float(score)))
             for name, score in scores:
                 booster.evals_result.setdefault(es.name, {}).setdefault(name, []).append(score)
                 line.append(f"{es.name}-{name}:{score:.5f}")
             self.last_name = scores[-1][0]
-        if self.verbose:
+        if self.verbose and collective.rank == 0:
             print("\t".join(line), flush=True)
         if self.patience is None:
             return False
@@ -125,11 +129,24 @@ class Evaluator:
         if better:
             self.best_score, self.best_iteration = score, round_
             booster.best_iteration, booster.best_score = round_, score
-        return round_ - self.best_iteration >= self.patience
+        # every rank holds the same scores; rank 0's decision binds them all regardless
+        return collective.broadcast(round_ - self.best_iteration >= self.patience)
 
 
-def _score(metric, es, pred):
-    """One metric on one eval set; ranking metrics also get its query groups."""
+def _custom_score(metric, es, pred, collective):
+    """A user's metric sees the whole eval set: with several ranks, their rows gathered
+    in rank order."""
+    y, pred, w = es.y, pred, es.w
+    if collective.world_size > 1:
+        parts = collective.allgather((y, pred, w))
+        y, pred = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+        w = None if w is None else np.concatenate([p[2] for p in parts])
+    return metric(y, pred, w)
+
+
+def _score(metric, es, pred, collective):
+    """One metric on one eval set (over every rank); ranking metrics also get its query
+    groups."""
     if getattr(metric, "needs_queries", False):
-        return metric(es.y, pred, es.w, es.queries)
-    return metric(es.y, pred, es.w)
+        return metric(es.y, pred, es.w, es.queries, collective)
+    return metric(es.y, pred, es.w, collective)

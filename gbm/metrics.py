@@ -1,100 +1,143 @@
 """Evaluation metrics on transformed predictions (probabilities for classification).
 
-Each takes ``(y, pred, w)`` with ``pred`` of shape (n,) or (n, n_classes) and returns a
-float; all are weighted means, as in XGBoost.
+Each is called ``metric(y, pred, w, collective=LOCAL)`` with ``pred`` of shape (n,) or
+(n, n_classes) and returns a float. The pointwise metrics are weighted means, as in
+XGBoost, summed exactly (``gbm.exact``): a metric that drives early stopping does not
+depend on how the rows are split among threads, chunks or workers. AUC and AUCPR rank
+all rows: the ranks gather them, and ties are put in one canonical order.
 """
 import numpy as np
 from scipy.special import gammaln
 
 from . import ranking_metrics
+from .collective import LOCAL
+from .exact import exact_mean
 from .params import validate_params
 
 _EPS = 1e-15
 
 
-def rmse(y, pred, w):
-    return float(np.sqrt(np.average((pred - y) ** 2, weights=w)))
+def rmse(y, pred, w, collective=LOCAL):
+    return float(np.sqrt(exact_mean((pred - y) ** 2, w, collective)))
 
 
-def logloss(y, pred, w):
+def logloss(y, pred, w, collective=LOCAL):
     p = np.clip(pred, _EPS, 1 - _EPS)
-    return float(np.average(-(y * np.log(p) + (1 - y) * np.log(1 - p)), weights=w))
+    return float(exact_mean(-(y * np.log(p) + (1 - y) * np.log(1 - p)), w, collective))
 
 
-def mlogloss(y, pred, w):
+def mlogloss(y, pred, w, collective=LOCAL):
     p = np.clip(pred[np.arange(y.shape[0]), y.astype(np.int64)], _EPS, 1.0)
-    return float(np.average(-np.log(p), weights=w))
+    return float(exact_mean(-np.log(p), w, collective))
 
 
-def merror(y, pred, w):
+def merror(y, pred, w, collective=LOCAL):
     """Share of rows whose predicted class (index, or argmax of probabilities) is wrong."""
     label = pred if pred.ndim == 1 else np.argmax(pred, axis=1)
-    return float(np.average(label != y, weights=w))
+    return float(exact_mean((label != y).astype(np.float64), w, collective))
 
 
-def poisson_nloglik(y, pred, w):
+def poisson_nloglik(y, pred, w, collective=LOCAL):
     p = np.maximum(pred, _EPS)
-    return float(np.average(p - y * np.log(p) + gammaln(y + 1.0), weights=w))
+    return float(exact_mean(p - y * np.log(p) + gammaln(y + 1.0), w, collective))
 
 
-def gamma_nloglik(y, pred, w):
+def gamma_nloglik(y, pred, w, collective=LOCAL):
     p = np.maximum(pred, _EPS)
-    return float(np.average(y / p + np.log(p), weights=w))
+    return float(exact_mean(y / p + np.log(p), w, collective))
 
 
 def tweedie_nloglik(rho):
-    def metric(y, pred, w):
+    def metric(y, pred, w, collective=LOCAL):
         p = np.maximum(pred, _EPS)
         a = y * np.exp((1.0 - rho) * np.log(p)) / (1.0 - rho)
         b = np.exp((2.0 - rho) * np.log(p)) / (2.0 - rho)
-        return float(np.average(-a + b, weights=w))
+        return float(exact_mean(-a + b, w, collective))
 
     return metric
 
 
-def mae(y, pred, w):
-    return float(np.average(np.abs(pred - y), weights=w))
+def mae(y, pred, w, collective=LOCAL):
+    return float(exact_mean(np.abs(pred - y), w, collective))
 
 
-def error(y, pred, w):
+def error(y, pred, w, collective=LOCAL):
     """Binary error rate: a probability above 0.5 predicts 1."""
-    return float(np.average((pred > 0.5) != (y > 0.5), weights=w))
+    return float(exact_mean(((pred > 0.5) != (y > 0.5)).astype(np.float64), w, collective))
 
 
-def auc(y, pred, w):
-    """Area under the ROC curve (binary), or one-vs-rest weighted by prevalence (multiclass)."""
-    from sklearn.metrics import roc_auc_score
-
-    if pred.ndim == 2:
-        return float(roc_auc_score(y, pred, sample_weight=w, multi_class="ovr", average="weighted",
-                                   labels=np.arange(pred.shape[1])))
-    return float(roc_auc_score(y, pred, sample_weight=w))
+def _gathered(collective, *arrays):
+    """Every rank's rows of ``arrays``, concatenated (the order is made canonical later)."""
+    if collective.world_size == 1:
+        return arrays
+    parts = collective.allgather(arrays)
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(len(arrays)))
 
 
-def aucpr(y, pred, w):
-    """Area under the precision-recall curve (binary), as average precision."""
-    from sklearn.metrics import average_precision_score
+def _curve(y, score, w):
+    """Weighted true and false positive counts at each distinct score, highest first,
+    starting from (0, 0). Rows are put in a canonical order (score descending, then label,
+    then weight), so the sums do not depend on the input order."""
+    order = np.lexsort((w, y, -score))
+    score, y, w = score[order], y[order], w[order]
+    ends = np.concatenate((np.flatnonzero(np.diff(score)), [score.shape[0] - 1]))
+    tps = np.concatenate(([0.0], np.cumsum(y * w)[ends]))
+    fps = np.concatenate(([0.0], np.cumsum((1.0 - y) * w)[ends]))
+    return tps, fps
 
-    return float(average_precision_score(y, pred, sample_weight=w))
+
+def _binary_auc(y, score, w):
+    tps, fps = _curve(y, score, w)
+    if tps[-1] <= 0 or fps[-1] <= 0:
+        raise ValueError("AUC needs both classes in the eval set; only one class is present")
+    area = np.sum((fps[1:] - fps[:-1]) * (tps[1:] + tps[:-1])) / 2.0  # trapezoids
+    return area / (tps[-1] * fps[-1])
+
+
+def auc(y, pred, w, collective=LOCAL):
+    """Area under the ROC curve (binary), or one-vs-rest weighted by prevalence
+    (multiclass), as scikit-learn's ``roc_auc_score(..., multi_class="ovr",
+    average="weighted")``."""
+    w = np.ones(y.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
+    y, pred, w = _gathered(collective, np.asarray(y, np.float64), pred, w)
+    if pred.ndim == 1:
+        return float(_binary_auc(y, pred, w))
+    prevalence = np.array([np.sum(w[y == c]) for c in range(pred.shape[1])])
+    scores = np.array([_binary_auc((y == c).astype(np.float64), pred[:, c], w) if p > 0 else 0.0
+                       for c, p in enumerate(prevalence)])
+    return float(np.sum(scores * prevalence) / np.sum(prevalence))
+
+
+def aucpr(y, pred, w, collective=LOCAL):
+    """Area under the precision-recall curve (binary), as average precision: the sum over
+    thresholds of (recall step) x precision (scikit-learn's ``average_precision_score``)."""
+    w = np.ones(y.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
+    y, pred, w = _gathered(collective, np.asarray(y, np.float64), pred, w)
+    tps, fps = _curve(y, pred, w)
+    if tps[-1] <= 0:
+        raise ValueError("aucpr needs positive labels in the eval set")
+    precision = tps[1:] / np.maximum(tps[1:] + fps[1:], np.finfo(np.float64).tiny)
+    recall = tps / tps[-1]
+    return float(np.sum((recall[1:] - recall[:-1]) * precision))
 
 
 def quantile_loss(alphas):
     """Mean pinball loss over rows and quantile levels (XGBoost's ``quantile``)."""
-    def metric(y, pred, w):
+    def metric(y, pred, w, collective=LOCAL):
         pred = pred.reshape(y.shape[0], -1)
         d = y[:, None] - pred
         a = np.asarray(alphas, dtype=np.float64)[None, :]
         loss = np.where(d >= 0, a * d, (a - 1.0) * d).mean(axis=1)
-        return float(np.average(loss, weights=w))
+        return float(exact_mean(loss, w, collective))
 
     return metric
 
 
 def pseudo_huber_error(slope):
     """Mean pseudo-Huber error ``s^2 (sqrt(1 + ((p - y) / s)^2) - 1)`` (XGBoost's ``mphe``)."""
-    def metric(y, pred, w):
+    def metric(y, pred, w, collective=LOCAL):
         z = (pred - y) / slope
-        return float(np.average(slope * slope * (np.sqrt(1.0 + z * z) - 1.0), weights=w))
+        return float(exact_mean(slope * slope * (np.sqrt(1.0 + z * z) - 1.0), w, collective))
 
     return metric
 
@@ -102,7 +145,8 @@ def pseudo_huber_error(slope):
 # Metrics whose formula takes a training parameter: name -> (factory, parameter).
 _PARAMETRIC = {"quantile": (quantile_loss, "quantile_alpha"), "mphe": (pseudo_huber_error, "huber_slope")}
 
-METRICS = {"rmse": rmse, "mae": mae, "error": error, "auc": auc, "aucpr": aucpr, "logloss": logloss, "mlogloss": mlogloss, "merror": merror,
+METRICS = {"rmse": rmse, "mae": mae, "error": error, "auc": auc, "aucpr": aucpr,
+           "logloss": logloss, "mlogloss": mlogloss, "merror": merror,
            "poisson-nloglik": poisson_nloglik, "gamma-nloglik": gamma_nloglik}
 
 

@@ -3,10 +3,14 @@ link to predictions and the default metric.
 
 Margins and gradients are float64 arrays of shape (n_rows, n_groups); ``n_groups`` is 1
 except for multiclass (one tree per class per round). The formulas use only array
-operations, so ``xp`` may be NumPy or CuPy.
+operations, so ``xp`` may be NumPy or CuPy. ``base_margin(y, w, collective)`` estimates
+the starting margin from every rank's rows, with exact sums (``gbm.exact``): the same
+whatever the split of the rows.
 """
 import numpy as np
 
+from .collective import LOCAL
+from .exact import exact_mean, exact_sums
 from .ranking_objectives import NDCGLambda, Pairwise
 from .regression_objectives import Gamma, Poisson, Tweedie
 from .robust_objectives import AbsoluteError, PseudoHuber, QuantileError
@@ -33,9 +37,9 @@ class SquaredError:
     def check_labels(self, y):
         return y
 
-    def base_margin(self, y, w):
+    def base_margin(self, y, w, collective=LOCAL):
         """Weighted mean of the labels: the one-step Newton optimum from zero."""
-        return np.array([np.average(y, weights=w)])
+        return np.array([exact_mean(y, w, collective)])
 
     def base_score_to_margin(self, base_score):
         return np.array([base_score], dtype=np.float64)
@@ -64,9 +68,9 @@ class Logistic:
             raise ValueError(f"y[{bad}] = {y[bad]}; binary:logistic needs labels in [0, 1]")
         return y
 
-    def base_margin(self, y, w):
+    def base_margin(self, y, w, collective=LOCAL):
         """Logit of the weighted label mean (XGBoost 2+ estimates base_score so)."""
-        p = float(np.clip(np.average(y, weights=w), 1e-6, 1 - 1e-6))
+        p = float(np.clip(exact_mean(y, w, collective), 1e-6, 1 - 1e-6))
         return self.base_score_to_margin(p)
 
     def base_score_to_margin(self, base_score):
@@ -99,9 +103,11 @@ class Softprob:
             raise ValueError(f"y[{bad}] = {y[bad]}; {self.name} needs integer labels in [0, {k})")
         return y
 
-    def base_margin(self, y, w):
+    def base_margin(self, y, w, collective=LOCAL):
         """Centred log class priors (what XGBoost 3 estimates for multiclass)."""
-        counts = np.bincount(y.astype(np.int64), weights=w, minlength=self.n_groups)
+        w = np.ones(y.shape[0]) if w is None else w
+        onehot = y.astype(np.int64)[None, :] == np.arange(self.n_groups)[:, None]
+        counts = np.array(exact_sums(np.where(onehot, w[None, :], 0.0), collective))
         prior = counts / counts.sum()
         log_prior = np.log(np.clip(prior, 1e-6, None))
         return log_prior - log_prior.mean()

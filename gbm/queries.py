@@ -46,7 +46,7 @@ def _integers(value, name):
     return arr.astype(np.int64)
 
 
-def group_ptr(group=None, qid=None, n_rows=None, what=""):
+def group_ptr(group=None, qid=None, n_rows=None, what="", shard=False):
     """Row offsets of the query groups from ``group`` sizes or ``qid`` per row.
 
     Parameters
@@ -55,6 +55,7 @@ def group_ptr(group=None, qid=None, n_rows=None, what=""):
     qid : array-like of int (n_rows,), optional; sorted query id of each row
     n_rows : int, rows of the data
     what : str, prefix naming the data in error messages (e.g. "eval_set[0] ")
+    shard : bool, one rank's part of a distributed data set (it may have no groups)
 
     Returns
     -------
@@ -64,7 +65,7 @@ def group_ptr(group=None, qid=None, n_rows=None, what=""):
         raise ValueError(f"pass either {what}group or {what}qid, not both")
     if group is not None:
         sizes = _integers(group, f"{what}group")
-        if sizes.shape[0] == 0:
+        if sizes.shape[0] == 0 and not (shard and n_rows == 0):
             raise ValueError(f"{what}group is empty; it must list the size of every query group")
         if (sizes < 1).any():
             bad = int(np.flatnonzero(sizes < 1)[0])
@@ -86,25 +87,27 @@ def group_ptr(group=None, qid=None, n_rows=None, what=""):
                 f"together, as XGBoost requires): qid[{row}] = {ids[row]} follows "
                 f"qid[{row - 1}] = {ids[row - 1]}; sort the rows by qid first"
             )
+        if n_rows == 0:
+            return np.zeros(1, dtype=np.int64)  # an empty shard: no groups
         starts = np.flatnonzero(np.diff(ids)) + 1
         return np.concatenate(([0], starts, [n_rows])).astype(np.int64)
     return None
 
 
-def group_weight(sample_weight, n_groups, what=""):
+def group_weight(sample_weight, n_groups, what="", shard=False):
     """Per-group weights: None -> ones; else ``n_groups`` finite values >= 0, not all 0."""
-    return check_sample_weight(sample_weight, n_groups, what=what, per="group")
+    return check_sample_weight(sample_weight, n_groups, what=what, per="group", shard=shard)
 
 
-def make_queries(group, qid, sample_weight, n_rows, what=""):
+def make_queries(group, qid, sample_weight, n_rows, what="", shard=False):
     """``QueryGroups`` with their weights, or None when neither group nor qid is given."""
-    ptr = group_ptr(group, qid, n_rows, what)
+    ptr = group_ptr(group, qid, n_rows, what, shard)
     if ptr is None:
         return None
-    return QueryGroups(ptr, group_weight(sample_weight, ptr.shape[0] - 1, what))
+    return QueryGroups(ptr, group_weight(sample_weight, ptr.shape[0] - 1, what, shard))
 
 
-def training_queries(objective, group, qid, sample_weight, n_rows):
+def training_queries(objective, group, qid, sample_weight, n_rows, shard=False):
     """``(queries, row_weights)`` of the training data.
 
     A ranking objective needs ``group`` or ``qid``, and ``sample_weight`` is then per
@@ -112,9 +115,9 @@ def training_queries(objective, group, qid, sample_weight, n_rows):
     (``queries`` is None) and take per-row weights.
     """
     if not getattr(objective, "is_ranking", False):
-        group_ptr(group, qid, n_rows)
-        return None, check_sample_weight(sample_weight, n_rows)
-    queries = make_queries(group, qid, sample_weight, n_rows)
+        group_ptr(group, qid, n_rows, shard=shard)
+        return None, check_sample_weight(sample_weight, n_rows, shard=shard)
+    queries = make_queries(group, qid, sample_weight, n_rows, shard=shard)
     if queries is None:
         raise ValueError(f"objective {objective.name!r} needs query groups: pass group= (sizes "
                          "of consecutive query groups) or qid= (a sorted query id per row)")

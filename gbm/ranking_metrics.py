@@ -2,13 +2,17 @@
 only), ``ndcg-`` / ``ndcg@k-`` (a query with no relevant document scores 0 instead of 1),
 and the same for ``map``.
 
-Scores are computed per query group and averaged with the groups' weights. Documents are
+Scores are computed per query group and averaged with the groups' weights (exact sums,
+over every rank: a query group is never split between ranks). Documents are
 ranked by prediction, best first; ties keep their input order (a stable sort, as
 XGBoost's). Without query groups the whole set is one query.
 """
 import re
 
 import numpy as np
+
+from .collective import LOCAL
+from .exact import exact_sums
 
 _NAME = re.compile(r"^(ndcg|map)(?:@(\d+))?(-)?$")
 _MAX_EXP_LABEL = 31
@@ -91,7 +95,7 @@ class RankingMetric:
                 raise ValueError(f"y[{row}] = {y[row]}; eval_metric {self.name!r} needs integer "
                                  f"relevance labels in [0, {_MAX_EXP_LABEL}] with ndcg_exp_gain=True")
 
-    def __call__(self, y, pred, w, queries=None):
+    def __call__(self, y, pred, w, queries=None, collective=LOCAL):
         self.check_labels(y)
         pred = np.asarray(pred, dtype=np.float64)
         if queries is None:
@@ -105,7 +109,8 @@ class RankingMetric:
             weighted = np.where(_has_gain(y, ptr, self.exp_gain), scores * weight, scores)
         else:
             weighted = map_per_group(y, pred, ptr, self.k, self.minus) * weight
-        return float(min(1.0, np.sum(weighted) / np.sum(weight)))
+        total, weight_sum = exact_sums(np.stack([weighted, weight]), collective)
+        return float(min(1.0, total / weight_sum))
 
 
 def _has_gain(y, ptr, exp_gain):

@@ -20,6 +20,7 @@ Pairs (``lambdarank_pair_method``):
 """
 import numpy as np
 
+from .exact import exact_sum
 from .kernels.hashing import splitmix64
 from .kernels.layout import NDCG, PAIRWISE
 
@@ -51,8 +52,10 @@ class LambdaRank:
         starts = queries.ptr[:-1]
         self.group_first_row = np.ascontiguousarray(starts if row_ids is None else row_ids[starts],
                                                     dtype=np.int64)
-        # XGBoost scales group weights to average 1 over the groups
-        self.group_scale = queries.weight * (queries.n_groups / queries.weight.sum())
+        # XGBoost scales group weights to average 1 over the groups (of every rank)
+        collective = backend.collective
+        n_groups = int(collective.allreduce(np.array([queries.n_groups], np.int64), "sum")[0])
+        self.group_scale = queries.weight * (n_groups / exact_sum(queries.weight, collective))
 
     def check_labels(self, y):
         if (y < 0).any():
@@ -60,7 +63,7 @@ class LambdaRank:
             raise ValueError(f"y[{row}] = {y[row]}; {self.name} needs relevance labels >= 0")
         return y
 
-    def base_margin(self, y, w):
+    def base_margin(self, y, w, collective=None):
         """0: scores are compared within a query, a constant shift changes nothing
         (XGBoost 3 estimates 0 up to rounding)."""
         return np.zeros(1)

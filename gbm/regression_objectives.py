@@ -4,6 +4,9 @@ predictions ``p = exp(m)``.
 """
 import numpy as np
 
+from .collective import LOCAL
+from .exact import exact_mean
+
 
 def _check_labels(y, name, positive):
     bad = (y <= 0) if positive else (y < 0)
@@ -19,8 +22,8 @@ class _LogLink:
 
     n_groups = 1
 
-    def base_margin(self, y, w):
-        return self.base_score_to_margin(max(float(np.average(y, weights=w)), 1e-6))
+    def base_margin(self, y, w, collective=LOCAL):
+        return self.base_score_to_margin(max(exact_mean(y, w, collective), 1e-6))
 
     def base_score_to_margin(self, base_score):
         if base_score <= 0:

@@ -6,7 +6,9 @@ residuals after growing (``leaf_alphas``; see ``gbm.adaptive``), as XGBoost does
 """
 import numpy as np
 
-from .adaptive import quantile
+from .adaptive import gathered_quantile
+from .collective import LOCAL
+from .exact import exact_sums
 
 
 class _Identity:
@@ -36,10 +38,10 @@ class QuantileError(_Identity):
         self.leaf_alphas = list(params["quantile_alpha"])
         self.n_groups = len(self.leaf_alphas)
 
-    def base_margin(self, y, w):
+    def base_margin(self, y, w, collective=LOCAL):
         """Each alpha's quantile of the labels (XGBoost's starting point); ``w`` None =
         unweighted (interpolated) quantiles."""
-        return np.array([quantile(y, a, w) for a in self.leaf_alphas])
+        return np.array([gathered_quantile(y, a, w, collective) for a in self.leaf_alphas])
 
     def gradients(self, margin, y, w, xp=np):
         alpha = xp.asarray(self.leaf_alphas, dtype=xp.float64)[None, :]
@@ -81,10 +83,11 @@ class PseudoHuber(_Identity):
         root = xp.sqrt(scale)
         return z / root * w, w / (scale * root)
 
-    def base_margin(self, y, w):
+    def base_margin(self, y, w, collective=LOCAL):
         """One Newton step from a margin of 0 (XGBoost's intercept)."""
         g, h = self._grad_hess(np.zeros_like(y), y, 1.0 if w is None else w)
-        return np.array([-g.sum() / h.sum()])
+        g_sum, h_sum = exact_sums(np.stack([g, h]), collective)
+        return np.array([-g_sum / h_sum])
 
     def gradients(self, margin, y, w, xp=np):
         g, h = self._grad_hess(margin[:, 0], y, w, xp)

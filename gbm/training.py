@@ -94,6 +94,8 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
     collective, and the index of each of its rows in the whole data set.
     """
     p = validate_params(params)
+    collective = _collective
+    shard = collective.world_size > 1  # this rank holds a part of the rows (maybe none)
     if isinstance(num_boost_round, bool) or not isinstance(num_boost_round, (int, np.integer)) \
             or num_boost_round < 0:
         raise ValueError(f"num_boost_round must be an integer >= 0, got {num_boost_round!r}")
@@ -104,26 +106,32 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         init = _load_init_model(init_model)
         if categorical_features is not None:
             check_same_categorical(init.categories, categorical_features, X, names)
-        X = encode_X(X, init.categories)
+        X = encode_X(X, init.categories, shard=shard)
         categories = init.categories
     else:
-        X, categories = fit_categories(X, categorical_features, names)
+        X, categories = fit_categories(X, categorical_features, names, collective=collective)
     if names is not None and len(names) != X.shape[1]:
         raise ValueError(f"feature_names has {len(names)} names but X has {X.shape[1]} columns")
     y = check_y(y, X.shape[0])
     objective = get_objective(p)
-    queries, w = training_queries(objective, group, qid, sample_weight, X.shape[0])
+    queries, w = training_queries(objective, group, qid, sample_weight, X.shape[0], shard)
     y = objective.check_labels(y)
     row_ids = np.arange(X.shape[0]) if _row_ids is None else np.asarray(_row_ids, np.int64)
-    n_rows_total = int(_collective.allreduce(np.array([X.shape[0]], np.int64), "sum")[0])
+    n_rows_total = int(collective.allreduce(np.array([X.shape[0]], np.int64), "sum")[0])
+    if shard:  # the checks a rank cannot make alone
+        if n_rows_total == 0:
+            raise ValueError("X has 0 rows on every worker; training needs at least one")
+        if not _agree(collective, (w > 0).any()):
+            raise ValueError("sample_weight is zero for every row of every worker; at least "
+                             "one weight must be positive")
     with backend.threads():
-        data, mapper = _bin(X, w, categories, names, p, backend, row_ids)
+        data, mapper = _bin(X, w, categories, names, p, backend, row_ids, n_rows_total)
         _check_init_model(init, p, X.shape[1], names)
         if init is not None:
             base = init.base_margin
             names = names if names is not None else init.feature_names
         elif p["base_score"] is None:
-            base = objective.base_margin(y, None if sample_weight is None else w)
+            base = objective.base_margin(y, None if sample_weight is None else w, collective)
         else:
             base = objective.base_score_to_margin(p["base_score"])
         booster = Booster(p, X.shape[1], names, base, mapper.cuts, categories)
@@ -133,9 +141,9 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
             for tree, group_ in zip(init.trees, init.tree_group):
                 booster.add_tree(tree, group_)
             booster.iteration_indptr = list(init.iteration_indptr)
-            margin = init._predict_checked(X, output_margin=True).reshape(X.shape[0], -1)
+            margin = init._predict_checked(X, output_margin=True).reshape(X.shape[0], init.n_groups)
             first_round = init.num_boosted_rounds
-        eval_sets = [EvalSet(*_unpack_eval(e, i, queries), booster, mapper, backend)
+        eval_sets = [EvalSet(*_unpack_eval(e, i, queries, shard), booster, mapper, backend)
                      for i, e in enumerate(evals)]
         evaluator = Evaluator(eval_sets, p["eval_metric"] or [objective.default_metric], objective,
                               _check_patience(early_stopping_rounds), maximize, verbose_eval,
@@ -147,7 +155,8 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         for cb in callbacks:
             booster = cb.before_training(booster)
         for round_ in range(first_round, first_round + num_boost_round):
-            if any([cb.before_iteration(booster, round_, booster.evals_result) for cb in callbacks]):
+            asked = [cb.before_iteration(booster, round_, booster.evals_result) for cb in callbacks]
+            if _agree(collective, any(asked)):
                 break
             if obj is not None:
                 grad, hess = _call_objective(obj, margin, y, w)
@@ -165,22 +174,27 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                                          None if sample_weight is None else w, p, backend)
             booster.end_round()
             stop = evaluator.after_round(booster, new_trees, backend)
-            stop_asked = [cb.after_iteration(booster, round_, booster.evals_result) for cb in callbacks]
-            if stop or any(stop_asked):
+            asked = [cb.after_iteration(booster, round_, booster.evals_result) for cb in callbacks]
+            if stop or _agree(collective, any(asked)):
                 break
         for cb in callbacks:
             booster = cb.after_training(booster)
     return booster
 
 
-def _bin(X, w, categories, names, p, backend, row_ids):
+def _agree(collective, flag):
+    """True on every rank when ``flag`` is True on any (a stop asked by one callback)."""
+    return bool(collective.allreduce(np.array([bool(flag)], dtype=np.uint8), "max")[0])
+
+
+def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
     """Bin edges (the same for any split of the rows), the binned rows and the features'
     layout and constraints: ``(TreeData, BinMapper)``."""
     n_categories = None if categories is None else np.array(
         [-1 if c is None else len(c) for c in categories], dtype=np.int64)
     mapper = BinMapper(p["max_bin"], p["bin_sample_size"], p["random_state"])
-    mapper.fit(X, w, n_threads=backend.n_threads, n_categories=n_categories, row_ids=row_ids,
-               collective=backend.collective)
+    mapper.fit(X, w, n_rows_total=n_rows_total, n_threads=backend.n_threads,
+               n_categories=n_categories, row_ids=row_ids, collective=backend.collective)
     bins = mapper.transform(X, backend.kernels)
     is_categorical = np.zeros(X.shape[1], dtype=np.uint8)
     if categories is not None:
@@ -219,7 +233,7 @@ def _grow_group(booster, data, grad, hess, margin, group, round_, residual, row_
         tree, rows, starts, ends, values = grower.grow()
         if residual is not None:
             values = refresh_leaves(values, rows, starts, ends, residual[0], residual[1],
-                                    tree_params["learning_rate"], weights)
+                                    tree_params["learning_rate"], weights, backend.collective)
             tree.value[grower.leaf_ids] = values
         with backend.threads(rows.shape[0]):
             backend.kernels.add_leaf_values(rows, starts, ends, values, column)
@@ -239,9 +253,9 @@ def _add_tree(backend, data, tree, rows, column):
                                    forest.tree_group, forest.tree_depth, column.reshape(-1, 1))
 
 
-def _unpack_eval(entry, index, train_queries):
+def _unpack_eval(entry, index, train_queries, shard):
     """An ``evals`` entry; with a ranking objective it must carry its query groups."""
-    unpacked = unpack_eval(entry, index)
+    unpacked = unpack_eval(entry, index, shard)
     if train_queries is not None and unpacked[4] is None:
         raise ValueError(f"evals[{index}] ({unpacked[0]!r}) has no query groups; with a ranking "
                          "objective pass it as a dict with 'group' or 'qid', e.g. "

@@ -80,11 +80,21 @@ def _categorical(seed=7):
     return frame, y
 
 
-def _train(params, X, y, rounds=6, **kw):
-    import gbm
+class Spec:
+    """One training run: ``gbm.train(params, X, y, rounds, **kwargs)``."""
 
+    def __init__(self, params, X, y, rounds, kwargs):
+        self.params, self.X, self.y, self.rounds, self.kwargs = params, X, y, rounds, kwargs
+
+    def train(self, **extra):
+        import gbm
+
+        return gbm.train(self.params, self.X, self.y, self.rounds, **self.kwargs, **extra)
+
+
+def _train(params, X, y, rounds=6, **kw):
     base = {"max_depth": 4, "learning_rate": 0.3, "n_jobs": 2}
-    return gbm.train(dict(base, **params), X, y, rounds, **kw)
+    return Spec(dict(base, **params), X, y, rounds, kw)
 
 
 def case_squared():
@@ -210,7 +220,7 @@ def case_early_stopping():
 
 def case_continued():
     X, y = _regression(seed=27)
-    first = _train({}, X, y, rounds=3)
+    first = _train({}, X, y, rounds=3).train()
     return _train({}, X, y, rounds=3, init_model=first)
 
 
@@ -227,12 +237,12 @@ def case_base_score():
 
 
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items())
-         if name.startswith("case_")}
+         if name.startswith("case_")}  # name -> function returning the case's Spec
 
 
 def model_text(name):
     """The model file of case ``name``, trained now (the text ``save_model`` writes)."""
-    return CASES[name]().to_json()
+    return CASES[name]().train().to_json()
 
 
 def main(argv):

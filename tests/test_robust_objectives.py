@@ -102,13 +102,13 @@ def test_leaves_are_residual_quantiles_like_xgboost():
     np.testing.assert_allclose(ours.predict(X), theirs.predict(xgb.DMatrix(X)), rtol=1e-5, atol=1e-5)
 
 
-def test_rows_left_out_by_subsample_do_not_count():
-    rows = np.arange(6)
+def test_only_the_trees_rows_count_and_an_empty_leaf_keeps_its_value():
+    # the grower's rows are the tree's row sample: rows 3 and 4 were left out
+    rows = np.array([0, 1, 2, 5])
     residual = np.array([1.0, 2.0, 3.0, 100.0, 200.0, 5.0])
-    kept = np.array([True, True, True, False, False, True])
-    out = refresh_leaves(np.array([7.0, 9.0]), rows, np.array([0, 3]), np.array([3, 5]),
-                         residual, 0.5, 1.0, kept=kept)
-    assert out[0] == 2.0 and out[1] == 9.0  # the second leaf has no kept row: Newton value
+    out = refresh_leaves(np.array([7.0, 9.0]), rows, np.array([0, 3]), np.array([3, 3]),
+                         residual, 0.5, 1.0)
+    assert out[0] == 2.0 and out[1] == 9.0  # the second leaf has no sampled row: Newton value
 
 
 def _data(seed, n=12_000):
