@@ -1,6 +1,7 @@
 """CPU benchmark of gbm against xgboost, lightgbm and scikit-learn, as BENCHMARKS.md defines it.
 
-* Per case the data are made once and saved as .npy; every library gets its own fresh
+* Cases (bench/cases.py): clf-1m, reg-1m, multi-73k, flights, evals-20k.
+* Per case the data are made once and saved; every library gets its own fresh
   ``spawn`` worker process that loads them and lives for the whole case.
 * Round 0, then rounds 1..repeats: in each round every library fits (and predicts) once, in
   turn, the parent driving one worker at a time, so drift hits all alike. Round 0 is each
@@ -17,48 +18,14 @@ import multiprocessing as mp, os, platform, re, resource, shlex, statistics  # n
 import subprocess, sys, tempfile, time  # noqa: E401
 from pathlib import Path
 
-import numpy as np
+import pickle
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = ("clf-1m", "reg-1m")
-LIBS = ("gbm", "xgboost", "lightgbm", "sklearn")
-FULL_ROWS = 1_000_000
-ROUNDS, DEPTH, LEARNING_RATE, MAX_BIN = 100, 6, 0.1, 256
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+from bench.cases import CASES, LEARNING_RATE, LIBS, MAX_BIN, fit_kwargs, make_data, make_estimator, score  # noqa: E402
 
-
-def make_data(case, rows):
-    """The case's data: float32 X, first 80% of rows train, the rest test."""
-    from sklearn.datasets import make_classification, make_regression
-    if case == "clf-1m":
-        X, y = make_classification(n_samples=rows, n_features=28, n_informative=20, random_state=0)
-    else:
-        X, y = make_regression(n_samples=rows, n_features=28, n_informative=20, noise=10,
-                               random_state=0)
-    X, n_train = X.astype(np.float32), rows * 4 // 5
-    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
-
-
-def make_estimator(lib, classify, n_jobs):
-    """An unfitted estimator with the shared hyperparameters (each library's own names)."""
-    if lib == "gbm":
-        from gbm import GBMClassifier, GBMRegressor
-        return (GBMClassifier if classify else GBMRegressor)(
-            n_estimators=ROUNDS, max_depth=DEPTH, learning_rate=LEARNING_RATE, max_bin=MAX_BIN,
-            n_jobs=n_jobs)
-    if lib == "xgboost":
-        import xgboost
-        return (xgboost.XGBClassifier if classify else xgboost.XGBRegressor)(
-            n_estimators=ROUNDS, max_depth=DEPTH, learning_rate=LEARNING_RATE, max_bin=MAX_BIN,
-            tree_method="hist", n_jobs=n_jobs)
-    if lib == "lightgbm":
-        import lightgbm
-        return (lightgbm.LGBMClassifier if classify else lightgbm.LGBMRegressor)(
-            n_estimators=ROUNDS, max_depth=DEPTH, num_leaves=2 ** DEPTH,
-            learning_rate=LEARNING_RATE, max_bin=MAX_BIN, n_jobs=n_jobs, verbose=-1)
-    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
-    return (HistGradientBoostingClassifier if classify else HistGradientBoostingRegressor)(
-        max_iter=ROUNDS, max_depth=DEPTH, learning_rate=LEARNING_RATE,
-        max_leaf_nodes=2 ** DEPTH, early_stopping=False, max_bins=255)
+FULL_ROWS = 1_000_000  # clf-1m and reg-1m at their standard size
 
 
 def _proc_status_mb(key):
@@ -88,13 +55,12 @@ def _free_memory():
 def _worker(conn, lib, case, data_dir, n_jobs):
     """One library on one case: load the data, then fit/predict on each 'fit' message."""
     try:
-        from sklearn.metrics import mean_squared_error, roc_auc_score
-        classify = case.startswith("clf")
         if lib == "sklearn":  # HistGradientBoosting* has no n_jobs: OpenMP threads
             from threadpoolctl import threadpool_limits
             _limits = threadpool_limits(limits=n_jobs, user_api="openmp")  # noqa: F841
-        make_estimator(lib, classify, n_jobs)  # import the library before the baseline
-        Xtr, ytr, Xte, yte = (np.load(Path(data_dir) / f"{k}.npy") for k in ("Xtr", "ytr", "Xte", "yte"))
+        make_estimator(lib, case, n_jobs)  # import the library before the baseline
+        Xtr, ytr, Xte, yte, evals = pickle.loads((Path(data_dir) / "data.pkl").read_bytes())
+        kwargs = fit_kwargs(lib, case, evals)
         _free_memory()
         rss_loaded = _proc_status_mb("VmRSS")
         conn.send({"ready": True})
@@ -107,19 +73,17 @@ def _worker(conn, lib, case, data_dir, n_jobs):
             model = None
             _free_memory()
             before, reset = _proc_status_mb("VmRSS"), _reset_peak_rss()
-            model = make_estimator(lib, classify, n_jobs)
+            model = make_estimator(lib, case, n_jobs)
             cpu0, t0 = _cpu_seconds(), time.perf_counter()
-            model.fit(Xtr, ytr)
+            model.fit(Xtr, ytr, **kwargs)
             t1, cpu1 = time.perf_counter(), _cpu_seconds()
             others = max(0.0, (cpu1[0] - cpu0[0]) - (cpu1[1] - cpu0[1])) / ((t1 - t0) * os.cpu_count())
             peak = _proc_status_mb("VmHWM") - before if reset else None
             maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - rss_loaded
-            t2 = time.perf_counter()
-            pred = model.predict_proba(Xte)[:, 1] if classify else model.predict(Xte)
-            fit_s, predict_s = t1 - t0, time.perf_counter() - t2
-            metric = roc_auc_score(yte, pred) if classify else mean_squared_error(yte, pred) ** 0.5
-            conn.send({"fit_s": fit_s, "predict_s": predict_s, "peak_mb": peak, "maxrss_mb": maxrss,
-                       "metric": float(metric), "others_pct": 100 * min(1.0, others)})
+            predict_s, metric_name, metric = score(case, model, Xte, yte)
+            conn.send({"fit_s": t1 - t0, "predict_s": predict_s, "peak_mb": peak,
+                       "maxrss_mb": maxrss, "metric": metric, "metric_name": metric_name,
+                       "others_pct": 100 * min(1.0, others)})
         except Exception as e:  # noqa: BLE001 - reported in the table
             conn.send({"error": f"{type(e).__name__}: {e}"})
 
@@ -137,8 +101,7 @@ def run_case(case, rows, libs, repeats, n_jobs, tmp):
     """{lib: {"runs": [round 0, 1, ...], "error": str or None}} for one case."""
     data_dir = Path(tmp) / case
     data_dir.mkdir()
-    for name, a in zip(("Xtr", "ytr", "Xte", "yte"), make_data(case, rows)):
-        np.save(data_dir / f"{name}.npy", a)
+    (data_dir / "data.pkl").write_bytes(pickle.dumps(make_data(case, rows)))
     ctx = mp.get_context("spawn")
     workers, res = {}, {lib: {"runs": [], "error": None} for lib in libs}
     try:
@@ -172,11 +135,11 @@ import json, sys, time
 t0 = time.perf_counter()
 import gbm
 out = {"import_s": time.perf_counter() - t0}
-from bench.run import make_data, make_estimator
+from bench.cases import make_data, make_estimator
 for name in ("clf", "reg"):
-    Xtr, ytr, Xte, _ = make_data(name + "-1m", 1250)
+    Xtr, ytr, Xte, _, _ = make_data(name + "-1m", 1250)
     for i in (1, 2):
-        m = make_estimator("gbm", name == "clf", int(sys.argv[1]))
+        m = make_estimator("gbm", name + "-1m", int(sys.argv[1]))
         t0 = time.perf_counter(); m.fit(Xtr, ytr); t1 = time.perf_counter(); m.predict(Xte)
         out[f"{name}_fit{i}"], out[f"{name}_predict{i}"] = t1 - t0, time.perf_counter() - t1
 import numba; out["layer"] = numba.threading_layer()
@@ -228,9 +191,11 @@ def header_lines(command, args, load_start):
             "- versions: " + ", ".join(f"{d} {ver(d)}" for d in
                                        ("gbm", "numpy", "numba", "xgboost", "lightgbm", "scikit-learn")),
             f"- command: `{command}`",
-            f"- settings: {args.rows:,} rows ({args.rows - n_test:,} train / {n_test:,} test), {ROUNDS} "
-            f"rounds, depth {DEPTH}, learning rate {LEARNING_RATE}, max_bin {MAX_BIN}, n_jobs "
-            f"{args.n_jobs}, {args.repeats} timed repeats (+1 first fit), libraries interleaved", ""]
+            f"- settings: learning rate {LEARNING_RATE}, max_bin {MAX_BIN}, n_jobs {args.n_jobs}, "
+            f"{args.repeats} timed repeats (+1 first fit), libraries interleaved; clf-1m / reg-1m "
+            f"{args.rows:,} rows ({args.rows - n_test:,} train / {n_test:,} test); per case: "
+            + "; ".join(f"{c} {CASES[c]['rounds']} rounds depth {CASES[c]['depth']}"
+                        for c in args.cases.split(",")), ""]
 
 
 def _f(x, fmt="{:.2f}"):
@@ -251,7 +216,8 @@ def report(results, args, command, probes, nbi_before, load_start):
     lines += ["| case | library | fit s (median) | fit s per repeat | 1st fit s | predict s | peak fit MB"
               " | test metric | others' CPU % | fit gbm/lib | predict gbm/lib |", "|---|---|" + "--:|" * 9]
     for case, per_lib in results.items():
-        label = case if args.rows == FULL_ROWS else f"{case} @{args.rows:,} rows"
+        label = case if args.rows == FULL_ROWS or "rows" not in CASES[case] \
+            else f"{case} @{args.rows:,} rows"
         gbm_fit, gbm_pred = med.get((case, "gbm"), (None, None))
         for lib, r in per_lib.items():
             timed, (fit, pred) = r["runs"][1:], med[case, lib]
@@ -260,7 +226,7 @@ def report(results, args, command, probes, nbi_before, load_start):
                 continue
             peaks = [x["peak_mb"] for x in timed]
             peak = max(peaks) if None not in peaks else max(x["maxrss_mb"] for x in r["runs"])
-            metric = ("AUC " if case.startswith("clf") else "RMSE ") + _f(timed[-1]["metric"], "{:.4f}")
+            metric = f"{timed[-1]['metric_name']} " + _f(timed[-1]["metric"], "{:.4f}")
             ratios = ["—" if lib == "gbm" or g is None else _f(g / x) for g, x in ((gbm_fit, fit), (gbm_pred, pred))]
             name = lib + (f" (then error: {r['error'][:80].replace('|', '/')})" if r["error"] else "")
             lines.append(f"| {label} | {name} | {_f(fit)} | {' / '.join(_f(x['fit_s']) for x in timed)} | "
@@ -270,7 +236,9 @@ def report(results, args, command, probes, nbi_before, load_start):
     lines += ["", "Notes:", "",
               "- fit / predict s: medians of the timed repeats; `1st fit s`: each library's first fit in "
               "its fresh worker process (round 0, not in the medians). Predict = `predict_proba` "
-              "(classification) or `predict` on the test set. Metric: AUC / RMSE on the test set.",
+              "(classification) or `predict` on the test set. Metric on the test set: AUC (binary), "
+              "logloss (multiclass), RMSE (regression). evals-20k scores two eval sets (logloss and "
+              "AUC) after every round; scikit-learn's HistGradientBoosting takes no eval sets.",
               "- peak fit MB: largest rise of the worker's resident memory during a timed fit above its "
               "RSS just before the fit (VmHWM after resetting it via /proc/self/clear_refs).",
               "- others' CPU %: per timed fit, the share of the machine's CPU time that other processes "
@@ -298,7 +266,8 @@ def main(argv=None, prog=None):
     ap.add_argument("--cases", default=",".join(CASES), help="comma list of: " + ", ".join(CASES))
     ap.add_argument("--libs", default=",".join(LIBS), help="comma list of: " + ", ".join(LIBS))
     ap.add_argument("--repeats", type=int, default=3, help="timed fits per library (median)")
-    ap.add_argument("--rows", type=int, default=FULL_ROWS, help="rows per case (first 80%% train)")
+    ap.add_argument("--rows", type=int, default=FULL_ROWS,
+                    help="rows of clf-1m and reg-1m (first 80%% train)")
     ap.add_argument("--n-jobs", type=int, default=os.cpu_count(), help="threads (default: all cores)")
     ap.add_argument("--out", help="Markdown file to write (default bench/RESULTS.md, but only with "
                     "the standard --rows)")

@@ -1,10 +1,27 @@
-"""gbm: deterministic histogram gradient boosting (Numba CPU kernels)."""
+"""gbm: deterministic histogram gradient boosting (Numba CPU kernels).
+
+``import gbm`` is light: the scikit-learn estimators (and with them scikit-learn, SciPy
+and pandas) load on first use of their names.
+"""
 from . import callback
 from .booster import Booster
 from .training import train
-from .forest import GBMRFClassifier, GBMRFRegressor
-from .sklearn import GBMClassifier, GBMRanker, GBMRegressor
 
 __version__ = "0.1.0"
 __all__ = ["Booster", "train", "callback", "GBMClassifier", "GBMRanker", "GBMRegressor",
            "GBMRFClassifier", "GBMRFRegressor", "__version__"]
+
+_LAZY = {"GBMClassifier": "sklearn", "GBMRanker": "sklearn", "GBMRegressor": "sklearn",
+         "GBMRFClassifier": "forest", "GBMRFRegressor": "forest"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module 'gbm' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -4,6 +4,8 @@ prediction run on: ``Backend(xp, kernels, collective)``.
 Run settings are not part of a model: the model file is the same whatever the hardware
 and thread count, and a model trained anywhere predicts anywhere.
 """
+import contextlib
+
 import numpy as np
 
 from .collective import LOCAL
@@ -26,6 +28,7 @@ class Backend:
         self.name, self.xp, self.kernels = name, xp, kernels
         self.collective = collective
         self.n_threads = n_threads
+        self._active = None  # the thread count set by the innermost ``threads`` block
 
     def threads_for(self, work):
         """Threads worth using for ``work`` cells: a parallel region costs a wake-up of
@@ -34,8 +37,22 @@ class Backend:
         return self.n_threads if work >= PARALLEL_MIN_WORK else 1
 
     def threads(self, work=None):
-        """Context: the block's kernels run on ``threads_for(work)`` threads (all when None)."""
-        return numba_threads(self.n_threads if work is None else self.threads_for(work))
+        """Context: the block's kernels run on ``threads_for(work)`` threads (all when None);
+        its value is that count. Nested blocks asking for the count already set cost
+        nothing (a kernel call of a tree level is about as cheap as asking Numba)."""
+        n = self.n_threads if work is None else self.threads_for(work)
+        if n == self._active:
+            return contextlib.nullcontext(n)
+        return self._switch(n)
+
+    @contextlib.contextmanager
+    def _switch(self, n):
+        before, self._active = self._active, n
+        try:
+            with numba_threads(n):
+                yield n
+        finally:
+            self._active = before
 
     def empty(self, shape, dtype):
         return self.xp.empty(shape, dtype=dtype)

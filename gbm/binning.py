@@ -150,8 +150,8 @@ class BinMapper:
 
     def padded_cuts(self):
         """float32 (n_features, width): each feature's cuts, then +inf; ``width`` a power
-        of two >= every feature's bin count (the binning kernel's fixed search)."""
-        width = 1 << max(1, int(self.n_bins.max(initial=1)) - 1).bit_length()
+        of two >= 256 and >= every feature's bin count (the binning kernel's fixed search)."""
+        width = max(256, 1 << max(1, int(self.n_bins.max(initial=1)) - 1).bit_length())
         padded = np.full((len(self.cuts), width), np.inf, dtype=np.float32)
         for f, cuts in enumerate(self.cuts):
             padded[f, :cuts.size] = cuts
@@ -164,17 +164,18 @@ class BinMapper:
         mapper._set_layout()
         return mapper
 
-    def transform(self, X, kernels=None):
+    def transform(self, X, kernels=None, fitted_on_X=False):
         """Bins of ``X``: uint8 (uint16 when a feature has more than 256 bins), shape
         (n_samples, n_features), C order.
 
         A value is placed by its position among the cuts; NaN goes to the missing bin
         ``n_bins[f]``. A feature that had no missing values at fit and 256 value bins
-        cannot store a missing bin in a byte: such rows are rejected.
+        cannot store a missing bin in a byte: such rows are rejected (``fitted_on_X``: X
+        is the data ``fit`` saw, which cannot hold such rows).
         """
         if kernels is None:
             from .kernels import cpu as kernels
-        if self.bin_dtype == BIN_DTYPE:
+        if self.bin_dtype == BIN_DTYPE and not fitted_on_X:
             for f in np.flatnonzero(self.n_bins > 255):
                 if np.isnan(X[:, f]).any():
                     raise ValueError(

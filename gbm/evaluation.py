@@ -74,7 +74,7 @@ def unpack_eval(entry, index=0, shard=False):
     queries = make_queries(group, qid, w, n_rows, what=f"evals[{name!r}] ", shard=shard)
     if queries is not None:
         return name, X, y, queries.row_weight(), queries
-    return name, X, y, check_sample_weight(w, n_rows, shard=shard), None
+    return name, X, y, None if w is None else check_sample_weight(w, n_rows, shard=shard), None
 
 
 class Evaluator:

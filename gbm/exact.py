@@ -43,9 +43,8 @@ def sum_parts(values):
 def parts_to_float(parts):
     """The float64 nearest to the exact value of one row of ``sum_parts`` bins."""
     total = 0
-    for shift, count in enumerate(parts.tolist()):
-        if count:
-            total += count << shift
+    for shift in np.flatnonzero(parts).tolist():
+        total += int(parts[shift]) << shift
     return total / (1 << -_E_MIN)  # int / int is correctly rounded in Python
 
 
@@ -62,8 +61,13 @@ def exact_sum(values, collective=LOCAL):
 
 
 def exact_mean(values, weights=None, collective=LOCAL):
-    """Weighted mean ``sum(w * v) / sum(w)`` from exact sums (unweighted: ``w = 1``)."""
+    """Weighted mean ``sum(w * v) / sum(w)`` from exact sums (unweighted: ``w = 1``, and
+    the row count, an integer, is the exact weight)."""
     values = np.asarray(values, dtype=np.float64)
-    weights = np.ones_like(values) if weights is None else np.asarray(weights, np.float64)
+    if weights is None:
+        total = exact_sum(values, collective)
+        count = collective.allreduce(np.array([values.shape[0]], dtype=np.int64), "sum")[0]
+        return total / float(count)
+    weights = np.asarray(weights, np.float64)
     total, weight = exact_sums(np.stack([weights * values, weights]), collective)
     return total / weight

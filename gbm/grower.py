@@ -141,6 +141,7 @@ class TreeGrower:
         max_depth, max_leaves = params["max_depth"], params["max_leaves"]
         capacity = 2 * max_leaves - 1 if max_leaves else 2 ** (min(max_depth, 10) + 1) - 1
         self.nodes = _Nodes(data.n_features, capacity, data.interaction is not None)
+        self.has_monotone = bool(data.monotone.any())
 
     def _can_split_deeper(self, depth):
         max_depth = self.params["max_depth"]
@@ -242,6 +243,8 @@ class TreeGrower:
         between them is the mean of their weights; otherwise they inherit the parent's."""
         nodes = self.nodes
         bounds = nodes.bounds[ids]
+        if not self.has_monotone:
+            return bounds, bounds
         sign = self.data.monotone[nodes.feature[ids]]
         if not sign.any():
             return bounds, bounds

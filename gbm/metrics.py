@@ -7,11 +7,10 @@ depend on how the rows are split among threads, chunks or workers. AUC and AUCPR
 all rows: the ranks gather them, and ties are put in one canonical order.
 """
 import numpy as np
-from scipy.special import gammaln
 
 from . import ranking_metrics
 from .collective import LOCAL
-from .exact import exact_mean
+from .exact import exact_mean, exact_sum
 from .params import validate_params
 
 _EPS = 1e-15
@@ -38,6 +37,8 @@ def merror(y, pred, w, collective=LOCAL):
 
 
 def poisson_nloglik(y, pred, w, collective=LOCAL):
+    from scipy.special import gammaln  # SciPy only when this metric is used
+
     p = np.maximum(pred, _EPS)
     return float(exact_mean(p - y * np.log(p) + gammaln(y + 1.0), w, collective))
 
@@ -76,13 +77,20 @@ def _gathered(collective, *arrays):
 
 def _curve(y, score, w):
     """Weighted true and false positive counts at each distinct score, highest first,
-    starting from (0, 0). Rows are put in a canonical order (score descending, then label,
-    then weight), so the sums do not depend on the input order."""
-    order = np.lexsort((w, y, -score))
-    score, y, w = score[order], y[order], w[order]
+    starting from (0, 0). With weights, rows are put in a canonical order (score
+    descending, then label, then weight), so the sums do not depend on the input order;
+    without, the counts are integers, exact in any order."""
+    if w is None:
+        order = np.argsort(-score, kind="stable")
+        score, y = score[order], y[order]
+        positive, negative = y, 1.0 - y
+    else:
+        order = np.lexsort((w, y, -score))
+        score, y, w = score[order], y[order], w[order]
+        positive, negative = y * w, (1.0 - y) * w
     ends = np.concatenate((np.flatnonzero(np.diff(score)), [score.shape[0] - 1]))
-    tps = np.concatenate(([0.0], np.cumsum(y * w)[ends]))
-    fps = np.concatenate(([0.0], np.cumsum((1.0 - y) * w)[ends]))
+    tps = np.concatenate(([0.0], np.cumsum(positive)[ends]))
+    fps = np.concatenate(([0.0], np.cumsum(negative)[ends]))
     return tps, fps
 
 
@@ -98,11 +106,14 @@ def auc(y, pred, w, collective=LOCAL):
     """Area under the ROC curve (binary), or one-vs-rest weighted by prevalence
     (multiclass), as scikit-learn's ``roc_auc_score(..., multi_class="ovr",
     average="weighted")``."""
-    w = np.ones(y.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
-    y, pred, w = _gathered(collective, np.asarray(y, np.float64), pred, w)
+    w = None if w is None else np.asarray(w, dtype=np.float64)
+    y, pred = _gathered(collective, np.asarray(y, np.float64), pred)
+    if w is not None:
+        (w,) = _gathered(collective, w)
     if pred.ndim == 1:
         return float(_binary_auc(y, pred, w))
-    prevalence = np.array([np.sum(w[y == c]) for c in range(pred.shape[1])])
+    prevalence = np.array([np.sum(y == c) if w is None else exact_sum(w[y == c])
+                           for c in range(pred.shape[1])], dtype=np.float64)
     scores = np.array([_binary_auc((y == c).astype(np.float64), pred[:, c], w) if p > 0 else 0.0
                        for c, p in enumerate(prevalence)])
     return float(np.sum(scores * prevalence) / np.sum(prevalence))
@@ -111,8 +122,10 @@ def auc(y, pred, w, collective=LOCAL):
 def aucpr(y, pred, w, collective=LOCAL):
     """Area under the precision-recall curve (binary), as average precision: the sum over
     thresholds of (recall step) x precision (scikit-learn's ``average_precision_score``)."""
-    w = np.ones(y.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
-    y, pred, w = _gathered(collective, np.asarray(y, np.float64), pred, w)
+    w = None if w is None else np.asarray(w, dtype=np.float64)
+    y, pred = _gathered(collective, np.asarray(y, np.float64), pred)
+    if w is not None:
+        (w,) = _gathered(collective, w)
     tps, fps = _curve(y, pred, w)
     if tps[-1] <= 0:
         raise ValueError("aucpr needs positive labels in the eval set")

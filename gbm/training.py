@@ -195,7 +195,7 @@ def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
     mapper = BinMapper(p["max_bin"], p["bin_sample_size"], p["random_state"])
     mapper.fit(X, w, n_rows_total=n_rows_total, n_threads=backend.n_threads,
                n_categories=n_categories, row_ids=row_ids, collective=backend.collective)
-    bins = mapper.transform(X, backend.kernels)
+    bins = mapper.transform(X, backend.kernels, fitted_on_X=True)
     is_categorical = np.zeros(X.shape[1], dtype=np.uint8)
     if categories is not None:
         is_categorical[[f for f, c in enumerate(categories) if c is not None]] = 1

@@ -5,18 +5,35 @@ from numba import prange
 from ..jit import kernel
 
 
+@kernel
+def _position(cuts, x, first_step):
+    """The number of ``cuts`` <= x by a fixed binary search: ``log2(2 * first_step)``
+    steps over a padded row of cuts, no data-dependent branch. With the first step a
+    constant (``_position_256``) Numba unrolls the loop: measured 10x faster than with
+    the width read at run time, and 8x faster than a classic binary search."""
+    position = 0
+    step = first_step
+    while step > 0:
+        position += step * np.int64(cuts[position + step - 1] <= x)
+        step >>= 1
+    return position
+
+
+@kernel
+def _position_256(cuts, x):
+    return _position(cuts, x, 128)
+
+
 @kernel(parallel=True)
 def bin_values(X, padded_cuts, n_bins, out):
     """Map raw values to bins: the number of a feature's cuts <= x; NaN -> n_bins[f].
 
     X : float32 (n_rows, n_features)              # IN  finite or NaN
     padded_cuts : float32 (n_features, width)     # IN  each feature's cuts, then +inf;
-                                                  #     width a power of two >= max n_bins
+                                                  #     width a power of two >= 256 and
+                                                  #     >= every n_bins
     n_bins : int32 (n_features,)                  # IN
     out : uint8 or uint16 (n_rows, n_features)    # OUT
-
-    A fixed log2(width)-step binary search over the padded row of cuts: no data-dependent
-    branch, which measured 8x faster than a classic binary search (or np.searchsorted).
     """
     n_rows, n_features = X.shape
     width = padded_cuts.shape[1]
@@ -25,11 +42,7 @@ def bin_values(X, padded_cuts, n_bins, out):
             x = X[r, f]
             if np.isnan(x):
                 out[r, f] = n_bins[f]
-                continue
-            cuts = padded_cuts[f]
-            position = 0
-            step = width // 2
-            while step > 0:
-                position += step * np.int64(cuts[position + step - 1] <= x)
-                step >>= 1
-            out[r, f] = position
+            elif width == 256:  # every feature within a byte: the unrolled search
+                out[r, f] = _position_256(padded_cuts[f], x)
+            else:
+                out[r, f] = _position(padded_cuts[f], x, width // 2)

@@ -6,6 +6,7 @@ import numpy as np
 from numba import prange
 
 from ..jit import kernel
+from .prefetch import DISTANCE, prefetch
 
 
 @kernel
@@ -27,8 +28,13 @@ def _accumulate(flat_bins, flat_gpair, rows, lo, hi, n_features, slot2, h):
 
     ``slot2[f]`` is 2 * feature f's first slot. Flat inputs and unsigned indices: Numba
     then skips the negative-index wrap-around test on every access (measured 9% faster).
+    The row ``DISTANCE`` places ahead is prefetched (see prefetch.py).
     """
     for p in range(lo, hi):
+        if p + DISTANCE < hi:
+            ahead = np.uint64(rows[p + DISTANCE])
+            prefetch(flat_bins, ahead * n_features)
+            prefetch(flat_gpair, np.uint64(2) * ahead)
         r = np.uint64(rows[p])
         g = flat_gpair[np.uint64(2) * r]
         hess = flat_gpair[np.uint64(2) * r + np.uint64(1)]

@@ -4,6 +4,7 @@ import numpy as np
 from numba import prange
 
 from ..jit import kernel
+from .prefetch import DISTANCE, prefetch
 
 _PARTITION_CHUNK = 16384  # rows per partition task: small enough to balance, big enough to amortise
 
@@ -75,6 +76,8 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
         hi = min(lo + _PARTITION_CHUNK, node_ends[k])
         count = 0
         for p in range(lo, hi):
+            if p + DISTANCE < hi:
+                prefetch(column, np.uint64(rows[p + DISTANCE]))
             b = np.int32(column[np.uint64(rows[p])])  # unsigned: no wrap-around test
             count += _goes_left(b, missing_bin, threshold, missing_left, categorical, cat_bits, k)
         left_count[task] = count

@@ -30,6 +30,12 @@ def _numeric_best(h, n, total_g, total_h, parent, direction_sign, lower, upper, 
     weights go the wrong way is skipped, as in XGBoost.
     """
     task_gain, task_bin, task_left, task_sum = out
+    # the scales are powers of two: multiplying by their inverses is exact, as dividing is
+    inv_g, inv_h = 1.0 / scales[0], 1.0 / scales[1]
+    # no L1 term, no cap, no bounds: each child's gain is G^2 / (H + lambda), the value
+    # bounded_gain returns then, bit for bit, without its branches (the common case)
+    plain = (direction_sign == 0 and reg_alpha == 0.0 and max_delta_step == 0.0
+             and lower == -np.inf and upper == np.inf)
     miss_g, miss_h = h[n, 0], h[n, 1]
     n_directions = 2 if (miss_g != 0 or miss_h != 0) else 1
     best = -np.inf
@@ -37,18 +43,22 @@ def _numeric_best(h, n, total_g, total_h, parent, direction_sign, lower, upper, 
         left_g = miss_g if direction == 1 else 0
         left_h = miss_h if direction == 1 else 0
         for b in range(n - 1):
+            if b > 0 and h[b, 0] == 0 and h[b, 1] == 0:
+                continue  # an empty bin: the same split as the bin before, not strictly better
             left_g += h[b, 0]
             left_h += h[b, 1]
             right_g = total_g - left_g
             right_h = total_h - left_h
             if left_h <= 0 or right_h <= 0:
                 continue
-            hl = left_h / scales[1]
-            hr = right_h / scales[1]
+            hl = left_h * inv_h
+            hr = right_h * inv_h
             if hl < min_child_weight or hr < min_child_weight:
                 continue
-            gl, gr = left_g / scales[0], right_g / scales[0]
-            if direction_sign == 0:
+            gl, gr = left_g * inv_g, right_g * inv_g
+            if plain:
+                gain = gl * gl / (hl + reg_lambda) + gr * gr / (hr + reg_lambda) - parent
+            elif direction_sign == 0:
                 gain = (bounded_gain(gl, hl, reg_lambda, reg_alpha, max_delta_step, lower, upper)
                         + bounded_gain(gr, hr, reg_lambda, reg_alpha, max_delta_step, lower,
                                        upper) - parent)
@@ -190,7 +200,8 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
     monotone : int8 (n_features,)                       # IN  +1 increasing, -1 decreasing
     node_bounds : float64 (n_nodes, 2)                  # IN  [lower, upper] on each node's
                                                         #     weight (monotone constraints)
-    scales : float64 (2,)                               # IN  fixed-point scales of g and h
+    scales : float64 (2,)                               # IN  fixed-point scales of g and h,
+                                                        #     powers of two (gbm.quantize)
     split_params : float64 (4,)                         # IN  layout.SPLIT_PARAMS
     max_cat_to_onehot, max_cat_threshold : int          # IN  categorical candidates
     out_gain : float64 (n_nodes,)                       # OUT loss reduction; -inf = none
