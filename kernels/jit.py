@@ -19,16 +19,18 @@ import numba
 _ROOT = Path(__file__).resolve().parent
 
 
-def _sources_hash():
+def sources_hash(root=_ROOT):
+    """A digest of every kernel source file under ``root`` (names and contents) and of
+    Numba's version."""
     digest = hashlib.sha256(numba.__version__.encode())
-    for path in sorted(_ROOT.rglob("*.py")):
-        digest.update(path.relative_to(_ROOT).as_posix().encode())
+    for path in sorted(Path(root).rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
 def _cache_dir():
-    key = _sources_hash()
+    key = sources_hash()
     base = os.environ.get("NUMBA_CACHE_DIR")
     if base:
         return os.path.join(base, f"gbm-kernels-{key}")
