@@ -23,8 +23,18 @@ def _sigmoid(xp, z):
 
 
 def _softmax(xp, z):
-    e = xp.exp(z - z.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
+    e = z - z.max(axis=1, keepdims=True)
+    xp.exp(e, out=e)
+    e /= e.sum(axis=1, keepdims=True)
+    return e
+
+
+def _weighted(values, w):
+    """``values * w`` in place; unit weights (no sample_weight) change nothing and are
+    skipped (``x * 1.0 == x`` exactly)."""
+    if not (w == 1.0).all():
+        values *= w
+    return values
 
 
 class SquaredError:
@@ -81,9 +91,11 @@ class Logistic:
 
     def gradients(self, margin, y, w, xp=np):
         p = _sigmoid(xp, margin[:, 0])
-        grad = (p - y) * w
-        hess = xp.maximum(p * (1.0 - p), _EPS) * w
-        return grad[:, None], hess[:, None]
+        grad = _weighted(p - y, w)
+        hess = 1.0 - p
+        hess *= p  # p * (1 - p): multiplication commutes exactly
+        xp.maximum(hess, _EPS, out=hess)
+        return grad[:, None], _weighted(hess, w)[:, None]
 
     def transform(self, margin, xp=np):
         return _sigmoid(xp, margin[:, 0])
@@ -120,11 +132,12 @@ class Softprob:
 
     def gradients(self, margin, y, w, xp=np):
         p = _softmax(xp, margin)
-        onehot = xp.zeros_like(p)
-        onehot[xp.arange(y.shape[0]), y.astype(xp.int64)] = 1.0
-        grad = (p - onehot) * w[:, None]
-        hess = xp.maximum(2.0 * p * (1.0 - p), _EPS) * w[:, None]
-        return grad, hess
+        grad = p.copy()
+        grad[xp.arange(y.shape[0]), y.astype(xp.int64)] -= 1.0  # p - onehot(y)
+        hess = 2.0 * p
+        hess *= 1.0 - p
+        xp.maximum(hess, _EPS, out=hess)
+        return _weighted(grad, w[:, None]), _weighted(hess, w[:, None])
 
     def transform(self, margin, xp=np):
         return _softmax(xp, margin)

@@ -135,13 +135,16 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         else:
             base = objective.base_score_to_margin(p["base_score"])
         booster = Booster(p, X.shape[1], names, base, mapper.cuts, categories)
-        margin = np.tile(base, (X.shape[0], 1))
+        # margins group-major: each output group's column is contiguous for the kernels;
+        # the objectives see the (n_rows, n_groups) view ``by_group.T``
+        by_group = np.repeat(np.asarray(base, dtype=np.float64)[:, None], X.shape[0], axis=1)
         first_round = 0
         if init is not None:
             for tree, group_ in zip(init.trees, init.tree_group):
                 booster.add_tree(tree, group_)
             booster.iteration_indptr = list(init.iteration_indptr)
-            margin = init._predict_checked(X, output_margin=True).reshape(X.shape[0], init.n_groups)
+            start = init._predict_checked(X, output_margin=True).reshape(X.shape[0], init.n_groups)
+            by_group = np.ascontiguousarray(start.T)
             first_round = init.num_boosted_rounds
         eval_sets = [EvalSet(*_unpack_eval(e, i, queries, shard), booster, mapper, backend)
                      for i, e in enumerate(evals)]
@@ -158,20 +161,23 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
             asked = [cb.before_iteration(booster, round_, booster.evals_result) for cb in callbacks]
             if _agree(collective, any(asked)):
                 break
+            margin = by_group.T
             if obj is not None:
                 grad, hess = _call_objective(obj, margin, y, w)
             elif queries is not None:  # ranking: pairs may be drawn per round
                 grad, hess = objective.gradients(margin, y, w, round_=round_)
             else:
                 grad, hess = objective.gradients(margin, y, w)
+            grad, hess = np.ascontiguousarray(grad.T), np.ascontiguousarray(hess.T)
             new_trees = []
             for group_ in range(objective.n_groups):
                 residual = None  # absolute / quantile loss: leaves become residual quantiles
                 if leaf_alphas is not None:
-                    residual = (y - margin[:, group_], leaf_alphas[group_])
-                new_trees += _grow_group(booster, data, grad[:, group_], hess[:, group_],
-                                         margin, group_, round_, residual, row_ids, n_rows_total,
-                                         None if sample_weight is None else w, p, backend)
+                    residual = (y - by_group[group_], leaf_alphas[group_])
+                new_trees += _grow_group(booster, data, grad[group_], hess[group_],
+                                         by_group[group_], group_, round_, residual, row_ids,
+                                         n_rows_total, None if sample_weight is None else w, p,
+                                         backend)
             booster.end_round()
             stop = evaluator.after_round(booster, new_trees, backend)
             asked = [cb.after_iteration(booster, round_, booster.evals_result) for cb in callbacks]
@@ -213,17 +219,16 @@ def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
     return data, mapper
 
 
-def _grow_group(booster, data, grad, hess, margin, group, round_, residual, row_ids,
+def _grow_group(booster, data, grad, hess, column, group, round_, residual, row_ids,
                 n_rows_total, weights, p, backend):
     """Grow one round's trees of one output group (``num_parallel_tree`` of them, sharing
     the round's gradients, as XGBoost does), add them to ``booster`` and their leaf values
-    to ``margin[:, group]``; returns the trees."""
+    to ``column`` (the group's margins, contiguous, updated in place); returns the trees."""
     gpair, scales = quantize(grad, hess, backend, n_rows_total)
     n_parallel = p["num_parallel_tree"]
     # Each parallel tree's leaves carry learning_rate / num_parallel_tree, so a round
     # adds learning_rate times the mean of its trees (XGBoost scales them the same way).
     tree_params = p if n_parallel == 1 else dict(p, learning_rate=p["learning_rate"] / n_parallel)
-    column = np.ascontiguousarray(margin[:, group])
     trees = []
     for parallel in range(n_parallel):
         kept = row_sample(p["random_state"], round_, group, row_ids, p["subsample"], parallel)
@@ -241,7 +246,6 @@ def _grow_group(booster, data, grad, hess, margin, group, round_, residual, row_
                 _add_tree(backend, data, tree, np.flatnonzero(~kept), column)
         booster.add_tree(tree, group)
         trees.append(tree)
-    margin[:, group] = column
     return trees
 
 
@@ -291,7 +295,7 @@ def _check_patience(rounds):
 def _call_objective(obj, margin, y, w):
     """Gradients from a user's objective, checked: same shape as the margin, finite."""
     shape = margin.shape if margin.shape[1] > 1 else (margin.shape[0],)
-    grad, hess = obj(margin.reshape(shape).copy(), y, w)
+    grad, hess = obj(np.array(margin.reshape(shape), order="C"), y, w)
     out = []
     for name, value in (("gradient", grad), ("hessian", hess)):
         value = np.asarray(value, dtype=np.float64)
