@@ -53,9 +53,9 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
     scratch : int32 (m,)                   # work space: the rows' new order, then copied back
     out_n_left : int64 (n_nodes,)          # OUT rows sent left per node
 
-    Two passes over chunks of every segment (in parallel): count the rows going left,
-    then scatter them into ``scratch``, each chunk to its place given by a prefix sum of
-    the counts; then copy back::
+    Two passes over chunks of every segment (in parallel): decide and count the rows
+    going left (the decisions kept, one byte a row), then scatter them into ``scratch``,
+    each chunk to its place given by a prefix sum of the counts; then copy back::
 
         segment before:  [a b c d e f g h]     chunk 0 = a b c d, chunk 1 = e f g h
         go left:          1 0 1 0 0 1 1 0
@@ -65,6 +65,7 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
     first_chunk, task_node = _chunk_tasks(node_starts, node_ends)
     n_tasks = task_node.shape[0]
     left_count = np.zeros(n_tasks, dtype=np.int64)
+    goes = np.empty(rows.shape[0], dtype=np.uint8)  # each row's way, read back sequentially
     for task in prange(n_tasks):
         k = task_node[task]
         column = bins_by_feature[split_feature[k]]
@@ -79,7 +80,9 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
             if p + DISTANCE < hi:
                 prefetch(column, np.uint64(rows[p + DISTANCE]))
             b = np.int32(column[np.uint64(rows[p])])  # unsigned: no wrap-around test
-            count += _goes_left(b, missing_bin, threshold, missing_left, categorical, cat_bits, k)
+            go = _goes_left(b, missing_bin, threshold, missing_left, categorical, cat_bits, k)
+            goes[p] = go
+            count += go
         left_count[task] = count
     left_before = np.zeros(n_tasks, dtype=np.int64)
     for k in range(n_nodes):
@@ -90,19 +93,13 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
         out_n_left[k] = running
     for task in prange(n_tasks):
         k = task_node[task]
-        column = bins_by_feature[split_feature[k]]
-        missing_bin = n_bins[split_feature[k]]
-        threshold = split_bin[k]
-        missing_left = default_left[k] == 1
-        categorical = split_type[k] == 1
         lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
         hi = min(lo + _PARTITION_CHUNK, node_ends[k])
         left_pos = node_starts[k] + left_before[task]
         right_pos = node_starts[k] + out_n_left[k] + (lo - node_starts[k]) - left_before[task]
-        for p in range(lo, hi):  # the decision again (cheaper than storing it), no branch
+        for p in range(lo, hi):  # no branch: the write goes to one end or the other
             r = rows[p]
-            b = np.int32(column[np.uint64(r)])
-            go_left = _goes_left(b, missing_bin, threshold, missing_left, categorical, cat_bits, k)
+            go_left = goes[p]
             scratch[np.uint64(left_pos if go_left else right_pos)] = r
             left_pos += go_left
             right_pos += 1 - go_left
