@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import gbm.binning
 from gbm.kernels import cpu, reference
 from gbm.kernels.layout import CAT_WORDS
 
@@ -340,3 +341,18 @@ def test_predict_leaf_matches_reference_and_values():
     cpu.predict(X, f.walk, f.cat_bits, f.value, f.tree_offsets, f.tree_group, f.tree_depth,
                 margin)
     np.testing.assert_allclose(f.value[f.tree_offsets[:-1] + fast].sum(axis=1), margin[:, 0])
+
+
+def test_bin_values_with_more_than_256_bins_matches_reference():
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(3000, 3)).astype(np.float32)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    cuts = [np.unique(rng.normal(size=n)).astype(np.float32) for n in (700, 3, 300)]
+    mapper = gbm.binning.BinMapper.from_cuts(cuts)
+    assert mapper.bin_dtype == np.uint16 and mapper.padded_cuts().shape[1] == 1024
+    fast, slow = (np.empty(X.shape, np.uint16) for _ in range(2))
+    cpu.bin_values(X, mapper.padded_cuts(), mapper.n_bins, fast)
+    reference.bin_values(X, mapper.padded_cuts(), mapper.n_bins, slow)
+    np.testing.assert_array_equal(fast, slow)
+    assert fast[:, 0].max() == mapper.n_bins[0]  # the missing bin of a 700-bin feature
+    np.testing.assert_array_equal(mapper.transform(X), fast)
