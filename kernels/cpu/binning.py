@@ -35,14 +35,18 @@ def bin_values(X, padded_cuts, n_bins, out):
     n_bins : int32 (n_features,)                  # IN
     out : uint8 or uint16 (n_rows, n_features)    # OUT
     """
-    n_rows, n_features = X.shape
+    for r in prange(X.shape[0]):  # one call a row: Numba's parallel passes compile fast
+        _bin_row(X[r], padded_cuts, n_bins, out[r])
+
+
+@kernel
+def _bin_row(x_row, padded_cuts, n_bins, out_row):
     width = padded_cuts.shape[1]
-    for r in prange(n_rows):
-        for f in range(n_features):
-            x = X[r, f]
-            if np.isnan(x):
-                out[r, f] = n_bins[f]
-            elif width == 256:  # every feature within a byte: the unrolled search
-                out[r, f] = _position_256(padded_cuts[f], x)
-            else:
-                out[r, f] = _position(padded_cuts[f], x, width // 2)
+    for f in range(x_row.shape[0]):
+        x = x_row[f]
+        if np.isnan(x):
+            out_row[f] = n_bins[f]
+        elif width == 256:  # every feature within a byte: the unrolled search
+            out_row[f] = _position_256(padded_cuts[f], x)
+        else:
+            out_row[f] = _position(padded_cuts[f], x, width // 2)

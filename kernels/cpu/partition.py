@@ -24,7 +24,7 @@ def _chunk_tasks(node_starts, node_ends):
     return first_chunk, task_node
 
 
-@kernel(inline="always")
+@kernel
 def _goes_left(b, missing_bin, threshold, missing_left, categorical, cat_bits, k):
     """One row's way at node ``k``: missing values the default way; numeric, bins up to
     the threshold left; categorical, codes outside the set left (see layout.py)."""
@@ -65,25 +65,12 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
     first_chunk, task_node = _chunk_tasks(node_starts, node_ends)
     n_tasks = task_node.shape[0]
     left_count = np.zeros(n_tasks, dtype=np.int64)
-    goes = np.empty(rows.shape[0], dtype=np.uint8)  # each row's way, read back sequentially
+    goes = np.empty(rows.shape[0], dtype=np.uint8)  # each row's way, read back in order
+    # parallel loops whose bodies are one call: Numba's parallel passes then compile fast
     for task in prange(n_tasks):
-        k = task_node[task]
-        column = bins_by_feature[split_feature[k]]
-        missing_bin = n_bins[split_feature[k]]
-        threshold = split_bin[k]
-        missing_left = default_left[k] == 1
-        categorical = split_type[k] == 1
-        lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
-        hi = min(lo + _PARTITION_CHUNK, node_ends[k])
-        count = 0
-        for p in range(lo, hi):
-            if p + DISTANCE < hi:
-                prefetch(column, np.uint64(rows[p + DISTANCE]))
-            b = np.int32(column[np.uint64(rows[p])])  # unsigned: no wrap-around test
-            go = _goes_left(b, missing_bin, threshold, missing_left, categorical, cat_bits, k)
-            goes[p] = go
-            count += go
-        left_count[task] = count
+        left_count[task] = _decide_chunk(task, task_node, first_chunk, bins_by_feature, rows,
+                                         node_starts, node_ends, split_feature, split_bin,
+                                         default_left, split_type, cat_bits, n_bins, goes)
     left_before = np.zeros(n_tasks, dtype=np.int64)
     for k in range(n_nodes):
         running = 0
@@ -92,23 +79,54 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
             running += left_count[task]
         out_n_left[k] = running
     for task in prange(n_tasks):
-        k = task_node[task]
-        lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
-        hi = min(lo + _PARTITION_CHUNK, node_ends[k])
-        left_pos = node_starts[k] + left_before[task]
-        right_pos = node_starts[k] + out_n_left[k] + (lo - node_starts[k]) - left_before[task]
-        for p in range(lo, hi):  # no branch: the write goes to one end or the other
-            r = rows[p]
-            go_left = goes[p]
-            scratch[np.uint64(left_pos if go_left else right_pos)] = r
-            left_pos += go_left
-            right_pos += 1 - go_left
+        _scatter_chunk(task, task_node, first_chunk, rows, node_starts, node_ends, goes,
+                       left_before, out_n_left, scratch)
     for task in prange(n_tasks):
         k = task_node[task]
         lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
-        hi = min(lo + _PARTITION_CHUNK, node_ends[k])
-        for p in range(lo, hi):
-            rows[p] = scratch[p]
+        rows[lo:min(lo + _PARTITION_CHUNK, node_ends[k])] = \
+            scratch[lo:min(lo + _PARTITION_CHUNK, node_ends[k])]
+
+
+@kernel
+def _decide_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_starts, node_ends,
+                  split_feature, split_bin, default_left, split_type, cat_bits, n_bins, goes):
+    """Each row's way in one chunk, into ``goes``; returns the rows going left."""
+    k = task_node[task]
+    column = bins_by_feature[split_feature[k]]
+    missing_bin = n_bins[split_feature[k]]
+    threshold = split_bin[k]
+    missing_left = default_left[k] == 1
+    categorical = split_type[k] == 1
+    lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
+    hi = min(lo + _PARTITION_CHUNK, node_ends[k])
+    count = 0
+    for p in range(lo, hi):
+        if p + DISTANCE < hi:
+            prefetch(column, np.uint64(rows[p + DISTANCE]))
+        b = np.int32(column[np.uint64(rows[p])])  # unsigned: no wrap-around test
+        go = _goes_left(b, missing_bin, threshold, missing_left, categorical, cat_bits, k)
+        goes[p] = go
+        count += go
+    return count
+
+
+@kernel
+def _scatter_chunk(task, task_node, first_chunk, rows, node_starts, node_ends, goes,
+                   left_before, n_left, scratch):
+    """One chunk's rows into their places in ``scratch``: left rows after the left rows of
+    the chunks before, right rows likewise after all the node's left rows."""
+    k = task_node[task]
+    lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
+    hi = min(lo + _PARTITION_CHUNK, node_ends[k])
+    left_pos = node_starts[k] + left_before[task]
+    right_pos = node_starts[k] + n_left[k] + (lo - node_starts[k]) - left_before[task]
+    for p in range(lo, hi):  # no branch: the write goes to one end or the other
+        r = rows[p]
+        go_left = goes[p]
+        scratch[np.uint64(left_pos if go_left else right_pos)] = r
+        left_pos += go_left
+        right_pos += 1 - go_left
 
 
 @kernel(parallel=True)

@@ -75,18 +75,25 @@ def _add_leaf_values_of_rows(values, rows, n_features, walk, cat_bits, value, tr
     """The prediction loop shared by ``predict`` and ``predict_binned``: blocks of rows in
     parallel, each block through every tree in order (so each row sums its trees in the
     same order on any thread count)."""
-    n_rows = rows.shape[0]
-    n_blocks = (n_rows + _PREDICT_BLOCK - 1) // _PREDICT_BLOCK
-    for block in prange(n_blocks):
-        lo = block * _PREDICT_BLOCK
-        m = min(lo + _PREDICT_BLOCK, n_rows) - lo
-        nodes = np.empty(_PREDICT_BLOCK, dtype=np.uint64)
-        row_offsets = np.empty(_PREDICT_BLOCK, dtype=np.uint64)
-        for t in range(tree_offsets.shape[0] - 1):
-            _walk_block(values, rows, n_features, lo, m, walk, cat_bits, tree_offsets,
-                        tree_depth, t, binned, n_bins, nodes, row_offsets)
-            for i in range(m):
-                out[rows[lo + i], tree_group[t]] += value[nodes[i]]
+    n_blocks = (rows.shape[0] + _PREDICT_BLOCK - 1) // _PREDICT_BLOCK
+    for block in prange(n_blocks):  # one call a block: Numba's parallel passes compile fast
+        _predict_block(block, values, rows, n_features, walk, cat_bits, value, tree_offsets,
+                       tree_group, tree_depth, binned, n_bins, out)
+
+
+@kernel
+def _predict_block(block, values, rows, n_features, walk, cat_bits, value, tree_offsets,
+                   tree_group, tree_depth, binned, n_bins, out):
+    """One block of rows through every tree, adding the leaf values to ``out``."""
+    lo = block * _PREDICT_BLOCK
+    m = min(lo + _PREDICT_BLOCK, rows.shape[0]) - lo
+    nodes = np.empty(_PREDICT_BLOCK, dtype=np.uint64)
+    row_offsets = np.empty(_PREDICT_BLOCK, dtype=np.uint64)
+    for t in range(tree_offsets.shape[0] - 1):
+        _walk_block(values, rows, n_features, lo, m, walk, cat_bits, tree_offsets, tree_depth,
+                    t, binned, n_bins, nodes, row_offsets)
+        for i in range(m):
+            out[rows[lo + i], tree_group[t]] += value[nodes[i]]
 
 
 @kernel
@@ -135,15 +142,23 @@ def predict_leaf(X, walk, cat_bits, tree_offsets, tree_depth, out):
     n_rows, n_features = X.shape
     values = X.reshape(n_rows * n_features)
     rows = np.arange(n_rows)
-    no_bins = np.zeros(0, dtype=np.int32)
     n_blocks = (n_rows + _PREDICT_BLOCK - 1) // _PREDICT_BLOCK
     for block in prange(n_blocks):
-        lo = block * _PREDICT_BLOCK
-        m = min(lo + _PREDICT_BLOCK, n_rows) - lo
-        nodes = np.empty(_PREDICT_BLOCK, dtype=np.uint64)
-        row_offsets = np.empty(_PREDICT_BLOCK, dtype=np.uint64)
-        for t in range(tree_offsets.shape[0] - 1):
-            _walk_block(values, rows, n_features, lo, m, walk, cat_bits, tree_offsets,
-                        tree_depth, t, False, no_bins, nodes, row_offsets)
-            for i in range(m):
-                out[lo + i, t] = np.int64(nodes[i]) - tree_offsets[t]
+        _leaves_of_block(block, values, rows, n_features, walk, cat_bits, tree_offsets,
+                         tree_depth, out)
+
+
+@kernel
+def _leaves_of_block(block, values, rows, n_features, walk, cat_bits, tree_offsets, tree_depth,
+                     out):
+    """One block of rows: the leaf (id within its tree) they reach in every tree."""
+    lo = block * _PREDICT_BLOCK
+    m = min(lo + _PREDICT_BLOCK, rows.shape[0]) - lo
+    nodes = np.empty(_PREDICT_BLOCK, dtype=np.uint64)
+    row_offsets = np.empty(_PREDICT_BLOCK, dtype=np.uint64)
+    no_bins = np.zeros(0, dtype=np.int32)
+    for t in range(tree_offsets.shape[0] - 1):
+        _walk_block(values, rows, n_features, lo, m, walk, cat_bits, tree_offsets, tree_depth,
+                    t, False, no_bins, nodes, row_offsets)
+        for i in range(m):
+            out[lo + i, t] = np.int64(nodes[i]) - tree_offsets[t]

@@ -216,8 +216,6 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
     """
     n_nodes = hist.shape[0]
     n_features = feature_offsets.shape[0] - 1
-    reg_lambda, reg_alpha = split_params[0], split_params[1]
-    max_delta_step, min_child_weight = split_params[2], split_params[3]
     n_tasks = n_nodes * n_features
     task_gain = np.full(n_tasks, -np.inf)
     task_bin = np.zeros(n_tasks, dtype=np.int32)
@@ -225,42 +223,66 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
     task_sum = np.zeros((n_tasks, 2), dtype=np.int64)
     task_bits = np.zeros((n_tasks, CAT_WORDS), dtype=np.uint32)
     out = (task_gain, task_bin, task_left, task_sum)
+    # parallel loops whose bodies are one call: Numba's parallel passes then compile fast
     for task in prange(n_tasks):
-        k = task // n_features
-        f = task % n_features
-        n = feature_offsets[f + 1] - feature_offsets[f] - 1  # value bins
-        if feature_mask[k, f] == 0 or (n < 2 and is_categorical[f] == 0):
-            continue
-        h = hist[k, feature_offsets[f]:feature_offsets[f + 1]]
-        total_g, total_h = node_sums[k, 0], node_sums[k, 1]
-        lower, upper = node_bounds[k, 0], node_bounds[k, 1]
-        parent = bounded_gain(total_g / scales[0], total_h / scales[1], reg_lambda, reg_alpha,
-                              max_delta_step, lower, upper)
-        if is_categorical[f]:
-            _categorical_best(h, n, total_g, total_h, parent, lower, upper, scales, reg_lambda,
-                              reg_alpha, max_delta_step, min_child_weight, max_cat_to_onehot,
-                              max_cat_threshold, out, task_bits, task)
-        else:
-            _numeric_best(h, n, total_g, total_h, parent, monotone[f], lower, upper, scales,
-                          reg_lambda, reg_alpha, max_delta_step, min_child_weight, out, task)
+        _evaluate_task(task, hist, feature_offsets, is_categorical, node_sums, feature_mask,
+                       monotone, node_bounds, scales, split_params, max_cat_to_onehot,
+                       max_cat_threshold, out, task_bits)
     for k in prange(n_nodes):
-        out_gain[k] = -np.inf
-        out_feature[k] = -1
-        out_bin[k] = 0
-        out_default_left[k] = 0
-        out_left_sum[k, 0] = 0
-        out_left_sum[k, 1] = 0
-        out_cat_bits[k, :] = 0
-        for f in range(n_features):
-            task = k * n_features + f
-            if task_gain[task] > out_gain[k]:
-                out_gain[k] = task_gain[task]
-                out_feature[k] = f
-                out_bin[k] = task_bin[task]
-                out_default_left[k] = task_left[task]
-                out_left_sum[k, 0] = task_sum[task, 0]
-                out_left_sum[k, 1] = task_sum[task, 1]
-                out_cat_bits[k, :] = task_bits[task]
+        _best_of_node(k, n_features, out, task_bits, out_gain, out_feature, out_bin,
+                      out_default_left, out_left_sum, out_cat_bits)
+
+
+@kernel
+def _evaluate_task(task, hist, feature_offsets, is_categorical, node_sums, feature_mask, monotone,
+                   node_bounds, scales, split_params, max_cat_to_onehot, max_cat_threshold, out,
+                   task_bits):
+    """The best split of one (node, feature) pair into row ``task`` of ``out``."""
+    n_features = feature_offsets.shape[0] - 1
+    k = task // n_features
+    f = task % n_features
+    n = feature_offsets[f + 1] - feature_offsets[f] - 1  # value bins
+    if feature_mask[k, f] == 0 or (n < 2 and is_categorical[f] == 0):
+        return
+    reg_lambda, reg_alpha = split_params[0], split_params[1]
+    max_delta_step, min_child_weight = split_params[2], split_params[3]
+    h = hist[k, feature_offsets[f]:feature_offsets[f + 1]]
+    total_g, total_h = node_sums[k, 0], node_sums[k, 1]
+    lower, upper = node_bounds[k, 0], node_bounds[k, 1]
+    parent = bounded_gain(total_g / scales[0], total_h / scales[1], reg_lambda, reg_alpha,
+                          max_delta_step, lower, upper)
+    if is_categorical[f]:
+        _categorical_best(h, n, total_g, total_h, parent, lower, upper, scales, reg_lambda,
+                          reg_alpha, max_delta_step, min_child_weight, max_cat_to_onehot,
+                          max_cat_threshold, out, task_bits, task)
+    else:
+        _numeric_best(h, n, total_g, total_h, parent, monotone[f], lower, upper, scales,
+                      reg_lambda, reg_alpha, max_delta_step, min_child_weight, out, task)
+
+
+@kernel
+def _best_of_node(k, n_features, out, task_bits, out_gain, out_feature, out_bin,
+                  out_default_left, out_left_sum, out_cat_bits):
+    """Node ``k``'s best over its features' bests: the highest gain, the lowest feature
+    among equal gains."""
+    task_gain, task_bin, task_left, task_sum = out
+    out_gain[k] = -np.inf
+    out_feature[k] = -1
+    out_bin[k] = 0
+    out_default_left[k] = 0
+    out_left_sum[k, 0] = 0
+    out_left_sum[k, 1] = 0
+    out_cat_bits[k, :] = 0
+    for f in range(n_features):
+        task = k * n_features + f
+        if task_gain[task] > out_gain[k]:
+            out_gain[k] = task_gain[task]
+            out_feature[k] = f
+            out_bin[k] = task_bin[task]
+            out_default_left[k] = task_left[task]
+            out_left_sum[k, 0] = task_sum[task, 0]
+            out_left_sum[k, 1] = task_sum[task, 1]
+            out_cat_bits[k, :] = task_bits[task]
 
 
 @kernel
