@@ -102,26 +102,30 @@ def feature_cuts(values, weights, max_bin):
 
 
 def _distinct_values(values, weights):
-    """Sorted distinct values and their total weights: float32 (k,), float64 (k,).
+    """Sorted distinct values and their weights: float32 (k,), float64 (k,).
 
-    Rows of one value are summed in an order fixed by their weights (ties in value are
-    sorted by weight), so the float sums do not depend on the order of the rows.
+    The weights are whole numbers, so that every sum of them (per value, cumulative) is
+    exact in float64 and cannot depend on the order of the rows: equal weights become
+    row counts; others are scaled by a power of two that puts the total below ``2**52``
+    and rounded up (a relative change below ``n * 2**-52`` of the largest weight; no
+    positive weight becomes zero). The idea of gbm's fixed-point gradients.
     """
     if weights[0] == weights.min() == weights.max():
-        values = np.sort(values)
-        counts_only = True
+        values, units = np.sort(values), None
     else:
-        order = np.lexsort((weights, values))
-        values, weights = values[order], weights[order]
-        counts_only = False
+        # n * max < 2**(e_n + e_max), without forming the product (it could overflow)
+        exponent = np.frexp(float(weights.size))[1] + np.frexp(weights.max())[1]
+        units = np.ceil(np.ldexp(weights, 52 - exponent))
+        order = np.argsort(values)
+        values, units = values[order], units[order]
     first = np.empty(values.size, dtype=bool)  # first row of each distinct value
     first[0] = True
     np.not_equal(values[1:], values[:-1], out=first[1:])
     start = np.flatnonzero(first)
-    if counts_only:
-        mass = np.diff(np.append(start, values.size)) * weights[0]
+    if units is None:
+        mass = np.diff(np.append(start, values.size)).astype(np.float64)
     else:
-        mass = np.add.reduceat(weights, start)
+        mass = np.add.reduceat(units, start)
     return values[start], mass
 
 
