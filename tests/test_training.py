@@ -21,7 +21,9 @@ def test_known_best_split_is_found():
     booster = gbm.train({"max_depth": 1, "learning_rate": 1.0, "reg_lambda": 0.0}, X, y, 1)
     tree = booster.trees[0]
     assert tree.split_feature[0] == 0
-    assert tree.threshold[0] == np.float32(0.3)
+    # The cut lies halfway between the two training values it separates.
+    lower, upper = np.float32(0.29), np.float32(0.3)
+    assert tree.threshold[0] == np.float32((np.float64(lower) + np.float64(upper)) / 2)
     # leaves hold the two means exactly (lambda = 0, learning rate 1)
     np.testing.assert_allclose(booster.predict(X), y, atol=1e-9)
 
@@ -83,7 +85,9 @@ def test_root_split_equals_xgboost_on_exact_bins(objective):
     model = xgb.train(dict(params, tree_method="hist"), xgb.DMatrix(X, y), 1)
     root = json.loads(model.get_dump(dump_format="json")[0])
     assert f"f{ours.split_feature[0]}" == root["split"]
-    assert ours.threshold[0] == np.float32(root["split_condition"])
+    # Same split of the training values: xgboost cuts at the upper value v, gbm halfway
+    # between the integers v - 1 and v.
+    assert ours.threshold[0] == np.float32(root["split_condition"]) - 0.5
 
 
 def test_lossguide_respects_max_leaves_and_depthwise_respects_max_depth():
