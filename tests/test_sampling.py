@@ -75,3 +75,22 @@ def test_sampled_accuracy_on_par_with_xgboost():
 def test_bad_sampling_rates(name, value, message):
     with pytest.raises(ValueError, match=f"{name} {message}"):
         gbm.GBMClassifier(n_estimators=2, **{name: value}).fit(X[:50], y[:50])
+
+
+def test_rows_left_out_are_not_read_by_the_histogram_kernel(monkeypatch):
+    from gbm.kernels import cpu
+    from gbm.sampling import row_sample as draw
+
+    rng = np.random.default_rng(2)
+    X, y = rng.normal(size=(5000, 4)), rng.normal(size=5000)
+    seen = []
+    build = cpu.build_histograms
+
+    def recording(bins, gpair, rows, starts, ends, *rest):
+        seen.append(sorted(rows[starts[0]:ends[0]].tolist()) if len(starts) == 1 else None)
+        return build(bins, gpair, rows, starts, ends, *rest)
+
+    monkeypatch.setattr(cpu, "build_histograms", recording)
+    gbm.train({"subsample": 0.3, "max_depth": 3, "seed": 5}, X, y, 1)
+    kept = np.flatnonzero(draw(5, 0, 0, np.arange(5000), 0.3))
+    assert seen[0] == kept.tolist()  # the root histogram: exactly the sampled rows
