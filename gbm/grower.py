@@ -103,6 +103,25 @@ class _Nodes:
         return ids
 
 
+class HistogramBuffers:
+    """Two buffers that successive tree levels take turns in (depthwise growth: level
+    ``d + 2`` may overwrite level ``d``), kept from tree to tree: a level's histograms are
+    megabytes, and fresh memory costs a page fault per 4 KiB on first touch."""
+
+    def __init__(self):
+        self._buffers = [np.empty(0, np.int64), np.empty(0, np.int64)]
+        self._turn = 0
+
+    def take(self, n_nodes, n_slots):
+        """An int64 (n_nodes, n_slots, 2) array in the next buffer (contents undefined)."""
+        self._turn ^= 1
+        size = n_nodes * n_slots * 2
+        if self._buffers[self._turn].shape[0] < size:
+            self._buffers[self._turn] = np.empty(max(size, 2 * self._buffers[self._turn].shape[0]),
+                                                 np.int64)
+        return self._buffers[self._turn][:size].reshape(n_nodes, n_slots, 2)
+
+
 @dataclass
 class _Splits:
     """Best splits of some nodes (``evaluate_splits``' outputs) and which are worth it."""
@@ -128,10 +147,16 @@ class TreeGrower:
     params : validated parameter dict
     backend : gbm.backend.Backend (kernels, collective, threads)
     column_sampler : gbm.sampling.ColumnSampler
+    buffers : HistogramBuffers, optional
+        Where depthwise levels keep their histograms (shared by the trees of a fit).
     """
 
-    def __init__(self, data, gpair, scales, rows, params, backend, column_sampler):
+    def __init__(self, data, gpair, scales, rows, params, backend, column_sampler,
+                 buffers=None):
         self.data, self.gpair, self.scales = data, gpair, scales
+        depthwise = params["grow_policy"] == "depthwise"
+        # lossguide keeps waiting leaves' histograms: those get memory of their own
+        self.buffers = buffers if buffers is not None and depthwise else None
         self.params, self.backend, self.k = params, backend, backend.kernels
         self.column_sampler = column_sampler
         self.rows = np.array(rows, dtype=np.int32)
@@ -148,11 +173,18 @@ class TreeGrower:
         return max_depth == 0 or depth < max_depth
 
     # -- the steps of a level ------------------------------------------------------------
-    def _build(self, ids):
-        """Histograms of nodes ``ids`` from their rows, summed over every rank: int64
-        (len(ids), n_slots, 2)."""
+    def _histograms(self, n_nodes):
+        """Room for ``n_nodes`` histograms: int64 (n_nodes, n_slots, 2), contents undefined."""
+        if self.buffers is not None:
+            return self.buffers.take(n_nodes, self.data.n_slots)
+        return np.empty((n_nodes, self.data.n_slots, 2), dtype=np.int64)
+
+    def _build(self, ids, hist=None):
+        """Histograms of nodes ``ids`` from their rows, summed over every rank, into
+        ``hist`` (int64 (len(ids), n_slots, 2); new room when None); returns it."""
         nodes, data = self.nodes, self.data
-        hist = np.empty((ids.shape[0], data.n_slots, 2), dtype=np.int64)
+        if hist is None:
+            hist = self._histograms(ids.shape[0])
         starts, ends = nodes.start[ids], nodes.end[ids]
         per_node = data.n_slots * 16 * max(1, self.backend.n_threads)
         size = max(1, _MAX_BATCH_BYTES // per_node)
@@ -162,7 +194,9 @@ class TreeGrower:
             with self.backend.threads(work) as n:
                 self.k.build_histograms(data.bins, self.gpair, self.rows, starts[lo:hi],
                                         ends[lo:hi], data.feature_offsets, hist[lo:hi], n)
-        return self.backend.collective.allreduce(hist, "sum")
+        if self.backend.collective.world_size > 1:
+            hist[...] = self.backend.collective.allreduce(hist, "sum")
+        return hist
 
     def _feature_mask(self, ids):
         """uint8 (len(ids), n_features): the features each node may split on."""
@@ -200,10 +234,12 @@ class TreeGrower:
         nodes.split_bin[ids] = np.where(is_cat, 0, splits.split_bin[chosen])
         nodes.cat_bits[ids] = np.where(is_cat[:, None], splits.cat_bits[chosen], 0)
 
-    def _split(self, ids, left_sums, parent_hist):
+    def _split(self, ids, left_sums, level_hist, positions=None):
         """Partition the rows of nodes ``ids`` (their splits recorded) and create their
-        children. Returns the next level: ``(child ids, their histograms)``, smaller
-        children first, or empty arrays when the children may not split further."""
+        children. ``level_hist[positions]`` are the nodes' histograms (``positions`` None:
+        all of ``level_hist``, in order). Returns the next level: ``(child ids, their
+        histograms)``, smaller children first, or empty arrays when the children may not
+        split further."""
         nodes, data = self.nodes, self.data
         n_left = np.empty(ids.shape[0], dtype=np.int64)
         starts, ends = nodes.start[ids], nodes.end[ids]
@@ -230,13 +266,17 @@ class TreeGrower:
         if not self._can_split_deeper(int(depth[0])):
             return np.empty(0, np.int64), None
         small_is_left = nodes.sums[left, 1] <= nodes.sums[right, 1]
-        small = np.where(small_is_left, left, right)
-        large = np.where(small_is_left, right, left)
-        small_hist = self._build(small)
-        large_hist = np.empty_like(small_hist)
-        with self.backend.threads(small_hist.size // 2):
-            self.k.subtract_histograms(parent_hist, small_hist, large_hist)
-        return np.concatenate([small, large]), np.concatenate([small_hist, large_hist])
+        level = np.concatenate([np.where(small_is_left, left, right),
+                                np.where(small_is_left, right, left)])
+        hist = self._histograms(level.shape[0])
+        c = ids.shape[0]  # the smaller children's histograms, then their siblings'
+        self._build(level[:c], hist[:c])
+        parent_hist = level_hist
+        if positions is not None:  # the parents' histograms, gathered where the siblings go
+            parent_hist = np.take(level_hist, positions, axis=0, out=hist[c:])
+        with self.backend.threads(hist.size // 4):
+            self.k.subtract_histograms(parent_hist, hist[:c], hist[c:])
+        return level, hist
 
     def _child_bounds(self, ids, left, right):
         """Children's weight bounds (XGBoost's rule): on a monotone feature the bound
@@ -296,7 +336,9 @@ class TreeGrower:
                 break
             n_leaves += chosen.size
             self._record(ids[chosen], splits, chosen)
-            ids, hist = self._split(ids[chosen], splits.left_sums[chosen], hist[chosen])
+            every = chosen.size == ids.size and (chosen == np.arange(ids.size)).all()
+            ids, hist = self._split(ids[chosen], splits.left_sums[chosen], hist,
+                                    None if every else chosen)
 
     def _grow_lossguide(self, ids, hist):
         max_leaves = self.params["max_leaves"]

@@ -17,7 +17,7 @@ from .constraints import (interaction_matrix, parse_interaction_constraints,
                           parse_monotone_constraints)
 from .data import check_y, feature_names_of
 from .evaluation import EvalSet, Evaluator, unpack_eval
-from .grower import TreeData, TreeGrower
+from .grower import HistogramBuffers, TreeData, TreeGrower
 from .objectives import get_objective
 from .params import validate_params
 from .quantize import quantize
@@ -155,6 +155,7 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         if queries is not None:
             objective.bind(queries, backend, row_ids)
         callbacks = list(callbacks)
+        buffers = HistogramBuffers()  # the levels' histograms, reused by every tree
         for cb in callbacks:
             booster = cb.before_training(booster)
         for round_ in range(first_round, first_round + num_boost_round):
@@ -177,7 +178,7 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                 new_trees += _grow_group(booster, data, grad[group_], hess[group_],
                                          by_group[group_], group_, round_, residual, row_ids,
                                          n_rows_total, None if sample_weight is None else w, p,
-                                         backend)
+                                         backend, buffers)
             booster.end_round()
             stop = evaluator.after_round(booster, new_trees, backend)
             asked = [cb.after_iteration(booster, round_, booster.evals_result) for cb in callbacks]
@@ -220,7 +221,7 @@ def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
 
 
 def _grow_group(booster, data, grad, hess, column, group, round_, residual, row_ids,
-                n_rows_total, weights, p, backend):
+                n_rows_total, weights, p, backend, buffers):
     """Grow one round's trees of one output group (``num_parallel_tree`` of them, sharing
     the round's gradients, as XGBoost does), add them to ``booster`` and their leaf values
     to ``column`` (the group's margins, contiguous, updated in place); returns the trees."""
@@ -234,7 +235,7 @@ def _grow_group(booster, data, grad, hess, column, group, round_, residual, row_
         kept = row_sample(p["random_state"], round_, group, row_ids, p["subsample"], parallel)
         rows = np.arange(row_ids.shape[0]) if kept is None else np.flatnonzero(kept)
         columns = ColumnSampler(p, data.n_features, round_, group, parallel)
-        grower = TreeGrower(data, gpair, scales, rows, tree_params, backend, columns)
+        grower = TreeGrower(data, gpair, scales, rows, tree_params, backend, columns, buffers)
         tree, rows, starts, ends, values = grower.grow()
         if residual is not None:
             values = refresh_leaves(values, rows, starts, ends, residual[0], residual[1],
