@@ -2,8 +2,10 @@
 link to predictions and the default metric.
 
 Margins and gradients are float64 arrays of shape (n_rows, n_groups); ``n_groups`` is 1
-except for multiclass (one tree per class per round). The formulas use only array
-operations, so ``xp`` may be NumPy or CuPy. ``base_margin(y, w, collective)`` estimates
+except for multiclass (one tree per class per round). Gradients are computed by the
+backend's ``pointwise_gradients`` kernel (``gbm.gradients``; the formulas, ``exp``
+included, in ``kernels/objective_math.py``: the same bits on every backend); links use
+array operations, so ``xp`` may be NumPy or CuPy. ``base_margin(y, w, collective)`` estimates
 the starting margin from every rank's rows, with exact sums (``gbm.exact``): the same
 whatever the split of the rows.
 """
@@ -11,12 +13,11 @@ import numpy as np
 
 from .collective import LOCAL
 from .exact import exact_mean, exact_sums
+from .gradients import pointwise
+from .kernels.layout import LOGISTIC, SOFTMAX, SQUARED
 from .ranking_objectives import NDCGLambda, Pairwise
 from .regression_objectives import Gamma, Poisson, Tweedie
 from .robust_objectives import AbsoluteError, PseudoHuber, QuantileError
-
-_EPS = 1e-16
-
 
 def _sigmoid(xp, z):
     return 1.0 / (1.0 + xp.exp(-z))
@@ -47,9 +48,8 @@ class SquaredError:
     def margin_to_base_score(self, margin):
         return float(margin[0])
 
-    def gradients(self, margin, y, w, xp=np):
-        grad = (margin[:, 0] - y) * w
-        return grad[:, None], w[:, None].astype(xp.float64)
+    def gradients(self, margin, y, w, backend=None):
+        return pointwise(SQUARED, margin[:, :1], y, w, (), backend)
 
     def transform(self, margin, xp=np):
         return margin[:, 0]
@@ -79,11 +79,8 @@ class Logistic:
     def margin_to_base_score(self, margin):
         return float(1.0 / (1.0 + np.exp(-margin[0])))
 
-    def gradients(self, margin, y, w, xp=np):
-        p = _sigmoid(xp, margin[:, 0])
-        grad = (p - y) * w
-        hess = xp.maximum(p * (1.0 - p), _EPS) * w
-        return grad[:, None], hess[:, None]
+    def gradients(self, margin, y, w, backend=None):
+        return pointwise(LOGISTIC, margin[:, :1], y, w, (), backend)
 
     def transform(self, margin, xp=np):
         return _sigmoid(xp, margin[:, 0])
@@ -118,13 +115,8 @@ class Softprob:
     def margin_to_base_score(self, margin):
         return [float(m) for m in margin]
 
-    def gradients(self, margin, y, w, xp=np):
-        p = _softmax(xp, margin)
-        onehot = xp.zeros_like(p)
-        onehot[xp.arange(y.shape[0]), y.astype(xp.int64)] = 1.0
-        grad = (p - onehot) * w[:, None]
-        hess = xp.maximum(2.0 * p * (1.0 - p), _EPS) * w[:, None]
-        return grad, hess
+    def gradients(self, margin, y, w, backend=None):
+        return pointwise(SOFTMAX, margin, y, w, (), backend)
 
     def transform(self, margin, xp=np):
         return _softmax(xp, margin)

@@ -74,7 +74,7 @@ class LambdaRank:
     def margin_to_base_score(self, margin):
         return float(margin[0])
 
-    def gradients(self, margin, y, w, xp=np, round_=0):
+    def gradients(self, margin, y, w, backend=None, round_=0):
         """(grad, hess), float64 (n_rows, 1); ``w`` is ignored: the per-group weights
         given to ``bind`` apply (weights are per query group for ranking)."""
         if self.queries is None:

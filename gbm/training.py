@@ -161,9 +161,9 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
             if obj is not None:
                 grad, hess = _call_objective(obj, margin, y, w)
             elif queries is not None:  # ranking: pairs may be drawn per round
-                grad, hess = objective.gradients(margin, y, w, round_=round_)
+                grad, hess = objective.gradients(margin, y, w, backend, round_=round_)
             else:
-                grad, hess = objective.gradients(margin, y, w)
+                grad, hess = objective.gradients(margin, y, w, backend)
             new_trees = []
             for group_ in range(objective.n_groups):
                 residual = None  # absolute / quantile loss: leaves become residual quantiles
