@@ -38,6 +38,7 @@ class TreeData:
     """What every tree of a fit reads: the binned rows and the features' layout.
 
     bins : uint8/uint16 (n_rows, n_features); bins_by_feature : the same, feature-major
+        (both on the backend's device; the small arrays below stay on the host)
     n_bins : int32 (n_features,), value bins (bin n_bins[f] = missing)
     feature_offsets : int32 (n_features + 1,), histogram slots (kernels/layout.py)
     padded_cuts : float32 (n_features, width), the bin edges (for raw thresholds)
@@ -122,9 +123,14 @@ class TreeGrower:
     Parameters
     ----------
     data : TreeData
-    gpair : int64 (n_rows, 2), fixed-point gradients of one output group
+    gpair : int64 (n_rows, 2), fixed-point gradients of one output group (on the device)
     scales : float64 (2,), their scales
     rows : int32 (m,), the rows this tree grows on (a row sample: the others are not read)
+
+    Where the arrays live: the rows, gradients, bins and histograms on the backend's
+    device (``backend.xp``); the tree under construction (``_Nodes``) and each level's
+    per-node arrays on the host, handed to the kernels, which copy them over (once per
+    kernel call, not per node).
     params : validated parameter dict
     backend : gbm.backend.Backend (kernels, collective, threads)
     column_sampler : gbm.sampling.ColumnSampler
@@ -134,8 +140,9 @@ class TreeGrower:
         self.data, self.gpair, self.scales = data, gpair, scales
         self.params, self.backend, self.k = params, backend, backend.kernels
         self.column_sampler = column_sampler
-        self.rows = np.array(rows, dtype=np.int32)
-        self.scratch = np.empty_like(self.rows)
+        self.xp = backend.xp
+        self.rows = self.xp.array(rows, dtype=np.int32)
+        self.scratch = self.xp.empty_like(self.rows)
         self.split_params = np.array([params["reg_lambda"], params["reg_alpha"],
                                       params["max_delta_step"], params["min_child_weight"]])
         max_depth, max_leaves = params["max_depth"], params["max_leaves"]
@@ -151,7 +158,7 @@ class TreeGrower:
         """Histograms of nodes ``ids`` from their rows, summed over every rank: int64
         (len(ids), n_slots, 2)."""
         nodes, data = self.nodes, self.data
-        hist = np.empty((ids.shape[0], data.n_slots, 2), dtype=np.int64)
+        hist = self.xp.empty((ids.shape[0], data.n_slots, 2), dtype=np.int64)
         starts, ends = nodes.start[ids], nodes.end[ids]
         per_node = data.n_slots * 16 * max(1, self.backend.n_threads)
         size = max(1, _MAX_BATCH_BYTES // per_node)
@@ -232,10 +239,10 @@ class TreeGrower:
         small = np.where(small_is_left, left, right)
         large = np.where(small_is_left, right, left)
         small_hist = self._build(small)
-        large_hist = np.empty_like(small_hist)
+        large_hist = self.xp.empty_like(small_hist)
         with self.backend.threads(small_hist.size // 2):
             self.k.subtract_histograms(parent_hist, small_hist, large_hist)
-        return np.concatenate([small, large]), np.concatenate([small_hist, large_hist])
+        return np.concatenate([small, large]), self.xp.concatenate([small_hist, large_hist])
 
     def _child_bounds(self, ids, left, right):
         """Children's weight bounds (XGBoost's rule): on a monotone feature the bound
@@ -268,11 +275,11 @@ class TreeGrower:
         if self._can_split_deeper(0):
             hist = self._build(root)
             offsets = self.data.feature_offsets  # every feature's slots hold all the rows
-            nodes.sums[0] = hist[0, offsets[0]:offsets[1]].sum(axis=0)
+            nodes.sums[0] = self.backend.to_host(hist[0, offsets[0]:offsets[1]].sum(axis=0))
             ids = root
         else:
             nodes.sums[0] = self.backend.collective.allreduce(
-                self.gpair[self.rows].sum(axis=0), "sum")
+                self.backend.to_host(self.gpair[self.rows].sum(axis=0)), "sum")
         if self.params["grow_policy"] == "lossguide":
             self._grow_lossguide(ids, hist)
         else:
@@ -293,7 +300,8 @@ class TreeGrower:
                 break
             n_leaves += chosen.size
             self._record(ids[chosen], splits, chosen)
-            ids, hist = self._split(ids[chosen], splits.left_sums[chosen], hist[chosen])
+            ids, hist = self._split(ids[chosen], splits.left_sums[chosen],
+                                    hist[self.backend.asarray(chosen)])
 
     def _grow_lossguide(self, ids, hist):
         max_leaves = self.params["max_leaves"]
