@@ -23,7 +23,7 @@ def _rint(x):
     exact below 2**52; above, every float is an integer)."""
     low = math.floor(x)
     rest = x - low
-    if rest > 0.5 or (rest == 0.5 and low - 2.0 * math.floor(0.5 * low) != 0.0):
+    if rest > 0.5 or (rest == 0.5 and low - mul(2.0, math.floor(mul(0.5, low))) != 0.0):
         return low + 1.0
     return low
 

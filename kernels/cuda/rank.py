@@ -30,11 +30,12 @@ def _mix(z):
 
 @cuda.jit(device=True)
 def _gain(label, exp_gain):
+    """2**label - 1 (or the label): with ``exp_gain`` labels are integers in [0, 31]
+    (``rank:ndcg`` checks them), where ``ldexp`` is exact, as the CPU's ``2.0 ** label``;
+    libdevice's ``pow`` would bring its own roundings (and FMAs)."""
     if not exp_gain:
         return label
-    if label == math.floor(label) and abs(label) < 1000.0:
-        return math.ldexp(1.0, int(label)) - 1.0  # 2**label exactly, as the CPU's pow
-    return 2.0 ** label - 1.0
+    return math.ldexp(1.0, int(label)) - 1.0
 
 
 @cuda.jit(device=True)
@@ -143,8 +144,8 @@ def _rank_kernel(margin, labels, group_ptr, group_first_row, group_scale, delta_
                             for p in range(i, j):
                                 row = uint64(group_first_row[g] + order[lo + by_label[lo + p]])
                                 u = _mix(_mix(key ^ row) ^ uint64(k))
-                                pick = min(int64(float64(u >> uint64(11))
-                                                 * (others / 2.0 ** 53)), others - 1)
+                                pick = min(int64(mul(float64(u >> uint64(11)),
+                                                     others / 2.0 ** 53)), others - 1)
                                 if pick >= i:
                                     pick += j - i
                                 sum_lambda += _add_pair(margin, labels, lo, order,

@@ -1,0 +1,101 @@
+"""The FMA trap, checked without a GPU: NVVM contracts ``a * b + c`` into one fused
+multiply-add (one rounding), where the CPU rounds twice. The CUDA kernels whose float
+arithmetic feeds a model (split evaluation, gradients, ranking lambdas, quantisation) are
+compiled to PTX for sm_90 here and must contain no ``fma`` and no plain ``mul.f64``
+(which ptxas may still fuse) but by a power of two (exact, so fusing cannot change it):
+every product of ours is libdevice's ``dmul_rn`` (``mul.rn.f64``), never fused.
+
+Needs numba-cuda and NVVM/NVRTC (the ``cuda-sim`` extra, part of ``dev``); no GPU. The
+simulator cannot see this trap (it runs Python floats), nor can the CPU.
+"""
+import math
+import re
+import struct
+from types import SimpleNamespace
+
+import pytest
+
+pytest.importorskip("numba_cuda")
+from numba import config  # noqa: E402
+
+if config.ENABLE_CUDASIM:
+    pytest.skip("PTX needs the real CUDA target, not the simulator", allow_module_level=True)
+
+from numba import cuda, types  # noqa: E402
+
+F64, F64_2D = types.float64[::1], types.float64[:, ::1]
+I64 = types.int64[::1]
+
+
+def _kernels():
+    from gbm.kernels.cuda import objective, quantize, rank, split
+
+    return {
+        "evaluate_splits": (split._task_kernel, (
+            types.int64[:, :, ::1], types.int32[::1], types.uint8[::1], types.int64[:, ::1],
+            types.uint8[:, ::1], types.int8[::1], F64_2D, F64, F64, types.int64, types.int64,
+            F64, types.int32[::1], types.uint8[::1], types.int64[:, ::1],
+            types.uint32[:, ::1])),
+        "node_weights": (split._weights_kernel, (types.int64[:, ::1], F64_2D, F64, F64, F64)),
+        "pointwise_gradients": (objective._gradients_kernel, (
+            types.int64, F64_2D, F64, F64, F64, F64_2D, F64_2D)),
+        "lambdarank_gradients": (rank._rank_kernel, (
+            F64, F64, I64, I64, F64, types.int64, types.boolean, types.boolean, types.int64,
+            types.boolean, types.boolean, types.uint64, F64, F64, I64, I64, I64)),
+        "quantize_gradients": (quantize._quantize_kernel, (F64, F64, F64, types.int64[:, ::1])),
+    }
+
+
+@pytest.fixture(scope="module")
+def compile_ptx(monkeypatch_module):
+    """compile_ptx for sm_90 with no GPU: device functions called by a kernel are
+    compiled for "the current device", so that device is given a compute capability."""
+    import numba.cuda.dispatcher as dispatcher
+
+    monkeypatch_module.setattr(dispatcher, "get_current_device",
+                               lambda: SimpleNamespace(compute_capability=(9, 0)))
+
+    def compile_(fn, signature, device=False):
+        return cuda.compile_ptx(fn, signature, device=device, cc=(9, 0))[0]
+
+    try:
+        compile_(lambda a, b: a * b + 1.0, (types.float64, types.float64), device=True)
+    except Exception as err:  # no NVVM / NVRTC on this machine
+        pytest.skip(f"cannot compile PTX here: {type(err).__name__}: {err}"[:300])
+    return compile_
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
+
+def _power_of_two_immediate(line):
+    """Whether a ``mul.f64 d, a, 0dXXXXXXXXXXXXXXXX;`` multiplies by a power of two."""
+    match = re.search(r"0d([0-9A-Fa-f]{16})", line)
+    if not match:
+        return False
+    value = abs(struct.unpack(">d", bytes.fromhex(match.group(1)))[0])
+    return value > 0 and math.frexp(value)[0] == 0.5
+
+
+def test_the_trap_is_real_without_unfused_products(compile_ptx):
+    # the plain expression is fused: the check below can see an FMA when there is one
+    assert "fma.rn.f64" in compile_ptx(lambda a, b, c: a * b + c, (types.float64,) * 3,
+                                       device=True)
+
+
+@pytest.mark.parametrize("name", ["evaluate_splits", "node_weights", "pointwise_gradients",
+                                  "lambdarank_gradients", "quantize_gradients"])
+def test_no_fused_multiply_add_in_the_kernels(compile_ptx, name):
+    kernel, signature = _kernels()[name]
+    ptx = compile_ptx(kernel.py_func, signature)
+    lines = [line.strip() for line in ptx.splitlines()]
+    assert not [line for line in lines if "fma" in line], name
+    plain = [line for line in lines if line.startswith("mul.f64")
+             and not _power_of_two_immediate(line)]
+    assert not plain, plain[:5]
+    if name != "node_weights":  # a leaf weight has no product; the others' are there
+        assert any(line.startswith("mul.rn.f64") for line in lines)
+    assert not [line for line in lines if line.startswith(("div.approx", "div.full"))]
