@@ -16,7 +16,7 @@ DEV = [
 # NVVM so that tests/test_cuda_ptx.py can compile the formulas to PTX and look for FMAs.
 CUDA_SIM = ["numba-cuda==0.30.*", "nvidia-cuda-nvrtc==13.*", "nvidia-nvvm==13.*"]
 DASK = ["dask[distributed]==2026.7.1", "distributed==2026.7.1"]
-GPU = ["numba-cuda[cu12]", "cupy-cuda12x", "dask-cuda==26.10.*"]
+GPU = ["numba-cuda[cu12]==0.30.*", "cupy-cuda12x", "dask-cuda==26.10.*"]
 
 setup(
     name="gbm",

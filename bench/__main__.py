@@ -1,7 +1,13 @@
-"""``python -m bench [options]``: see ``bench/run.py``."""
+"""``python -m bench [options]``: the CPU benchmark (``bench/run.py``);
+``python -m bench gpu [options]``: the GPU benchmark (``bench/gpu.py``)."""
 import sys
 
-from bench.run import main
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:], prog=f"{sys.executable} -m bench"))
+    argv = sys.argv[1:]
+    if argv[:1] == ["gpu"]:
+        from bench.gpu import main as gpu_main
+
+        sys.exit(gpu_main(argv[1:], prog=f"{sys.executable} -m bench gpu"))
+    from bench.run import main
+
+    sys.exit(main(argv, prog=f"{sys.executable} -m bench"))

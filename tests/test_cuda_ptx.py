@@ -99,3 +99,56 @@ def test_no_fused_multiply_add_in_the_kernels(compile_ptx, name):
     if name != "node_weights":  # a leaf weight has no product; the others' are there
         assert any(line.startswith("mul.rn.f64") for line in lines)
     assert not [line for line in lines if line.startswith(("div.approx", "div.full"))]
+
+
+def _all_kernels():
+    """Every ``@cuda.jit`` kernel of ``gbm.kernels.cuda`` with the argument types its
+    launcher passes (uint8 bins; the uint16 variants compile alike)."""
+    import importlib
+
+    binning, histogram, partition, predict, quantize, split = (
+        importlib.import_module(f"gbm.kernels.cuda.{name}")  # (``predict`` is also a kernel)
+        for name in ("binning", "histogram", "partition", "predict", "quantize", "split"))
+    U8_2D, I32, I64_1, I64_2D = types.uint8[:, ::1], types.int32[::1], I64, types.int64[:, ::1]
+    I64_3D, U32_2D, F32_2D = types.int64[:, :, ::1], types.uint32[:, ::1], types.float32[:, ::1]
+    flag = types.boolean
+    kernels = dict(_kernels())
+    kernels.update({
+        "bin_values": (binning._bin_kernel, (F32_2D, F32_2D, I32, U8_2D)),
+        "build_histograms": (histogram._histogram_kernel, (
+            U8_2D, I64_2D, I32, I64_1, I64_1, I64_1, I64_1, I32, I64_3D)),
+        "subtract_histograms": (histogram._subtract_kernel, (I64_3D, I64_3D, I64_3D)),
+        "evaluate_splits_reduce": (split._reduce_kernel, (
+            types.int64, F64, I32, types.uint8[::1], I64_2D, U32_2D, F64, I32, I32,
+            types.uint8[::1], I64_2D, U32_2D)),
+        "partition_flags": (partition._flag_kernel, (
+            U8_2D, I32, I64_1, I64_1, I64_1, I32, I32, types.uint8[::1], types.uint8[::1],
+            U32_2D, I32, I64_1)),
+        "partition_scatter": (partition._scatter_kernel, (
+            I32, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, I32)),
+        "partition_copy": (partition._copy_kernel, (I64_1, I64_1, I32, I32)),
+        "add_leaf_values": (partition._leaf_kernel, (I32, I64_1, I64_1, I64_1, F64, F64)),
+        "predict": (predict._predict_kernel, (
+            F32_2D, I64_1, flag, flag, I32, I32, types.float32[::1], U32_2D, F64, I64_1, I32,
+            I32, F64_2D)),
+        "predict_binned": (predict._predict_kernel, (
+            U8_2D, I32, flag, flag, I32, I32, types.float32[::1], U32_2D, F64, I64_1, I32, I32,
+            F64_2D)),
+        "predict_leaf": (predict._leaf_index_kernel, (
+            F32_2D, I32, types.float32[::1], U32_2D, I64_1, I32, I32, types.int32[:, ::1])),
+        "max_abs": (quantize._max_abs_kernel, (F64, F64)),
+    })
+    return kernels
+
+
+@pytest.mark.parametrize("name", sorted(["bin_values", "build_histograms", "subtract_histograms",
+                                         "evaluate_splits_reduce", "partition_flags",
+                                         "partition_scatter", "partition_copy",
+                                         "add_leaf_values", "predict", "predict_binned",
+                                         "predict_leaf", "max_abs"]))
+def test_every_kernel_compiles_for_the_gpu(compile_ptx, name):
+    """The simulator runs kernels as Python: only the CUDA compiler sees typing errors."""
+    kernel, signature = _all_kernels()[name]
+    ptx = compile_ptx(kernel.py_func, signature)
+    assert ".entry" in ptx
+    assert "fma" not in ptx
