@@ -26,6 +26,7 @@ import statistics
 import sys
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -167,15 +168,15 @@ def run_case(case, rows, rounds, repeats):
     fits = {"gbm": fit_gbm, "xgboost": fit_xgboost}
     result = {lib: {"fit_s": [], "predict_s": [], "peak_bytes": []} for lib in fits}
     for lib, fit in fits.items():  # warm-up on 100k rows: compile, caches, allocators
-        seconds, _ = _timed(lambda: fit(X_train[:100_000], y_train[:100_000], classify, 10))
+        seconds, _ = _timed(partial(fit, X_train[:100_000], y_train[:100_000], classify, 10))
         result[lib]["warmup_s"] = seconds
     for _ in range(repeats):
         for lib, fit in fits.items():
             with PeakMemory() as memory:
-                seconds, model = _timed(lambda: fit(X_train, y_train, classify, rounds))
+                seconds, model = _timed(partial(fit, X_train, y_train, classify, rounds))
             result[lib]["fit_s"].append(seconds)
             result[lib]["peak_bytes"].append(memory.rise)
-            seconds, pred = _timed(lambda: predict(lib, model, X_test_dev))
+            seconds, pred = _timed(partial(predict, lib, model, X_test_dev))
             result[lib]["predict_s"].append(seconds)
             result[lib]["metric"] = metric(classify, y_test, cupy.asnumpy(pred))
             del model, pred
@@ -227,7 +228,9 @@ def main(argv=None, prog=None):
     if [c for c in cases if c not in CASES] or args.rows < 200_000 or args.repeats < 1:
         ap.error(f"cases among {CASES}, --rows >= 200000, --repeats >= 1")
     try:
-        import cupy  # noqa: F401
+        import cupy
+
+        cupy.cuda.runtime.getDeviceCount()
         from numba import cuda
 
         if not cuda.is_available():

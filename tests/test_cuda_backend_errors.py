@@ -9,7 +9,9 @@ from gbm.backend import get_backend
 
 def _gpu_here():
     try:
-        import cupy  # noqa: F401
+        import cupy
+
+        cupy.cuda.runtime.getDeviceCount()
         from numba import config, cuda
 
         return not config.ENABLE_CUDASIM and cuda.is_available()

@@ -152,3 +152,16 @@ def test_every_kernel_compiles_for_the_gpu(compile_ptx, name):
     ptx = compile_ptx(kernel.py_func, signature)
     assert ".entry" in ptx
     assert "fma" not in ptx
+
+
+def test_the_elementary_test_kernel_compiles(compile_ptx):
+    """tests/cuda's check of exp/log/log2 on a GPU compiles (the simulator would run it
+    as Python whatever it holds)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent / "cuda"))
+    from test_cuda_kernels import _elementary_kernel
+
+    ptx = compile_ptx(_elementary_kernel.py_func, (F64, F64_2D))
+    assert "fma" not in ptx

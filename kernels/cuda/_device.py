@@ -27,6 +27,11 @@ THREADS = 8 if SIMULATOR else 256
 MAX_BLOCKS = 2 if SIMULATOR else 16384
 TASK_ROWS = 4096 if SIMULATOR else 8192  # rows of one node per block (histogram, partition)
 
+if not SIMULATOR:
+    # Small grids are by design here (a level's few nodes, one tree's leaves): Numba's
+    # "low occupancy" performance warning would fire on every such launch.
+    config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+
 device_function = cuda.jit(device=True)
 if SIMULATOR:
     mul = device_function(product)

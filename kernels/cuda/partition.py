@@ -13,7 +13,7 @@ segment, ``E[p] - E[start]``; (3) each row is scattered to its place in ``scratc
 and (4) copied back. Stable, like the CPU kernel: the same rows in the same order.
 """
 import numpy as np
-from numba import cuda, int32, int64, uint32
+from numba import cuda, int32, uint32
 
 from ._device import (THREADS, MAX_BLOCKS, array_module, device_output, segment_tasks,
                       to_device, to_host)

@@ -2,13 +2,14 @@
 inputs: under Numba's CUDA simulator in CI, on a GPU with ``GBM_TEST_GPU=1``."""
 import numpy as np
 import pytest
-from conftest import device_array as dev
-from conftest import host
+from device_arrays import device_array as dev
+from device_arrays import host
 from numba import cuda as numba_cuda
 
 from gbm.kernels import cpu, cuda, reference
 from gbm.kernels import elementary
 from gbm.kernels import layout
+from gbm.kernels.cuda._device import elementary as device_elementary
 from gbm.kernels.cuda.histogram import SHARED_SLOTS, feature_groups
 from gbm.kernels.layout import CAT_WORDS
 from test_kernels import make_inputs, offsets_of, random_forest_arrays, segments
@@ -301,21 +302,20 @@ def test_tree_shap_is_the_cpu_kernel():
     np.testing.assert_array_equal(host(got), expected)
 
 
+_exp, _log, _log2 = device_elementary.exp, device_elementary.log, device_elementary.log2
+
+
 @numba_cuda.jit
 def _elementary_kernel(x, out):
-    from gbm.kernels.cuda._device import elementary as device_elementary
-
     for i in range(numba_cuda.grid(1), x.shape[0], numba_cuda.gridsize(1)):
-        out[i, 0] = device_elementary.exp(x[i])
-        out[i, 1] = device_elementary.log(abs(x[i]))
-        out[i, 2] = device_elementary.log2(abs(x[i]))
+        out[i, 0] = _exp(x[i])
+        out[i, 1] = _log(abs(x[i]))
+        out[i, 2] = _log2(abs(x[i]))
 
 
 def test_elementary_functions_on_the_device_are_the_cpus():
     """exp / log / log2 as compiled for CUDA give the CPU's bits (on a GPU: libdevice is
     not involved, and no FMA changes a rounding)."""
-    from gbm.kernels.cuda._device import elementary as device_elementary  # noqa: F401
-
     rng = np.random.default_rng(7)
     x = np.concatenate([rng.normal(scale=5, size=60), [0.0, -0.0, 1.0, 2.0, 3.0, 700.0, -740.0,
                                                       np.nan, np.inf, -np.inf, 1e-310]])
