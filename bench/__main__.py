@@ -1,10 +1,19 @@
-"""``python -m bench [options]``: see ``bench/run.py``;
-``python -m bench binning [options]``: the bin-edge accuracy study, see ``bench/binning.py``."""
+"""``python -m bench [options]``: the CPU benchmark (``bench/run.py``);
+``python -m bench SUBCOMMAND [options]`` for the others:
+
+* ``binning``: the bin-edge accuracy study (``bench/binning.py``);
+* ``gpu``: the GPU benchmark (``bench/gpu.py``).
+"""
+import importlib
 import sys
 
+SUBCOMMANDS = {"binning": "bench.binning", "gpu": "bench.gpu"}
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["binning"]:
-        from bench.binning import main as binning_main
-        sys.exit(binning_main(sys.argv[2:], prog=f"{sys.executable} -m bench binning"))
+    argv = sys.argv[1:]
+    if argv[:1] and argv[0] in SUBCOMMANDS:
+        main = importlib.import_module(SUBCOMMANDS[argv[0]]).main
+        sys.exit(main(argv[1:], prog=f"{sys.executable} -m bench {argv[0]}"))
     from bench.run import main
-    sys.exit(main(sys.argv[1:], prog=f"{sys.executable} -m bench"))
+
+    sys.exit(main(argv, prog=f"{sys.executable} -m bench"))

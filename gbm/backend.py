@@ -9,6 +9,7 @@ import contextlib
 import numpy as np
 
 from .collective import LOCAL
+from .data import to_host
 from .threads import PARALLEL_MIN_WORK, numba_threads, resolve_n_threads
 
 
@@ -17,9 +18,12 @@ class Backend:
 
     Attributes
     ----------
-    name : "cpu" (or "cuda")
-    xp : the array module (NumPy; CuPy on a GPU); arrays are allocated through it
-    kernels : the kernels module (``gbm.kernels.cpu``), same names as ``kernels.reference``
+    name : "cpu" or "cuda"
+    xp : the array module (NumPy; CuPy on a GPU, NumPy under Numba's CUDA simulator);
+        the arrays of the fit (bins, gradients, rows, margins, histograms) are allocated
+        through it
+    kernels : the kernels module (``gbm.kernels.cpu`` or ``gbm.kernels.cuda``), same
+        names as ``kernels.reference``
     collective : ``gbm.collective`` object; ``LOCAL`` on one machine
     n_threads : int, CPU threads for the kernels
     """
@@ -63,6 +67,10 @@ class Backend:
     def asarray(self, array, dtype=None):
         return self.xp.asarray(array, dtype=dtype)
 
+    def to_host(self, array):
+        """A NumPy array of ``array`` (copied from the device when it lives there)."""
+        return np.asarray(to_host(array))
+
 
 def get_backend(device="cpu", n_jobs=None, collective=LOCAL):
     """The backend for ``device`` ("cpu" or "cuda") with ``n_jobs`` threads."""
@@ -71,8 +79,46 @@ def get_backend(device="cpu", n_jobs=None, collective=LOCAL):
 
         return Backend("cpu", np, cpu, collective, resolve_n_threads(n_jobs))
     if device == "cuda":
-        raise ValueError(
-            "device='cuda' is not available in this version of gbm: the CUDA kernels have "
-            "not landed yet; use device='cpu'"
-        )
+        return Backend("cuda", _cuda_array_module(), _cuda_kernels(), collective,
+                       resolve_n_threads(n_jobs))
     raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
+
+
+_GPU_EXTRA = "pip install 'gbm[gpu]' (numba-cuda and CuPy for CUDA 12)"
+
+
+def _simulator():
+    from numba import config
+
+    return bool(config.ENABLE_CUDASIM)
+
+
+def _cuda_array_module():
+    """CuPy; NumPy under Numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``)."""
+    if _simulator():
+        return np
+    try:
+        import cupy
+    except ImportError:
+        raise RuntimeError(f"device='cuda' needs CuPy, which is not installed: {_GPU_EXTRA}") \
+            from None
+    return cupy
+
+
+def _cuda_kernels():
+    """``gbm.kernels.cuda``, after checking that numba-cuda and a GPU are there."""
+    import importlib.util
+
+    if importlib.util.find_spec("numba_cuda") is None:
+        raise RuntimeError(f"device='cuda' needs numba-cuda, which is not installed: {_GPU_EXTRA}")
+    if not _simulator():
+        from numba import cuda
+
+        if not cuda.is_available():
+            raise RuntimeError(
+                "device='cuda' found no usable NVIDIA GPU (numba.cuda.is_available() is "
+                "False: no GPU, no driver, or CUDA libraries missing). Install the GPU extra "
+                f"on a machine with an NVIDIA GPU ({_GPU_EXTRA}), or use device='cpu'")
+    from .kernels import cuda as kernels
+
+    return kernels

@@ -32,6 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from .collective import LOCAL
+from .data import is_device_array, to_host
 from .kernels.hashing import splitmix64
 
 BIN_DTYPE = np.uint8  # 256 symbols: a quarter of float32's memory traffic per cell
@@ -265,8 +266,16 @@ class BinMapper:
         w = np.ones(n) if sample_weight is None else sample_weight
         rows = np.arange(row_offset, row_offset + n) if row_ids is None else row_ids
         mask = sample_mask(rows, n_rows_total, self.sample_size, self.seed)
-        Xs, ws = X[mask], w[mask]
-        has_missing = collective.allreduce(np.isnan(X).any(axis=0).astype(np.uint8), "max")
+        if is_device_array(X):  # a GPU matrix: only the sample rows come to the host
+            import cupy
+
+            Xs = to_host(X[cupy.asarray(mask)])
+            local_missing = to_host(cupy.isnan(X).any(axis=0))
+        else:
+            Xs = X[mask]
+            local_missing = np.isnan(X).any(axis=0)
+        ws = w[mask]
+        has_missing = collective.allreduce(local_missing.astype(np.uint8), "max")
         if collective.world_size > 1:  # the sample of the whole data set, in row order
             parts = collective.allgather((rows[mask], Xs, ws))
             order = np.argsort(np.concatenate([p[0] for p in parts]), kind="stable")
@@ -309,9 +318,10 @@ class BinMapper:
         mapper._set_layout()
         return mapper
 
-    def transform(self, X, kernels=None, fitted_on_X=False):
+    def transform(self, X, kernels=None, xp=np, fitted_on_X=False):
         """Bins of ``X``: uint8 (uint16 when a feature has more than 256 bins), shape
-        (n_samples, n_features), C order.
+        (n_samples, n_features), C order; with ``xp`` (the backend's array module, CuPy on a
+        GPU) and ``kernels`` (its kernels) the bins are made and kept where ``xp`` lives.
 
         A value is placed by its position among the cuts; NaN goes to the missing bin
         ``n_bins[f]``. A feature that had no missing values at fit and 256 value bins
@@ -327,9 +337,9 @@ class BinMapper:
                         f"feature {f} has missing values here but had none when the bins were "
                         "learned with 256 value bins; bin it together with the training data"
                     )
-        out = np.empty(X.shape, dtype=self.bin_dtype)
-        kernels.bin_values(np.ascontiguousarray(X, dtype=np.float32), self.padded_cuts(),
-                           self.n_bins, out)
+        out = xp.empty(X.shape, dtype=self.bin_dtype)
+        X = xp.ascontiguousarray(xp.asarray(X), dtype=np.float32)
+        kernels.bin_values(X, self.padded_cuts(), self.n_bins, out)
         return out
 
     def fit_transform(self, X, sample_weight=None):

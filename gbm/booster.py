@@ -5,7 +5,7 @@ import numpy as np
 from . import dump, model_io
 from .backend import get_backend
 from .categorical import encode_X
-from .data import feature_names_of
+from .data import feature_names_of, is_device_array
 from .explain import predict_contributions
 from .objectives import get_objective
 from .tree import Forest
@@ -117,7 +117,9 @@ class Booster:
 
         Returns
         -------
-        ndarray of float64: (n_samples,) for one output group, (n_samples, n_groups) else
+        ndarray of float64: (n_samples,) for one output group, (n_samples, n_groups) else;
+        a CuPy array when ``X`` is a GPU array (``__cuda_array_interface__``): it is then
+        predicted on the GPU, whatever the model's ``device``.
         """
         return self._predict_checked(self._check_predict_X(X), output_margin, iteration_range,
                                      n_jobs, pred_leaf, pred_contribs)
@@ -127,8 +129,10 @@ class Booster:
         """``predict`` for X already checked: float32, C order, ``n_features`` columns."""
         begin, end = _check_iteration_range(iteration_range, self.num_boosted_rounds)
         forest = self.forest(begin, end)
-        backend = get_backend(self.params["device"],
-                              self.params["n_jobs"] if n_jobs is None else n_jobs)
+        on_device = is_device_array(X)  # GPU input: predicted on the GPU, returned there
+        device = "cuda" if on_device else self.params["device"]
+        backend = get_backend(device, self.params["n_jobs"] if n_jobs is None else n_jobs)
+        xp = backend.xp if on_device else np
         if pred_contribs is not False:
             if not isinstance(pred_contribs, (bool, np.bool_)):
                 raise TypeError(f"pred_contribs must be True or False, got {pred_contribs!r}")
@@ -136,21 +140,21 @@ class Booster:
                 raise ValueError("pred_contribs=True and pred_leaf=True cannot be combined; "
                                  "ask for one kind of prediction at a time")
         if pred_contribs:
-            return predict_contributions(self, X, forest, backend)
+            return xp.asarray(predict_contributions(self, X, forest, backend))
         k = backend.kernels
         if pred_leaf:
-            leaves = np.empty((X.shape[0], forest.n_trees), dtype=np.int32)
+            leaves = xp.empty((X.shape[0], forest.n_trees), dtype=np.int32)
             with backend.threads():
                 k.predict_leaf(X, forest.walk, forest.cat_bits, forest.tree_offsets,
                                forest.tree_depth, leaves)
             return leaves
-        margin = np.tile(self.base_margin, (X.shape[0], 1))
+        margin = xp.tile(xp.asarray(self.base_margin), (X.shape[0], 1))
         with backend.threads(X.size * max(1, forest.n_trees // 8)):
             k.predict(X, forest.walk, forest.cat_bits, forest.value, forest.tree_offsets,
                       forest.tree_group, forest.tree_depth, margin)
         if output_margin:
             return margin[:, 0] if self.n_groups == 1 else margin
-        return get_objective(self.params).transform(margin)
+        return get_objective(self.params).transform(margin, xp)
 
     def get_score(self, importance_type="weight"):
         """Feature importances as XGBoost reports them: a dict from feature name (or

@@ -22,7 +22,7 @@ import numbers
 import numpy as np
 
 from .collective import LOCAL
-from .data import FLOAT, check_X, feature_names_of
+from .data import FLOAT, check_X, feature_names_of, to_host
 
 MAX_CATEGORIES = 255  # codes 0..254, and the missing bin 255 still fits in a uint8 bin
 MAX_CATEGORY_VALUE = 2**24  # float32 holds every integer below this exactly
@@ -133,6 +133,7 @@ def fit_categories(X, categorical_features=None, feature_names=None, name="X",
     mask = categorical_mask(categorical_features, arr.shape[1], feature_names, cat_cols)
     if not mask.any():
         return arr, None
+    arr = to_host(arr)  # categorical codes are checked and encoded on the host
     categories = [None] * arr.shape[1]
     order = {}  # pandas columns: the dtype's order of the categories
     for f in np.flatnonzero(mask):

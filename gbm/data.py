@@ -11,6 +11,50 @@ import numpy as np
 FLOAT = np.float32  # feature values: what XGBoost and LightGBM keep, half of float64's traffic
 
 
+def is_device_array(X):
+    """Whether ``X`` lives on a GPU (CuPy, or anything with ``__cuda_array_interface__``)."""
+    return hasattr(X, "__cuda_array_interface__")
+
+
+def to_host(array):
+    """A NumPy copy of a device array (CuPy's ``get``); other inputs as they are."""
+    if not is_device_array(array):
+        return array
+    if hasattr(array, "get"):
+        return array.get()
+    from numba import cuda
+
+    return cuda.as_cuda_array(array).copy_to_host()
+
+
+def _check_device_X(X, name, shard):
+    """A GPU matrix checked on the GPU and kept there: CuPy float32, C order."""
+    try:
+        import cupy
+    except ImportError:
+        raise ImportError(f"{name} is a GPU array; reading it needs CuPy: pip install "
+                          "'gbm[gpu]'") from None
+    arr = cupy.asarray(X)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} has unsupported dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-dimensional (n_samples, n_features), got shape "
+                         f"{arr.shape}")
+    if arr.shape[0] == 0 and not shard:
+        raise ValueError(f"{name} has 0 sample(s) (shape={arr.shape}) while a minimum of 1 is "
+                         "required.")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is "
+                         "required.")
+    arr = cupy.ascontiguousarray(arr, dtype=FLOAT)
+    inf = cupy.isinf(arr)
+    if bool(inf.any()):
+        row, col = (int(v) for v in cupy.argwhere(inf)[0].get())
+        raise ValueError(f"{name} contains infinity at row {row}, column {col}; use NaN for "
+                         "missing values")
+    return arr
+
+
 def _is_pandas_frame(X):
     return type(X).__module__.startswith("pandas") and hasattr(X, "dtypes") and hasattr(X, "columns")
 
@@ -77,6 +121,8 @@ def check_X(X, *, name="X", allow_category=False, shard=False):
     """
     if X is None:
         raise TypeError(f"{name} must be an array-like of shape (n_samples, n_features), got None")
+    if is_device_array(X):  # stays on the GPU
+        return _check_device_X(X, name, shard)
     if type(X).__module__.startswith("pyarrow") and hasattr(X, "to_pandas"):
         X = X.to_pandas()  # Arrow tables: nulls become NaN (or pandas NA) on the way
     if _is_pandas_frame(X):
@@ -146,7 +192,7 @@ def check_y(y, n_rows, *, numeric=True):
     """Validate labels: 1-d, ``n_rows`` long, finite when numeric."""
     if y is None:
         raise ValueError("y is None; training needs labels")
-    arr = np.asarray(y)
+    arr = np.asarray(to_host(y))  # labels are checked on the host (one copy of n floats)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr.ravel()
     if arr.ndim != 1:
@@ -173,6 +219,7 @@ def check_sample_weight(sample_weight, n_rows, *, what="", per="row", shard=Fals
     by the caller). None -> ones. ``what`` prefixes the messages."""
     if sample_weight is None:
         return np.ones(n_rows, dtype=np.float64)
+    sample_weight = to_host(sample_weight)
     if isinstance(sample_weight, numbers.Number):
         sample_weight = np.full(n_rows, sample_weight, dtype=np.float64)
     w = np.asarray(sample_weight)

@@ -16,17 +16,19 @@ class EvalSet:
                                           shard=backend.collective.world_size > 1)
         self.binned = True
         try:
-            self.bins = mapper.transform(self.X, backend.kernels)
+            self.bins = mapper.transform(self.X, backend.kernels, backend.xp)
         except ValueError:  # missing values where the training data had none and 256 bins
             self.binned = False
-        self.rows = np.arange(self.X.shape[0])
+        self.rows = backend.xp.arange(self.X.shape[0])
         self.n_bins = mapper.n_bins
         if booster.trees:  # a model being continued: start from its predictions, on raw
             # values (its trees' split bins belong to the bin edges it was trained with)
             margin = booster._predict_checked(self.X, output_margin=True)
-            self.margin = np.ascontiguousarray(margin.reshape(self.X.shape[0], booster.n_groups))
+            self.margin = backend.xp.ascontiguousarray(
+                backend.asarray(margin).reshape(self.X.shape[0], booster.n_groups))
         else:
-            self.margin = np.tile(booster.base_margin, (self.X.shape[0], 1))
+            self.margin = backend.xp.tile(backend.asarray(booster.base_margin),
+                                          (self.X.shape[0], 1))
 
     def add_trees(self, backend, trees, groups):
         f = Forest(trees, groups)
@@ -109,7 +111,9 @@ class Evaluator:
         collective = backend.collective
         for es in self.eval_sets:
             es.add_trees(backend, new_trees, groups)
-            pred = self.objective.transform_for_metric(es.margin)
+            # metrics on the host, in NumPy, whatever the backend: a score that drives
+            # early stopping must be the same bits everywhere
+            pred = self.objective.transform_for_metric(backend.to_host(es.margin))
             scores = [(name, _score(metric, es, pred, collective))
                       for name, metric in zip(self.names, self.metrics)]
             if self.custom_metric is not None:

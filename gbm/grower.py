@@ -38,6 +38,7 @@ class TreeData:
     """What every tree of a fit reads: the binned rows and the features' layout.
 
     bins : uint8/uint16 (n_rows, n_features); bins_by_feature : the same, feature-major
+        (both on the backend's device; the small arrays below stay on the host)
     n_bins : int32 (n_features,), value bins (bin n_bins[f] = missing)
     feature_offsets : int32 (n_features + 1,), histogram slots (kernels/layout.py)
     padded_cuts : float32 (n_features, width), the bin edges (for raw thresholds)
@@ -108,8 +109,9 @@ class HistogramBuffers:
     ``d + 2`` may overwrite level ``d``), kept from tree to tree: a level's histograms are
     megabytes, and fresh memory costs a page fault per 4 KiB on first touch."""
 
-    def __init__(self):
-        self._buffers = [np.empty(0, np.int64), np.empty(0, np.int64)]
+    def __init__(self, xp=np):
+        self.xp = xp  # the backend's array module: the buffers live where the kernels run
+        self._buffers = [xp.empty(0, np.int64), xp.empty(0, np.int64)]
         self._turn = 0
 
     def take(self, n_nodes, n_slots):
@@ -117,8 +119,8 @@ class HistogramBuffers:
         self._turn ^= 1
         size = n_nodes * n_slots * 2
         if self._buffers[self._turn].shape[0] < size:
-            self._buffers[self._turn] = np.empty(max(size, 2 * self._buffers[self._turn].shape[0]),
-                                                 np.int64)
+            self._buffers[self._turn] = self.xp.empty(
+                max(size, 2 * self._buffers[self._turn].shape[0]), np.int64)
         return self._buffers[self._turn][:size].reshape(n_nodes, n_slots, 2)
 
 
@@ -141,9 +143,14 @@ class TreeGrower:
     Parameters
     ----------
     data : TreeData
-    gpair : int64 (n_rows, 2), fixed-point gradients of one output group
+    gpair : int64 (n_rows, 2), fixed-point gradients of one output group (on the device)
     scales : float64 (2,), their scales
     rows : int32 (m,), the rows this tree grows on (a row sample: the others are not read)
+
+    Where the arrays live: the rows, gradients, bins and histograms on the backend's
+    device (``backend.xp``); the tree under construction (``_Nodes``) and each level's
+    per-node arrays on the host, handed to the kernels, which copy them over (once per
+    kernel call, not per node).
     params : validated parameter dict
     backend : gbm.backend.Backend (kernels, collective, threads)
     column_sampler : gbm.sampling.ColumnSampler
@@ -159,8 +166,9 @@ class TreeGrower:
         self.buffers = buffers if buffers is not None and depthwise else None
         self.params, self.backend, self.k = params, backend, backend.kernels
         self.column_sampler = column_sampler
-        self.rows = np.array(rows, dtype=np.int32)
-        self.scratch = np.empty_like(self.rows)
+        self.xp = backend.xp
+        self.rows = self.xp.array(rows, dtype=np.int32)
+        self.scratch = self.xp.empty_like(self.rows)
         self.split_params = np.array([params["reg_lambda"], params["reg_alpha"],
                                       params["max_delta_step"], params["min_child_weight"]])
         max_depth, max_leaves = params["max_depth"], params["max_leaves"]
@@ -177,7 +185,7 @@ class TreeGrower:
         """Room for ``n_nodes`` histograms: int64 (n_nodes, n_slots, 2), contents undefined."""
         if self.buffers is not None:
             return self.buffers.take(n_nodes, self.data.n_slots)
-        return np.empty((n_nodes, self.data.n_slots, 2), dtype=np.int64)
+        return self.xp.empty((n_nodes, self.data.n_slots, 2), dtype=np.int64)
 
     def _build(self, ids, hist=None):
         """Histograms of nodes ``ids`` from their rows, summed over every rank, into
@@ -273,7 +281,8 @@ class TreeGrower:
         self._build(level[:c], hist[:c])
         parent_hist = level_hist
         if positions is not None:  # the parents' histograms, gathered where the siblings go
-            parent_hist = np.take(level_hist, positions, axis=0, out=hist[c:])
+            parent_hist = self.xp.take(level_hist, self.backend.asarray(positions), axis=0,
+                                       out=hist[c:])
         with self.backend.threads(hist.size // 4):
             self.k.subtract_histograms(parent_hist, hist[:c], hist[c:])
         return level, hist
@@ -311,11 +320,11 @@ class TreeGrower:
         if self._can_split_deeper(0):
             hist = self._build(root)
             offsets = self.data.feature_offsets  # every feature's slots hold all the rows
-            nodes.sums[0] = hist[0, offsets[0]:offsets[1]].sum(axis=0)
+            nodes.sums[0] = self.backend.to_host(hist[0, offsets[0]:offsets[1]].sum(axis=0))
             ids = root
         else:
             nodes.sums[0] = self.backend.collective.allreduce(
-                self.gpair[self.rows].sum(axis=0), "sum")
+                self.backend.to_host(self.gpair[self.rows].sum(axis=0)), "sum")
         if self.params["grow_policy"] == "lossguide":
             self._grow_lossguide(ids, hist)
         else:

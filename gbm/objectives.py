@@ -2,8 +2,10 @@
 link to predictions and the default metric.
 
 Margins and gradients are float64 arrays of shape (n_rows, n_groups); ``n_groups`` is 1
-except for multiclass (one tree per class per round). The formulas use only array
-operations, so ``xp`` may be NumPy or CuPy. ``base_margin(y, w, collective)`` estimates
+except for multiclass (one tree per class per round). Gradients are computed by the
+backend's ``pointwise_gradients`` kernel (``gbm.gradients``; the formulas, ``exp``
+included, in ``kernels/objective_math.py``: the same bits on every backend); links use
+array operations, so ``xp`` may be NumPy or CuPy. ``base_margin(y, w, collective)`` estimates
 the starting margin from every rank's rows, with exact sums (``gbm.exact``): the same
 whatever the split of the rows.
 """
@@ -11,12 +13,11 @@ import numpy as np
 
 from .collective import LOCAL
 from .exact import exact_mean, exact_sums
+from .gradients import pointwise
+from .kernels.layout import LOGISTIC, SOFTMAX, SQUARED
 from .ranking_objectives import NDCGLambda, Pairwise
 from .regression_objectives import Gamma, Poisson, Tweedie
 from .robust_objectives import AbsoluteError, PseudoHuber, QuantileError
-
-_EPS = 1e-16
-
 
 def _sigmoid(xp, z):
     return 1.0 / (1.0 + xp.exp(-z))
@@ -27,14 +28,6 @@ def _softmax(xp, z):
     xp.exp(e, out=e)
     e /= e.sum(axis=1, keepdims=True)
     return e
-
-
-def _weighted(values, w):
-    """``values * w`` in place; unit weights (no sample_weight) change nothing and are
-    skipped (``x * 1.0 == x`` exactly)."""
-    if not (w == 1.0).all():
-        values *= w
-    return values
 
 
 class SquaredError:
@@ -57,9 +50,8 @@ class SquaredError:
     def margin_to_base_score(self, margin):
         return float(margin[0])
 
-    def gradients(self, margin, y, w, xp=np):
-        grad = (margin[:, 0] - y) * w
-        return grad[:, None], w[:, None].astype(xp.float64)
+    def gradients(self, margin, y, w, backend=None):
+        return pointwise(SQUARED, margin[:, :1], y, w, (), backend)
 
     def transform(self, margin, xp=np):
         return margin[:, 0]
@@ -89,13 +81,8 @@ class Logistic:
     def margin_to_base_score(self, margin):
         return float(1.0 / (1.0 + np.exp(-margin[0])))
 
-    def gradients(self, margin, y, w, xp=np):
-        p = _sigmoid(xp, margin[:, 0])
-        grad = _weighted(p - y, w)
-        hess = 1.0 - p
-        hess *= p  # p * (1 - p): multiplication commutes exactly
-        xp.maximum(hess, _EPS, out=hess)
-        return grad[:, None], _weighted(hess, w)[:, None]
+    def gradients(self, margin, y, w, backend=None):
+        return pointwise(LOGISTIC, margin[:, :1], y, w, (), backend)
 
     def transform(self, margin, xp=np):
         return _sigmoid(xp, margin[:, 0])
@@ -130,14 +117,8 @@ class Softprob:
     def margin_to_base_score(self, margin):
         return [float(m) for m in margin]
 
-    def gradients(self, margin, y, w, xp=np):
-        p = _softmax(xp, margin)
-        grad = p.copy()
-        grad[xp.arange(y.shape[0]), y.astype(xp.int64)] -= 1.0  # p - onehot(y)
-        hess = 2.0 * p
-        hess *= 1.0 - p
-        xp.maximum(hess, _EPS, out=hess)
-        return _weighted(grad, w[:, None]), _weighted(hess, w[:, None])
+    def gradients(self, margin, y, w, backend=None):
+        return pointwise(SOFTMAX, margin, y, w, (), backend)
 
     def transform(self, margin, xp=np):
         return _softmax(xp, margin)

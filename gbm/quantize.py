@@ -37,7 +37,7 @@ def quantize(grad, hess, backend, n_rows_total=None):
 
     Parameters
     ----------
-    grad, hess : ndarray of float64, shape (n,)
+    grad, hess : float64 (n,), on the backend's device
     backend : gbm.backend.Backend (kernels ``max_abs``, ``quantize_gradients``; collective)
     n_rows_total : int, rows over all ranks (default: this rank's, with one rank)
 
@@ -48,12 +48,13 @@ def quantize(grad, hess, backend, n_rows_total=None):
         Multiply a float by it to get the fixed-point value; divide to go back.
     """
     kernels, collective = backend.kernels, backend.collective
-    grad, hess = np.ascontiguousarray(grad), np.ascontiguousarray(hess)
+    xp = backend.xp
+    grad, hess = xp.ascontiguousarray(grad), xp.ascontiguousarray(hess)
     with backend.threads(grad.shape[0]):
         local_max = np.array([kernels.max_abs(grad), kernels.max_abs(hess)])
         max_abs = collective.allreduce(local_max, "max")
         n = grad.shape[0] if n_rows_total is None else n_rows_total
         scales = np.array([quantization_scale(max_abs[0], n), quantization_scale(max_abs[1], n)])
-        gpair = np.empty((grad.shape[0], 2), dtype=GPAIR_DTYPE)
+        gpair = xp.empty((grad.shape[0], 2), dtype=GPAIR_DTYPE)
         kernels.quantize_gradients(grad, hess, scales, gpair)
     return gpair, scales

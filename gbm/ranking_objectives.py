@@ -74,16 +74,18 @@ class LambdaRank:
     def margin_to_base_score(self, margin):
         return float(margin[0])
 
-    def gradients(self, margin, y, w, xp=np, round_=0):
+    def gradients(self, margin, y, w, backend=None, round_=0):
         """(grad, hess), float64 (n_rows, 1); ``w`` is ignored: the per-group weights
         given to ``bind`` apply (weights are per query group for ranking)."""
         if self.queries is None:
             raise ValueError(f"{self.name} needs query groups: pass group= or qid= to train")
         key = splitmix64(np.uint64(self.seed) ^ splitmix64(np.uint64(round_)))
-        grad, hess = np.empty(margin.shape[0]), np.empty(margin.shape[0])
+        xp = self.backend.xp
+        grad, hess = xp.empty(margin.shape[0]), xp.empty(margin.shape[0])
         with self.backend.threads() as n_threads:
             self.backend.kernels.lambdarank_gradients(
-                np.ascontiguousarray(margin[:, 0]), y, self.queries.ptr, self.group_first_row,
+                xp.ascontiguousarray(margin[:, 0]), xp.asarray(y), self.queries.ptr,
+                self.group_first_row,
                 self.group_scale, self.delta_kind, self.exp_gain, self.topk, self.num_pair,
                 self.score_normalization, self.normalization, np.uint64(key), grad, hess,
                 n_threads)

@@ -6,6 +6,8 @@ import numpy as np
 
 from .collective import LOCAL
 from .exact import exact_mean
+from .gradients import pointwise
+from .kernels.layout import GAMMA, POISSON, TWEEDIE
 
 
 def _check_labels(y, name, positive):
@@ -50,11 +52,8 @@ class Poisson(_LogLink):
     def check_labels(self, y):
         return _check_labels(y, self.name, positive=False)
 
-    def gradients(self, margin, y, w, xp=np):
-        m = margin[:, 0]
-        grad = (xp.exp(m) - y) * w
-        hess = xp.exp(m + self.max_delta_step) * w
-        return grad[:, None], hess[:, None]
+    def gradients(self, margin, y, w, backend=None):
+        return pointwise(POISSON, margin, y, w, (self.max_delta_step,), backend)
 
 
 class Gamma(_LogLink):
@@ -69,9 +68,8 @@ class Gamma(_LogLink):
     def check_labels(self, y):
         return _check_labels(y, self.name, positive=True)
 
-    def gradients(self, margin, y, w, xp=np):
-        scaled = y * xp.exp(-margin[:, 0])
-        return ((1.0 - scaled) * w)[:, None], (scaled * w)[:, None]
+    def gradients(self, margin, y, w, backend=None):
+        return pointwise(GAMMA, margin, y, w, (), backend)
 
 
 class Tweedie(_LogLink):
@@ -86,9 +84,5 @@ class Tweedie(_LogLink):
     def check_labels(self, y):
         return _check_labels(y, self.name, positive=False)
 
-    def gradients(self, margin, y, w, xp=np):
-        m, rho = margin[:, 0], self.rho
-        a, b = xp.exp((1.0 - rho) * m), xp.exp((2.0 - rho) * m)
-        grad = (-y * a + b) * w
-        hess = (-y * (1.0 - rho) * a + (2.0 - rho) * b) * w
-        return grad[:, None], hess[:, None]
+    def gradients(self, margin, y, w, backend=None):
+        return pointwise(TWEEDIE, margin, y, w, (self.rho,), backend)

@@ -9,6 +9,8 @@ import numpy as np
 from .adaptive import gathered_quantile
 from .collective import LOCAL
 from .exact import exact_sums
+from .gradients import pointwise
+from .kernels.layout import ABSOLUTE, PSEUDOHUBER, QUANTILE
 
 
 class _Identity:
@@ -43,12 +45,8 @@ class QuantileError(_Identity):
         unweighted (interpolated) quantiles."""
         return np.array([gathered_quantile(y, a, w, collective) for a in self.leaf_alphas])
 
-    def gradients(self, margin, y, w, xp=np):
-        alpha = xp.asarray(self.leaf_alphas, dtype=xp.float64)[None, :]
-        above = margin >= y[:, None]
-        grad = xp.where(above, 1.0 - alpha, -alpha) * w[:, None]
-        hess = xp.broadcast_to(w[:, None], margin.shape).astype(xp.float64)
-        return grad, hess
+    def gradients(self, margin, y, w, backend=None):
+        return pointwise(QUANTILE, margin, y, w, self.leaf_alphas, backend)
 
 
 class AbsoluteError(QuantileError):
@@ -62,9 +60,8 @@ class AbsoluteError(QuantileError):
         self.leaf_alphas = [0.5]
         self.n_groups = 1
 
-    def gradients(self, margin, y, w, xp=np):
-        grad = xp.sign(margin[:, 0] - y) * w
-        return grad[:, None], w[:, None].astype(xp.float64)
+    def gradients(self, margin, y, w, backend=None):
+        return pointwise(ABSOLUTE, margin, y, w, (), backend)
 
 
 class PseudoHuber(_Identity):
@@ -89,6 +86,5 @@ class PseudoHuber(_Identity):
         g_sum, h_sum = exact_sums(np.stack([g, h]), collective)
         return np.array([-g_sum / h_sum])
 
-    def gradients(self, margin, y, w, xp=np):
-        g, h = self._grad_hess(margin[:, 0], y, w, xp)
-        return g[:, None], h[:, None]
+    def gradients(self, margin, y, w, backend=None):
+        return pointwise(PSEUDOHUBER, margin, y, w, (self.slope,), backend)

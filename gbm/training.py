@@ -135,16 +135,18 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         else:
             base = objective.base_score_to_margin(p["base_score"])
         booster = Booster(p, X.shape[1], names, base, mapper.cuts, categories)
+        xp = backend.xp  # the fit's arrays live where the backend's kernels run
         # margins group-major: each output group's column is contiguous for the kernels;
         # the objectives see the (n_rows, n_groups) view ``by_group.T``
-        by_group = np.repeat(np.asarray(base, dtype=np.float64)[:, None], X.shape[0], axis=1)
+        by_group = xp.repeat(xp.asarray(base, dtype=np.float64)[:, None], X.shape[0], axis=1)
         first_round = 0
         if init is not None:
             for tree, group_ in zip(init.trees, init.tree_group):
                 booster.add_tree(tree, group_)
             booster.iteration_indptr = list(init.iteration_indptr)
-            start = init._predict_checked(X, output_margin=True).reshape(X.shape[0], init.n_groups)
-            by_group = np.ascontiguousarray(start.T)
+            start = xp.asarray(init._predict_checked(X, output_margin=True)).reshape(
+                X.shape[0], init.n_groups)
+            by_group = xp.ascontiguousarray(start.T)
             first_round = init.num_boosted_rounds
         eval_sets = [EvalSet(*_unpack_eval(e, i, queries, shard), booster, mapper, backend)
                      for i, e in enumerate(evals)]
@@ -154,8 +156,9 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         leaf_alphas = getattr(objective, "leaf_alphas", None) if obj is None else None
         if queries is not None:
             objective.bind(queries, backend, row_ids)
+        y_fit, w_fit = backend.asarray(y), backend.asarray(w)  # on the device (a copy on GPUs)
         callbacks = list(callbacks)
-        buffers = HistogramBuffers()  # the levels' histograms, reused by every tree
+        buffers = HistogramBuffers(xp)  # the levels' histograms, reused by every tree
         for cb in callbacks:
             booster = cb.before_training(booster)
         for round_ in range(first_round, first_round + num_boost_round):
@@ -164,17 +167,18 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                 break
             margin = by_group.T
             if obj is not None:
-                grad, hess = _call_objective(obj, margin, y, w)
+                grad, hess = _call_objective(obj, margin, y, w, backend)
             elif queries is not None:  # ranking: pairs may be drawn per round
-                grad, hess = objective.gradients(margin, y, w, round_=round_)
+                grad, hess = objective.gradients(margin, y_fit, w_fit, backend, round_=round_)
             else:
-                grad, hess = objective.gradients(margin, y, w)
-            grad, hess = np.ascontiguousarray(grad.T), np.ascontiguousarray(hess.T)
+                grad, hess = objective.gradients(margin, y_fit, w_fit, backend)
+            # group-major: no copy when the objective wrote them so (gbm.gradients)
+            grad, hess = xp.ascontiguousarray(grad.T), xp.ascontiguousarray(hess.T)
             new_trees = []
             for group_ in range(objective.n_groups):
                 residual = None  # absolute / quantile loss: leaves become residual quantiles
                 if leaf_alphas is not None:
-                    residual = (y - by_group[group_], leaf_alphas[group_])
+                    residual = (y - backend.to_host(by_group[group_]), leaf_alphas[group_])
                 new_trees += _grow_group(booster, data, grad[group_], hess[group_],
                                          by_group[group_], group_, round_, residual, row_ids,
                                          n_rows_total, None if sample_weight is None else w, p,
@@ -202,7 +206,7 @@ def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
     mapper = BinMapper(p["max_bin"], p["bin_sample_size"], p["random_state"])
     mapper.fit(X, w, n_rows_total=n_rows_total, n_threads=backend.n_threads,
                n_categories=n_categories, row_ids=row_ids, collective=backend.collective)
-    bins = mapper.transform(X, backend.kernels, fitted_on_X=True)
+    bins = mapper.transform(X, backend.kernels, backend.xp, fitted_on_X=True)
     is_categorical = np.zeros(X.shape[1], dtype=np.uint8)
     if categories is not None:
         is_categorical[[f for f, c in enumerate(categories) if c is not None]] = 1
@@ -214,7 +218,7 @@ def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
                          "have no order, so only numeric features can be monotone")
     interaction = interaction_matrix(
         parse_interaction_constraints(p["interaction_constraints"], names, X.shape[1]), X.shape[1])
-    data = TreeData(bins, np.ascontiguousarray(bins.T), mapper.n_bins, mapper.feature_offsets,
+    data = TreeData(bins, backend.xp.ascontiguousarray(bins.T), mapper.n_bins, mapper.feature_offsets,
                     mapper.padded_cuts(), is_categorical,
                     np.zeros(X.shape[1], np.int8) if monotone is None else monotone, interaction)
     return data, mapper
@@ -230,16 +234,19 @@ def _grow_group(booster, data, grad, hess, column, group, round_, residual, row_
     # Each parallel tree's leaves carry learning_rate / num_parallel_tree, so a round
     # adds learning_rate times the mean of its trees (XGBoost scales them the same way).
     tree_params = p if n_parallel == 1 else dict(p, learning_rate=p["learning_rate"] / n_parallel)
+    xp = backend.xp
     trees = []
     for parallel in range(n_parallel):
         kept = row_sample(p["random_state"], round_, group, row_ids, p["subsample"], parallel)
-        rows = np.arange(row_ids.shape[0]) if kept is None else np.flatnonzero(kept)
+        rows = (xp.arange(row_ids.shape[0], dtype=np.int32) if kept is None
+                else backend.asarray(np.flatnonzero(kept).astype(np.int32)))
         columns = ColumnSampler(p, data.n_features, round_, group, parallel)
         grower = TreeGrower(data, gpair, scales, rows, tree_params, backend, columns, buffers)
         tree, rows, starts, ends, values = grower.grow()
         if residual is not None:
-            values = refresh_leaves(values, rows, starts, ends, residual[0], residual[1],
-                                    tree_params["learning_rate"], weights, backend.collective)
+            values = refresh_leaves(values, backend.to_host(rows), starts, ends, residual[0],
+                                    residual[1], tree_params["learning_rate"], weights,
+                                    backend.collective)
             tree.value[grower.leaf_ids] = values
         with backend.threads(rows.shape[0]):
             backend.kernels.add_leaf_values(rows, starts, ends, values, column)
@@ -293,10 +300,11 @@ def _check_patience(rounds):
     return int(rounds)
 
 
-def _call_objective(obj, margin, y, w):
-    """Gradients from a user's objective, checked: same shape as the margin, finite."""
+def _call_objective(obj, margin, y, w, backend):
+    """Gradients from a user's objective, checked: same shape as the margin, finite. The
+    function sees NumPy arrays (a copy of the margin from the device on a GPU)."""
     shape = margin.shape if margin.shape[1] > 1 else (margin.shape[0],)
-    grad, hess = obj(np.array(margin.reshape(shape), order="C"), y, w)
+    grad, hess = obj(np.array(backend.to_host(margin).reshape(shape), order="C"), y, w)
     out = []
     for name, value in (("gradient", grad), ("hessian", hess)):
         value = np.asarray(value, dtype=np.float64)
@@ -304,5 +312,5 @@ def _call_objective(obj, margin, y, w):
             raise ValueError(f"the objective's {name} has shape {value.shape}, expected {shape}")
         if not np.isfinite(value).all():
             raise ValueError(f"the objective's {name} holds NaN or infinity")
-        out.append(value.reshape(margin.shape))
+        out.append(backend.asarray(value.reshape(margin.shape)))
     return out

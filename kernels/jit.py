@@ -3,7 +3,7 @@
 Numba keys a cached kernel on the timestamp of the file that defines it, not of the files
 it calls into: a kernel that inlines ``split_math`` (or any shared helper) would keep the
 old code after only the helper changed (verified with Numba 0.68). So the cache folder is
-keyed by a hash of every source file under ``kernels/`` and Numba's version: change any
+keyed by a hash of every source file under ``kernels/`` (but ``kernels/cuda/``) and Numba's version: change any
 of them and every kernel compiles afresh into a new folder; a stale kernel cannot be
 loaded. The folder is ``$NUMBA_CACHE_DIR/gbm-kernels-<hash>`` when ``NUMBA_CACHE_DIR`` is
 set, else ``~/.cache/gbm/kernels-<hash>`` (``$XDG_CACHE_HOME`` if set); if it cannot be
@@ -24,6 +24,8 @@ def sources_hash(root=_ROOT):
     Numba's version."""
     digest = hashlib.sha256(numba.__version__.encode())
     for path in sorted(Path(root).rglob("*.py")):
+        if path.relative_to(root).parts[0] == "cuda":
+            continue  # the CUDA kernels are not CPU kernels' code: editing them keeps this cache
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

@@ -21,3 +21,8 @@ SPLIT_PARAMS = ("reg_lambda", "reg_alpha", "max_delta_step", "min_child_weight")
 
 # lambdarank_gradients' delta_kind: the weight of a pair (1, or |delta NDCG|)
 PAIRWISE, NDCG = 0, 1
+
+# pointwise_gradients' objective kinds; objective_params holds, by kind: POISSON
+# (max_delta_step,), TWEEDIE (variance power,), PSEUDOHUBER (slope,), QUANTILE (one alpha
+# per output group); the others read nothing
+SQUARED, LOGISTIC, SOFTMAX, POISSON, GAMMA, TWEEDIE, PSEUDOHUBER, ABSOLUTE, QUANTILE = range(9)

@@ -8,17 +8,22 @@ L2 penalty ``lam``, L1 penalty ``alpha`` and weight cap ``max_delta_step`` (0 = 
 * node gain    T(G)^2 / (H + lam) uncapped, else -(2 G w + (H + lam) w^2 + 2 alpha |w|),
   i.e. minus twice the node's regularised loss at w (eq. 6-7); both forms agree uncapped.
 
-``make_split_math(jit)`` builds the functions with a decorator: the identity gives the
-plain-Python reference, ``kernels.jit.kernel`` (numba.njit) the CPU versions and
-``numba.cuda.jit(device=True)`` the CUDA ones, all from this one source.
+``make_split_math(jit, mul)`` builds the functions with a decorator: the identity gives
+the plain-Python reference, ``kernels.jit.kernel`` (numba.njit) the CPU versions and
+``numba.cuda.jit(device=True)`` the CUDA ones, all from this one source. Every product
+goes through ``mul``: a plain product on the CPU and in Python, libdevice's ``dmul_rn``
+on CUDA, which the GPU compilers never fuse with an addition into an FMA (a fused
+``a * b + c`` rounds once where the CPU rounds twice; see ``kernels/elementary.py`` and
+docs/gpu.md).
 """
 import math
 from types import SimpleNamespace
 
+from .elementary import product
 from .jit import kernel
 
 
-def make_split_math(jit):
+def make_split_math(jit, mul=product):
     @jit
     def threshold_l1(g, alpha):
         if g > alpha:
@@ -44,14 +49,14 @@ def make_split_math(jit):
             return 0.0
         if max_delta_step == 0.0:
             t = threshold_l1(g, alpha)
-            return t * t / denom
+            return mul(t, t) / denom
         w = leaf_weight(g, h, lam, alpha, max_delta_step)
-        return -(2.0 * g * w + denom * w * w + 2.0 * alpha * abs(w))
+        return -(mul(mul(2.0, g), w) + mul(mul(denom, w), w) + mul(mul(2.0, alpha), abs(w)))
 
     @jit
     def gain_given_weight(g, h, lam, alpha, w):
         # minus twice the node's regularised loss at weight w
-        return -(2.0 * g * w + (h + lam) * w * w + 2.0 * alpha * abs(w))
+        return -(mul(mul(2.0, g), w) + mul(mul(h + lam, w), w) + mul(mul(2.0, alpha), abs(w)))
 
     @jit
     def bounded_weight(g, h, lam, alpha, max_delta_step, lower, upper):
@@ -79,4 +84,4 @@ def make_split_math(jit):
 
 
 python = make_split_math(lambda f: f)
-cpu = make_split_math(kernel)
+cpu = make_split_math(kernel, kernel(product))

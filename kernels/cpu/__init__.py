@@ -11,6 +11,7 @@ an integer sum, so the thread count cannot change any result.
 """
 from .binning import bin_values
 from .histogram import build_histograms, subtract_histograms
+from .objective import pointwise_gradients
 from .partition import add_leaf_values, partition_rows
 from .predict import predict, predict_binned, predict_leaf
 from .quantize import max_abs, quantize_gradients
@@ -19,6 +20,6 @@ from .shap import tree_shap
 from .split import evaluate_splits, node_weights
 
 __all__ = ("add_leaf_values", "bin_values", "build_histograms", "evaluate_splits",
-           "lambdarank_gradients", "max_abs", "node_weights", "partition_rows", "predict",
-           "predict_binned", "predict_leaf", "quantize_gradients", "subtract_histograms",
+           "lambdarank_gradients", "max_abs", "node_weights", "partition_rows",
+           "pointwise_gradients", "predict", "predict_binned", "predict_leaf", "quantize_gradients", "subtract_histograms",
            "tree_shap")

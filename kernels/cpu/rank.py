@@ -11,9 +11,13 @@ documents sorted by score, best first (a stable sort: ties keep their input orde
 import numpy as np
 from numba import prange
 
+from ..elementary import cpu as _elementary
 from ..hashing import mix as _mix
 from ..jit import kernel
 from ..layout import NDCG
+# exp and log2: one implementation for every backend (kernels/elementary.py), so the
+# lambdas are the same bits on a CPU and a GPU
+_exp, _log2 = _elementary.exp, _elementary.log2
 _TINY = 1e-16  # floor of sigma (1 - sigma), XGBoost's Eps64
 _SCORE_GAP = 0.01  # added to |s_i - s_j| when the delta is divided by the score gap
 
@@ -29,7 +33,7 @@ def _inv_idcg(labels, truncation, exp_gain):
     ideal = np.sort(labels)[::-1]
     idcg = 0.0
     for r in range(min(ideal.shape[0], truncation)):
-        idcg += _gain(ideal[r], exp_gain) / np.log2(r + 2.0)
+        idcg += _gain(ideal[r], exp_gain) / _log2(r + 2.0)
     return 1.0 / idcg if idcg != 0.0 else 0.0
 
 
@@ -48,12 +52,12 @@ def _add_pair(scores, labels, order, a, b, delta_kind, exp_gain, inv_idcg, by_ga
     if labels[hi] < labels[lo]:
         hi, lo, rank_hi, rank_lo = lo, hi, b, a
     diff = scores[hi] - scores[lo]
-    sigmoid = 1.0 / (1.0 + np.exp(-diff))
+    sigmoid = 1.0 / (1.0 + _exp(-diff))
     delta = 1.0
     if delta_kind == NDCG:
         # swapping the two documents' positions changes DCG by (g_hi - g_lo)(d_hi - d_lo)
         gain_gap = _gain(labels[hi], exp_gain) - _gain(labels[lo], exp_gain)
-        disc_gap = 1.0 / np.log2(rank_hi + 2.0) - 1.0 / np.log2(rank_lo + 2.0)
+        disc_gap = 1.0 / _log2(rank_hi + 2.0) - 1.0 / _log2(rank_lo + 2.0)
         delta = abs(gain_gap * disc_gap * inv_idcg)
     if by_gap:
         delta /= abs(diff) + _SCORE_GAP
@@ -115,7 +119,7 @@ def _group_gradients(scores, labels, first_row, delta_kind, exp_gain, topk, num_
         if not topk:
             norm = 1.0 / num_pair
         elif sum_lambda > 0.0:
-            norm = np.log2(1.0 + sum_lambda) / sum_lambda  # LightGBM's leaf normalisation
+            norm = _log2(1.0 + sum_lambda) / sum_lambda  # LightGBM's leaf normalisation
         grad *= norm
         hess *= norm
 

@@ -3,6 +3,7 @@ and signatures as every backend's kernels module (``n_threads`` is accepted and 
 """
 from .binning import bin_values
 from .histogram import build_histograms, subtract_histograms
+from .objective import pointwise_gradients
 from .partition import add_leaf_values, partition_rows
 from .predict import predict, predict_binned, predict_leaf
 from .quantize import max_abs, quantize_gradients
@@ -11,6 +12,6 @@ from .shap import tree_shap
 from .split import evaluate_splits, node_weights
 
 __all__ = ("add_leaf_values", "bin_values", "build_histograms", "evaluate_splits",
-           "lambdarank_gradients", "max_abs", "node_weights", "partition_rows", "predict",
-           "predict_binned", "predict_leaf", "quantize_gradients", "subtract_histograms",
+           "lambdarank_gradients", "max_abs", "node_weights", "partition_rows",
+           "pointwise_gradients", "predict", "predict_binned", "predict_leaf", "quantize_gradients", "subtract_histograms",
            "tree_shap")

@@ -1,0 +1,64 @@
+"""``device="cuda"`` trains the same model file as the CPU: the reference cases of
+``tests/model_cases.py`` (every objective family and tree feature), on fewer rows and
+rounds so that the simulator's Python threads finish in seconds."""
+import json
+
+import numpy as np
+import pytest
+
+import gbm
+from model_cases import CASES, Spec
+from test_model_fixtures import _first_difference
+
+pytest.importorskip("pandas")
+
+N_ROWS, ROUNDS, MAX_DEPTH = 160, 3, 4
+FEWER_ROUNDS = {"forest_multiclass": 1, "softprob": 2, "softmax": 2}  # trees per round: 3-6
+
+
+def small(spec, n_rows=N_ROWS, rounds=ROUNDS):
+    """The case on its first ``n_rows`` rows (whole query groups for ranking), at most
+    ``rounds`` rounds, 32 bins and depth 4."""
+    kwargs = dict(spec.kwargs)
+    n = n_rows
+    if "group" in kwargs:
+        sizes = np.asarray(kwargs["group"])
+        keep = int(np.searchsorted(np.cumsum(sizes), n_rows, side="right"))
+        kwargs["group"] = sizes[:max(1, keep)]
+        n = int(np.sum(kwargs["group"]))
+    if "sample_weight" in kwargs:
+        kwargs["sample_weight"] = kwargs["sample_weight"][:n]
+    if "evals" in kwargs:
+        kwargs["evals"] = [(X[:n_rows], y[:n_rows], name) for X, y, name in kwargs["evals"]]
+    X = spec.X.iloc[:n] if hasattr(spec.X, "iloc") else spec.X[:n]
+    params = dict(spec.params, max_bin=min(spec.params.get("max_bin", 32), 32),
+                  max_depth=min(spec.params.get("max_depth", MAX_DEPTH), MAX_DEPTH))
+    return Spec(params, X, spec.y[:n], min(spec.rounds, rounds), kwargs)
+
+
+def assert_same_model(spec):
+    cpu = spec.train()
+    on_gpu = gbm.train(dict(spec.params, device="cuda"), spec.X, spec.y, spec.rounds,
+                       **spec.kwargs)
+    a, b = on_gpu.to_json(), cpu.to_json()
+    if a != b:
+        pytest.fail(f"the CUDA model differs: {_first_difference(json.loads(a), json.loads(b))}")
+    assert sum(t.n_nodes for t in cpu.trees) > len(cpu.trees)  # the trees did split
+    return cpu, on_gpu
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_same_model_as_the_cpu(name):
+    cpu, on_gpu = assert_same_model(small(CASES[name](), rounds=FEWER_ROUNDS.get(name, ROUNDS)))
+    if name == "early_stopping":
+        assert on_gpu.evals_result == cpu.evals_result
+
+
+def test_same_predictions_on_the_cuda_backend():
+    spec = small(CASES["softprob"](), rounds=1)
+    model = gbm.train(dict(spec.params, device="cuda"), spec.X, spec.y, spec.rounds, **spec.kwargs)
+    cpu_model = gbm.Booster.from_json(model.to_json())
+    cpu_model.params = dict(cpu_model.params, device="cpu")
+    X = spec.X
+    for kwargs in ({"output_margin": True}, {"pred_leaf": True}, {"pred_contribs": True}, {}):
+        np.testing.assert_array_equal(model.predict(X, **kwargs), cpu_model.predict(X, **kwargs))

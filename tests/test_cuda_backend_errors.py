@@ -1,0 +1,38 @@
+"""device='cuda' without what it needs: a clear error naming the ``gpu`` extra, never a
+crash or a silent fall-back to the CPU."""
+import numpy as np
+import pytest
+
+import gbm
+from gbm.backend import get_backend
+
+
+def _gpu_here():
+    try:
+        import cupy
+
+        cupy.cuda.runtime.getDeviceCount()
+        from numba import config, cuda
+
+        return not config.ENABLE_CUDASIM and cuda.is_available()
+    except Exception:
+        return False
+
+
+pytestmark = pytest.mark.skipif(_gpu_here(), reason="a GPU and the CUDA packages are here")
+
+
+def test_get_backend_names_the_gpu_extra():
+    with pytest.raises(RuntimeError, match=r"device='cuda'.*gbm\[gpu\]|gbm\[gpu\].*"):
+        get_backend("cuda")
+
+
+def test_training_on_cuda_names_the_gpu_extra():
+    X, y = np.random.default_rng(0).normal(size=(20, 2)), np.arange(20.0)
+    with pytest.raises(RuntimeError, match=r"gbm\[gpu\]"):
+        gbm.train({"device": "cuda"}, X, y, 1)
+
+
+def test_an_unknown_device_is_a_value_error():
+    with pytest.raises(ValueError, match="device"):
+        get_backend("tpu")

@@ -1,0 +1,167 @@
+"""The FMA trap, checked without a GPU: NVVM contracts ``a * b + c`` into one fused
+multiply-add (one rounding), where the CPU rounds twice. The CUDA kernels whose float
+arithmetic feeds a model (split evaluation, gradients, ranking lambdas, quantisation) are
+compiled to PTX for sm_90 here and must contain no ``fma`` and no plain ``mul.f64``
+(which ptxas may still fuse) but by a power of two (exact, so fusing cannot change it):
+every product of ours is libdevice's ``dmul_rn`` (``mul.rn.f64``), never fused.
+
+Needs numba-cuda and NVVM/NVRTC (the ``cuda-sim`` extra, part of ``dev``); no GPU. The
+simulator cannot see this trap (it runs Python floats), nor can the CPU.
+"""
+import math
+import re
+import struct
+from types import SimpleNamespace
+
+import pytest
+
+pytest.importorskip("numba_cuda")
+from numba import config  # noqa: E402
+
+if config.ENABLE_CUDASIM:
+    pytest.skip("PTX needs the real CUDA target, not the simulator", allow_module_level=True)
+
+from numba import cuda, types  # noqa: E402
+
+F64, F64_2D = types.float64[::1], types.float64[:, ::1]
+I64 = types.int64[::1]
+
+
+def _kernels():
+    from gbm.kernels.cuda import objective, quantize, rank, split
+
+    return {
+        "evaluate_splits": (split._task_kernel, (
+            types.int64[:, :, ::1], types.int32[::1], types.uint8[::1], types.int64[:, ::1],
+            types.uint8[:, ::1], types.int8[::1], F64_2D, F64, F64, types.int64, types.int64,
+            F64, types.int32[::1], types.uint8[::1], types.int64[:, ::1],
+            types.uint32[:, ::1])),
+        "node_weights": (split._weights_kernel, (types.int64[:, ::1], F64_2D, F64, F64, F64)),
+        "pointwise_gradients": (objective._gradients_kernel, (
+            types.int64, F64_2D, F64, F64, F64, F64_2D, F64_2D)),
+        "lambdarank_gradients": (rank._rank_kernel, (
+            F64, F64, I64, I64, F64, types.int64, types.boolean, types.boolean, types.int64,
+            types.boolean, types.boolean, types.uint64, F64, F64, I64, I64, I64)),
+        "quantize_gradients": (quantize._quantize_kernel, (F64, F64, F64, types.int64[:, ::1])),
+    }
+
+
+@pytest.fixture(scope="module")
+def compile_ptx(monkeypatch_module):
+    """compile_ptx for sm_90 with no GPU: device functions called by a kernel are
+    compiled for "the current device", so that device is given a compute capability."""
+    import numba.cuda.dispatcher as dispatcher
+
+    monkeypatch_module.setattr(dispatcher, "get_current_device",
+                               lambda: SimpleNamespace(compute_capability=(9, 0)))
+
+    def compile_(fn, signature, device=False):
+        return cuda.compile_ptx(fn, signature, device=device, cc=(9, 0))[0]
+
+    try:
+        compile_(lambda a, b: a * b + 1.0, (types.float64, types.float64), device=True)
+    except Exception as err:  # no NVVM / NVRTC on this machine
+        pytest.skip(f"cannot compile PTX here: {type(err).__name__}: {err}"[:300])
+    return compile_
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
+
+def _power_of_two_immediate(line):
+    """Whether a ``mul.f64 d, a, 0dXXXXXXXXXXXXXXXX;`` multiplies by a power of two."""
+    match = re.search(r"0d([0-9A-Fa-f]{16})", line)
+    if not match:
+        return False
+    value = abs(struct.unpack(">d", bytes.fromhex(match.group(1)))[0])
+    return value > 0 and math.frexp(value)[0] == 0.5
+
+
+def test_the_trap_is_real_without_unfused_products(compile_ptx):
+    # the plain expression is fused: the check below can see an FMA when there is one
+    assert "fma.rn.f64" in compile_ptx(lambda a, b, c: a * b + c, (types.float64,) * 3,
+                                       device=True)
+
+
+@pytest.mark.parametrize("name", ["evaluate_splits", "node_weights", "pointwise_gradients",
+                                  "lambdarank_gradients", "quantize_gradients"])
+def test_no_fused_multiply_add_in_the_kernels(compile_ptx, name):
+    kernel, signature = _kernels()[name]
+    ptx = compile_ptx(kernel.py_func, signature)
+    lines = [line.strip() for line in ptx.splitlines()]
+    assert not [line for line in lines if "fma" in line], name
+    plain = [line for line in lines if line.startswith("mul.f64")
+             and not _power_of_two_immediate(line)]
+    assert not plain, plain[:5]
+    if name != "node_weights":  # a leaf weight has no product; the others' are there
+        assert any(line.startswith("mul.rn.f64") for line in lines)
+    assert not [line for line in lines if line.startswith(("div.approx", "div.full"))]
+
+
+def _all_kernels():
+    """Every ``@cuda.jit`` kernel of ``gbm.kernels.cuda`` with the argument types its
+    launcher passes (uint8 bins; the uint16 variants compile alike)."""
+    import importlib
+
+    binning, histogram, partition, predict, quantize, split = (
+        importlib.import_module(f"gbm.kernels.cuda.{name}")  # (``predict`` is also a kernel)
+        for name in ("binning", "histogram", "partition", "predict", "quantize", "split"))
+    U8_2D, I32, I64_1, I64_2D = types.uint8[:, ::1], types.int32[::1], I64, types.int64[:, ::1]
+    I64_3D, U32_2D, F32_2D = types.int64[:, :, ::1], types.uint32[:, ::1], types.float32[:, ::1]
+    flag = types.boolean
+    kernels = dict(_kernels())
+    kernels.update({
+        "bin_values": (binning._bin_kernel, (F32_2D, F32_2D, I32, U8_2D)),
+        "build_histograms": (histogram._histogram_kernel, (
+            U8_2D, I64_2D, I32, I64_1, I64_1, I64_1, I64_1, I32, I64_3D)),
+        "subtract_histograms": (histogram._subtract_kernel, (I64_3D, I64_3D, I64_3D)),
+        "evaluate_splits_reduce": (split._reduce_kernel, (
+            types.int64, F64, I32, types.uint8[::1], I64_2D, U32_2D, F64, I32, I32,
+            types.uint8[::1], I64_2D, U32_2D)),
+        "partition_flags": (partition._flag_kernel, (
+            U8_2D, I32, I64_1, I64_1, I64_1, I32, I32, types.uint8[::1], types.uint8[::1],
+            U32_2D, I32, I64_1)),
+        "partition_scatter": (partition._scatter_kernel, (
+            I32, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, I32)),
+        "partition_copy": (partition._copy_kernel, (I64_1, I64_1, I32, I32)),
+        "add_leaf_values": (partition._leaf_kernel, (I32, I64_1, I64_1, I64_1, F64, F64)),
+        "predict": (predict._predict_kernel, (
+            F32_2D, I64_1, flag, flag, I32, I32, types.float32[::1], U32_2D, F64, I64_1, I32,
+            I32, F64_2D)),
+        "predict_binned": (predict._predict_kernel, (
+            U8_2D, I32, flag, flag, I32, I32, types.float32[::1], U32_2D, F64, I64_1, I32, I32,
+            F64_2D)),
+        "predict_leaf": (predict._leaf_index_kernel, (
+            F32_2D, I32, types.float32[::1], U32_2D, I64_1, I32, I32, types.int32[:, ::1])),
+        "max_abs": (quantize._max_abs_kernel, (F64, F64)),
+    })
+    return kernels
+
+
+@pytest.mark.parametrize("name", sorted(["bin_values", "build_histograms", "subtract_histograms",
+                                         "evaluate_splits_reduce", "partition_flags",
+                                         "partition_scatter", "partition_copy",
+                                         "add_leaf_values", "predict", "predict_binned",
+                                         "predict_leaf", "max_abs"]))
+def test_every_kernel_compiles_for_the_gpu(compile_ptx, name):
+    """The simulator runs kernels as Python: only the CUDA compiler sees typing errors."""
+    kernel, signature = _all_kernels()[name]
+    ptx = compile_ptx(kernel.py_func, signature)
+    assert ".entry" in ptx
+    assert "fma" not in ptx
+
+
+def test_the_elementary_test_kernel_compiles(compile_ptx):
+    """tests/cuda's check of exp/log/log2 on a GPU compiles (the simulator would run it
+    as Python whatever it holds)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent / "cuda"))
+    from test_cuda_kernels import _elementary_kernel
+
+    ptx = compile_ptx(_elementary_kernel.py_func, (F64, F64_2D))
+    assert "fma" not in ptx
