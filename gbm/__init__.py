@@ -1,4 +1,5 @@
 """gbm: deterministic histogram gradient boosting (Numba CPU kernels)."""
+from . import threading_layer  # noqa: F401  (first: picks Numba's layer before any kernel runs)
 from . import callback
 from .booster import Booster, train
 from .forest import GBMRFClassifier, GBMRFRegressor
