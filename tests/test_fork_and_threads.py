@@ -4,12 +4,12 @@ gives the models a sequential run gives (see gbm/threading_layer.py).
 Each case runs in a fresh interpreter: a broken threading layer aborts or hangs the
 process, which must fail the test, not end the test run.
 """
-import os
-import subprocess
 import sys
 import textwrap
 
 import pytest
+
+from isolated import run_isolated
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="fork is the default start method on Linux")
@@ -30,13 +30,8 @@ def model(seed, n_jobs=2):
 """
 
 
-def _run(body, env=None, timeout=120):
-    script = PRELUDE + textwrap.dedent(body)
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            timeout=timeout, env=dict(os.environ, **(env or {})))
-    assert result.returncode == 0, (
-        f"exit status {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}")
-    return result.stdout
+def _run(body, env=None):
+    return run_isolated(PRELUDE + textwrap.dedent(body), env=env)
 
 
 def test_layer_is_tbb():
