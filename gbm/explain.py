@@ -28,10 +28,13 @@ def predict_contributions(booster, X, forest, kernels, n_jobs):
     out = np.zeros((n_rows, booster.n_groups, n_features + 1), dtype=np.float64)
     out[:, :, n_features] = booster.base_margin
     n_threads = resolve_n_threads(booster.params["n_jobs"] if n_jobs is None else n_jobs)
-    # a row costs about (leaves x depth^2) per tree: far more than a plain prediction
+    # a row costs about (leaves x path length^2) per tree: far more than a plain prediction
     n_threads = threads_for(n_rows * max(1, forest.split_feature.shape[0]) * 4, n_threads)
     with numba_threads(n_threads):
-        kernels.tree_shap(X, forest.split_feature, forest.threshold, forest.default_left,
-                          forest.split_type, forest.cat_row, forest.cat_bits, forest.left_child, forest.value, forest.cover, forest.tree_offsets,
-                          forest.tree_group, forest.tree_depth, n_threads, out)
+        complete = kernels.tree_shap(
+            X, forest.split_feature, forest.threshold, forest.default_left, forest.split_type,
+            forest.cat_row, forest.cat_bits, forest.left_child, forest.value, forest.cover,
+            forest.tree_offsets, forest.tree_group, forest.tree_depth, n_threads, out)
+    if not complete:  # cannot happen for a Forest: its depths come from the trees themselves
+        raise RuntimeError("pred_contribs: a tree is deeper than the forest's tree_depth says")
     return out[:, 0, :].copy() if booster.n_groups == 1 else out
