@@ -64,7 +64,15 @@ class Booster:
         return len(self.iteration_indptr) - 1
 
     def add_tree(self, tree, group):
-        """Append a tree of the round being grown; ``end_round`` closes the round."""
+        """Append a tree of the round being grown; ``end_round`` closes the round.
+
+        A tree whose values overflowed (NaN or infinity, e.g. from a huge learning_rate)
+        raises ``FloatingPointError``: it would give NaN predictions and could not be saved.
+        """
+        if not (np.isfinite(tree.value).all() and np.isfinite(tree.gain).all()):
+            raise FloatingPointError(
+                f"tree {len(self.trees)} has NaN or infinite leaf values or gains: training "
+                "overflowed; lower learning_rate or scale down the labels or weights")
         self.trees.append(tree)
         self.tree_group.append(group)
         self._forest = None
