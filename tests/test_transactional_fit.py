@@ -117,6 +117,42 @@ def test_predict_checks_the_width_against_the_booster():
         booster._predict_checked(np.asfortranarray(X6, dtype=np.float32))
 
 
+def test_predict_during_a_refit_sees_the_previous_fit():
+    """What another thread sees while a refit runs, made deterministic: a callback of the
+    refit predicts with the estimator being refitted. It must see the previous fit whole;
+    the new width was visible before training ended, and a 4-column X then reached the
+    7-feature booster's kernel, which read past its rows. In a fresh interpreter."""
+    out = run_isolated("""
+        import numpy as np
+        import gbm
+        from gbm.callback import TrainingCallback
+
+        rng = np.random.default_rng(0)
+        X7, X4 = rng.normal(size=(300, 7)), rng.normal(size=(300, 4))
+        clf = gbm.GBMClassifier(n_estimators=3, max_depth=3)
+        clf.fit(X7, np.where(X7[:, 0] > 0, "yes", "no"))
+        before = clf.predict(X7)
+        seen = []
+
+        class PredictDuringFit(TrainingCallback):
+            def after_iteration(self, model, epoch, evals_log):
+                seen.append((clf.n_features_in_, list(clf.classes_),
+                             np.array_equal(clf.predict(X7), before)))
+                try:
+                    clf.predict(X4)
+                    seen.append("a 4-column X was accepted")
+                except ValueError:
+                    pass
+                return False
+
+        clf.fit(X4, np.array([1, 2, 3])[rng.integers(0, 3, 300)], callbacks=[PredictDuringFit()])
+        assert seen and all(s == (7, ["no", "yes"], True) for s in seen), seen
+        assert clf.n_features_in_ == 4 and list(clf.classes_) == [1, 2, 3]
+        print("ok")
+    """)
+    assert out.strip() == "ok"
+
+
 def test_two_threads_refitting_one_estimator_never_mix_states():
     """Each thread refits the same estimator on data of its own width and labels while
     others predict; every prediction sees one whole fit (the right width and labels or a
