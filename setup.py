@@ -28,7 +28,9 @@ setup(
               "gbm.kernels.reference"],
     package_dir={"gbm": "gbm", "gbm.kernels": "kernels"},
     python_requires=">=3.10",
-    install_requires=["numpy>=1.24", "numba>=0.60", "scipy>=1.10", "scikit-learn>=1.5"],
+    # tbb: Numba's fork- and thread-safe threading layer (see gbm/threading_layer.py)
+    install_requires=["numpy>=1.24", "numba>=0.60", "scipy>=1.10", "scikit-learn>=1.5",
+                      "tbb>=2021.6"],
     extras_require={"dev": DEV + CUDA_SIM, "cuda-sim": CUDA_SIM, "dask": DASK, "gpu": GPU},
     license="Apache-2.0",
 )

@@ -3,6 +3,7 @@
 ``import gbm`` is light: the scikit-learn estimators (and with them scikit-learn, SciPy
 and pandas) load on first use of their names.
 """
+from . import threading_layer  # noqa: F401  (first: picks Numba's layer before any kernel runs)
 from . import callback
 from .booster import Booster
 from .training import train

@@ -55,7 +55,15 @@ class Booster:
         return len(self.iteration_indptr) - 1
 
     def add_tree(self, tree, group):
-        """Append a tree of the round being grown; ``end_round`` closes the round."""
+        """Append a tree of the round being grown; ``end_round`` closes the round.
+
+        A tree whose values overflowed (NaN or infinity, e.g. from a huge learning_rate)
+        raises ``FloatingPointError``: it would give NaN predictions and could not be saved.
+        """
+        if not (np.isfinite(tree.value).all() and np.isfinite(tree.gain).all()):
+            raise FloatingPointError(
+                f"tree {len(self.trees)} has NaN or infinite leaf values or gains: training "
+                "overflowed; lower learning_rate or scale down the labels or weights")
         self.trees.append(tree)
         self.tree_group.append(group)
         self._forest = None
@@ -126,7 +134,17 @@ class Booster:
 
     def _predict_checked(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
                          pred_leaf=False, pred_contribs=False):
-        """``predict`` for X already checked: float32, C order, ``n_features`` columns."""
+        """``predict`` for X already checked: float32, C order, ``n_features`` columns.
+
+        The kernels index rows by ``n_features`` without bounds checks, so the width is
+        checked here too, against this booster (a caller may hold another's checks).
+        """
+        if not (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype == np.float32
+                and X.flags.c_contiguous and X.shape[1] == self.n_features):
+            raise ValueError(
+                f"X must be a C-ordered float32 matrix with {self.n_features} columns, the "
+                f"model's feature count; got {getattr(X, 'shape', None)} "
+                f"{getattr(X, 'dtype', type(X).__name__)}")
         begin, end = _check_iteration_range(iteration_range, self.num_boosted_rounds)
         forest = self.forest(begin, end)
         on_device = is_device_array(X)  # GPU input: predicted on the GPU, returned there

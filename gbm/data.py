@@ -9,6 +9,11 @@ import numbers
 import numpy as np
 
 FLOAT = np.float32  # feature values: what XGBoost and LightGBM keep, half of float64's traffic
+# Labels and weights are at most float32's largest value in magnitude (XGBoost stores them
+# as float32 and refuses larger ones). Then a gradient sum stays below ~1e87 and its
+# square, in the gain formula, far below float64's limit: larger inputs would overflow to
+# infinity and silently drop splits.
+VALUE_LIMIT = float(np.finfo(np.float32).max)
 
 
 def is_device_array(X):
@@ -159,10 +164,17 @@ def check_X(X, *, name="X", allow_category=False, shard=False):
         raise ValueError(
             f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required."
         )
-    arr = np.ascontiguousarray(arr, dtype=FLOAT)
+    wide = arr
+    with np.errstate(over="ignore", invalid="ignore"):
+        arr = np.ascontiguousarray(arr, dtype=FLOAT)
     inf = np.isinf(arr)
     if inf.any():
         row, col = np.argwhere(inf)[0]
+        value = wide[row, col]
+        if np.isfinite(value):
+            raise ValueError(
+                f"{name} contains {float(value)!r} at row {row}, column {col}, beyond float32's "
+                f"range (|x| <= {VALUE_LIMIT:.7g}), the precision gbm works in")
         raise ValueError(
             f"{name} contains infinity at row {row}, column {col}; use NaN for missing values"
         )
@@ -210,6 +222,13 @@ def check_y(y, n_rows, *, numeric=True):
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             raise ValueError(f"y contains {arr[row]} at row {row}; labels must be finite")
+        bad = np.abs(arr) > VALUE_LIMIT
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"y contains {float(arr[row])!r} at row {row}; labels must be at most "
+                f"{VALUE_LIMIT:.7g} in magnitude (float32's range, as in XGBoost): larger ones "
+                "overflow the gradient arithmetic; scale the labels down")
     return arr
 
 
@@ -242,6 +261,14 @@ def check_sample_weight(sample_weight, n_rows, *, what="", per="row", shard=Fals
         place = f"at row {i}" if per == "row" else f"for group {i}"
         raise ValueError(f"{what}sample_weight contains {w[i]} {place}; weights must be finite "
                          "and >= 0")
+    bad = w > VALUE_LIMIT
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        place = f"at row {i}" if per == "row" else f"for group {i}"
+        raise ValueError(
+            f"{what}sample_weight contains {float(w[i])!r} {place}; weights must be at most "
+            f"{VALUE_LIMIT:.7g} (float32's range, as in XGBoost): larger ones overflow the "
+            "gradient arithmetic; scale the weights down")
     if not shard and not (w > 0).any():
         raise ValueError(f"{what}sample_weight is zero for every {per}; at least one weight must "
                          "be positive")

@@ -13,28 +13,37 @@ def _categories(booster, tree, node):
     return [labels[c] for c in tree.node_categories(node)]
 
 
-def _node_text(booster, tree, node, depth, lines, with_stats):
+def _node_line(booster, tree, node, depth, with_stats):
     indent = "\t" * depth
     if tree.left_child[node] < 0:
         stats = f",cover={tree.cover[node]:.6g}" if with_stats else ""
-        lines.append(f"{indent}{node}:leaf={tree.value[node]:.9g}{stats}")
-        return
+        return f"{indent}{node}:leaf={tree.value[node]:.9g}{stats}"
     left, right = int(tree.left_child[node]), int(tree.right_child[node])
     missing = left if tree.default_left[node] else right
     stats = f",gain={tree.gain[node]:.6g},cover={tree.cover[node]:.6g}" if with_stats else ""
     name = _feature(booster, tree.split_feature[node])
     if tree.split_type[node] == 1:  # XGBoost's form: the set goes to "yes", the right child
         cats = ",".join(str(c) for c in _categories(booster, tree, node))
-        lines.append(f"{indent}{node}:[{name}:{{{cats}}}] yes={right},no={left},"
-                     f"missing={missing}{stats}")
-    else:
-        lines.append(f"{indent}{node}:[{name}<{float(tree.threshold[node]):.9g}] yes={left},"
-                     f"no={right},missing={missing}{stats}")
-    _node_text(booster, tree, left, depth + 1, lines, with_stats)
-    _node_text(booster, tree, right, depth + 1, lines, with_stats)
+        return (f"{indent}{node}:[{name}:{{{cats}}}] yes={right},no={left},"
+                f"missing={missing}{stats}")
+    return (f"{indent}{node}:[{name}<{float(tree.threshold[node]):.9g}] yes={left},"
+            f"no={right},missing={missing}{stats}")
 
 
-def _node_json(booster, tree, node, depth):
+def _tree_text(booster, tree, with_stats):
+    """The text dump's lines, depth first (an explicit stack: any depth works)."""
+    lines, stack = [], [(0, 0)]
+    while stack:
+        node, depth = stack.pop()
+        lines.append(_node_line(booster, tree, node, depth, with_stats))
+        left = int(tree.left_child[node])
+        if left >= 0:
+            stack += [(left + 1, depth + 1), (left, depth + 1)]  # left is written first
+    return "\n".join(lines) + "\n"
+
+
+def _node_fields(booster, tree, node, depth):
+    """A node of the JSON dump without its children."""
     if tree.left_child[node] < 0:
         return {"nodeid": node, "leaf": float(tree.value[node]), "cover": float(tree.cover[node])}
     left, right = int(tree.left_child[node]), int(tree.right_child[node])
@@ -44,9 +53,27 @@ def _node_json(booster, tree, node, depth):
     return {"nodeid": node, "depth": depth, "split": _feature(booster, tree.split_feature[node]),
             "split_condition": condition, "yes": yes, "no": no,
             "missing": left if tree.default_left[node] else right,
-            "gain": float(tree.gain[node]), "cover": float(tree.cover[node]),
-            "children": [_node_json(booster, tree, left, depth + 1),
-                         _node_json(booster, tree, right, depth + 1)]}
+            "gain": float(tree.gain[node]), "cover": float(tree.cover[node])}
+
+
+def _tree_json(booster, tree):
+    """The JSON dump: nested ``children``, the text ``json.dumps`` gives for the nested
+    objects, written piece by piece (an explicit stack: any depth works)."""
+    parts, stack = [], [(0, 0)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            parts.append(item)
+            continue
+        node, depth = item
+        head = json.dumps(_node_fields(booster, tree, node, depth))
+        left = int(tree.left_child[node])
+        if left < 0:
+            parts.append(head)
+            continue
+        parts.append(head[:-1] + ', "children": [')
+        stack += ["]}", (left + 1, depth + 1), ", ", (left, depth + 1)]
+    return "".join(parts)
 
 
 def get_dump(booster, dump_format="text", with_stats=False):
@@ -56,15 +83,9 @@ def get_dump(booster, dump_format="text", with_stats=False):
     (the right child), as in XGBoost; the JSON form's ``split_condition`` is that list."""
     if dump_format not in ("text", "json"):
         raise ValueError(f"dump_format must be 'text' or 'json', got {dump_format!r}")
-    out = []
-    for tree in booster.trees:
-        if dump_format == "json":
-            out.append(json.dumps(_node_json(booster, tree, 0, 0)))
-        else:
-            lines = []
-            _node_text(booster, tree, 0, 0, lines, with_stats)
-            out.append("\n".join(lines) + "\n")
-    return out
+    if dump_format == "json":
+        return [_tree_json(booster, tree) for tree in booster.trees]
+    return [_tree_text(booster, tree, with_stats) for tree in booster.trees]
 
 
 def trees_to_dataframe(booster):

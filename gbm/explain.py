@@ -24,11 +24,12 @@ def predict_contributions(booster, X, forest, backend):
     n_rows, n_features = X.shape
     out = np.zeros((n_rows, booster.n_groups, n_features + 1), dtype=np.float64)
     out[:, :, n_features] = booster.base_margin
-    # a row costs about (leaves x depth^2) per tree: far more than a plain prediction
+    # a row costs about (leaves x path length^2) per tree: far more than a plain prediction
     with backend.threads(n_rows * max(1, forest.split_feature.shape[0]) * 4) as n_threads:
-        backend.kernels.tree_shap(X, forest.split_feature, forest.threshold,
-                                  forest.default_left, forest.split_type, forest.cat_row,
-                                  forest.cat_bits, forest.left_child, forest.value, forest.cover,
-                                  forest.tree_offsets, forest.tree_group, forest.tree_depth,
-                                  n_threads, out)
+        complete = backend.kernels.tree_shap(
+            X, forest.split_feature, forest.threshold, forest.default_left, forest.split_type,
+            forest.cat_row, forest.cat_bits, forest.left_child, forest.value, forest.cover,
+            forest.tree_offsets, forest.tree_group, forest.tree_depth, n_threads, out)
+    if not complete:  # cannot happen for a Forest: its depths come from the trees themselves
+        raise RuntimeError("pred_contribs: a tree is deeper than the forest's tree_depth says")
     return out[:, 0, :].copy() if booster.n_groups == 1 else out

@@ -21,8 +21,17 @@ DEVICES = ("cpu", "cuda")
 RUN_SETTINGS = ("n_jobs", "device")
 
 
-def _real(low=None, high=None, low_open=False, high_open=False):
-    """Validator for a real number in a (half-)open or closed interval."""
+# Real parameters are at most float32's largest value in magnitude (XGBoost keeps them as
+# float32): products such as learning_rate x leaf weight, reg_lambda + hessian sum or
+# max_delta_step^2 then stay finite in float64 for labels and weights in gbm.data's range.
+REAL_LIMIT = float(np.finfo(np.float32).max)
+# Integer parameters fit in int64: a model file holds them as 64-bit integers.
+INT_LIMITS = (-(2**63), 2**63 - 1)
+
+
+def _real(low=None, high=REAL_LIMIT, low_open=False, high_open=False):
+    """Validator for a real number in a (half-)open or closed interval; by default at most
+    ``REAL_LIMIT`` in magnitude."""
 
     def check(name, value):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -30,6 +39,9 @@ def _real(low=None, high=None, low_open=False, high_open=False):
         value = float(value)
         if not math.isfinite(value):
             raise ValueError(f"{name} must be finite, got {value!r}")
+        if abs(value) > REAL_LIMIT:
+            raise ValueError(f"{name} must be at most {REAL_LIMIT:.7g} in magnitude (float32's "
+                             f"range; products with it would overflow), got {value!r}")
         if low is not None and (value <= low if low_open else value < low):
             op = ">" if low_open else ">="
             raise ValueError(f"{name} must be {op} {low}, got {value!r}")
@@ -41,8 +53,8 @@ def _real(low=None, high=None, low_open=False, high_open=False):
     return check
 
 
-def _int(low=None, high=None):
-    """Validator for an integer in a closed interval."""
+def _int(low=INT_LIMITS[0], high=INT_LIMITS[1]):
+    """Validator for an integer in a closed interval (by default, int64's)."""
 
     def check(name, value):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -155,7 +167,9 @@ SPEC = {
     "tweedie_variance_power": (1.5, _real(1, 2, high_open=True), "power of reg:tweedie, in [1, 2)"),
     "quantile_alpha": (0.5, _quantile_alpha, "quantile level(s) of reg:quantileerror, each in (0, 1); "
                        "a list trains one output column per level"),
-    "huber_slope": (1.0, _real(0, None, low_open=True), "slope (delta) of reg:pseudohubererror, > 0"),
+    # at least float32's smallest normal: (residual / huber_slope)^2 must stay finite
+    "huber_slope": (1.0, _real(float(np.finfo(np.float32).tiny)),
+                    "slope (delta) of reg:pseudohubererror, > 0"),
     "learning_rate": (0.3, _real(0, None, low_open=True), "shrinkage of each tree's leaf values"),
     "max_depth": (6, _int(0), "deepest level a tree may grow; 0 = no limit (lossguide only)"),
     "max_leaves": (0, _int(0), "most leaves per tree; 0 = no limit"),

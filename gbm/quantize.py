@@ -16,6 +16,11 @@ import numpy as np
 
 GPAIR_DTYPE = np.int64  # (g, h) as 64-bit fixed point: exact, order-independent sums
 _HEADROOM_BITS = 60  # leaves 3 bits of int64 for rounding error and sign
+# Largest max|g| * n allowed: any sum G of the values is then below 2**500, and G^2 (the
+# split gain's numerator) below 2**1000, inside float64's range. Labels and weights within
+# gbm.data's limits stay far below; only a diverging fit (e.g. a huge learning_rate) gets
+# here, and it stops with an error instead of silently losing splits to inf - inf.
+_MAX_SUM_BITS = 500
 
 
 def quantization_scale(max_abs, n_rows):
@@ -25,6 +30,11 @@ def quantization_scale(max_abs, n_rows):
         raise FloatingPointError(
             f"gradients are not finite (max |value| = {max_abs}); check labels, weights and base_score"
         )
+    if bound > math.ldexp(1.0, _MAX_SUM_BITS):
+        raise FloatingPointError(
+            f"gradients too large: max |value| {max_abs:.3g} over {n_rows} rows could sum past "
+            f"2**{_MAX_SUM_BITS}, and squared in the split gain, overflow; the fit diverged "
+            "(lower learning_rate) or the labels, weights or base_score are too large")
     if bound <= 0.0:
         return 1.0
     exponent = math.floor(_HEADROOM_BITS - math.log2(bound))

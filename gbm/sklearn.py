@@ -1,4 +1,14 @@
-"""scikit-learn estimators: validate, convert, call ``train``. Nothing else lives here."""
+"""scikit-learn estimators: validate, convert, call ``train``. Nothing else lives here.
+
+A fit is a transaction: it works on a copy of the estimator, and the copy's fitted
+attributes (``_FITTED``) replace the estimator's only when training has completed, under
+one lock. A fit that raises or is interrupted (a bad parameter or eval set, a callback's
+exception, Ctrl-C) leaves the previous model, width and labels as they were; two threads
+fitting one estimator each leave a whole fit, never a mix. Predictions read the fitted
+state once, under the same lock.
+"""
+import threading
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.preprocessing import LabelEncoder
@@ -21,6 +31,10 @@ _OBJECTIVE_PARAMS = ("quantile_alpha", "huber_slope", "tweedie_variance_power")
 _REGRESSION_OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
                           "reg:pseudohubererror", "count:poisson", "reg:gamma", "reg:tweedie")
 _CLASSIFICATION_OBJECTIVES = ("binary:logistic", "multi:softprob", "multi:softmax")
+# What a fit sets; replaced together when a fit completes.
+_FITTED = ("_Booster", "n_features_in_", "feature_names_in_", "classes_", "n_classes_",
+           "_label_encoder")
+_STATE_LOCK = threading.Lock()  # module-wide: a lock on the estimator would not pickle
 
 
 class _GBMBase(BaseEstimator):
@@ -96,17 +110,17 @@ class _GBMBase(BaseEstimator):
         """Rounds ``fit`` trains: ``n_estimators`` (a random forest trains one)."""
         return int(self.n_estimators)
 
-    def _validate_X(self, X, reset, raw=False, encode=False):
+    def _validate_X(self, X, reset, raw=False, encode=None):
         """X as float32 (gbm.data's rules and errors), with scikit-learn's bookkeeping of
         ``n_features_in_`` and ``feature_names_in_`` done on the original input.
 
         ``raw``: check, but return ``X`` itself (categorical input, which ``train``
-        encodes). ``encode`` (predict): categorical columns become the fitted model's codes.
+        encodes). ``encode`` (predict): a Booster; categorical columns become its codes.
         """
         if raw:
             check_X(X, allow_category=True)
-        elif encode:
-            converted = encode_X(X, self._Booster.categories)
+        elif encode is not None:
+            converted = encode_X(X, encode.categories)
         else:
             converted = check_X(X)
         validate_data(self, X, reset=reset, skip_check_array=True)
@@ -127,14 +141,36 @@ class _GBMBase(BaseEstimator):
         drives ``early_stopping_rounds``. ``verbose`` prints the scores.
         ``callbacks``: gbm.callback.TrainingCallback objects (e.g. ``ProgressBar()``).
         """
-        return self._fit(X, y, lambda raw: self._eval_sets(eval_set, sample_weight_eval_set, raw),
+        return self._fit(X, y, lambda est, raw: est._eval_sets(eval_set, sample_weight_eval_set,
+                                                               raw),
                          xgb_model, verbose, sample_weight=sample_weight, callbacks=callbacks)
 
     def _fit(self, X, y, make_evals, xgb_model, verbose, **train_kwargs):
-        """The fit every estimator shares: check, encode y, call ``train``.
+        """The fit every estimator shares, as a transaction (see the module docstring):
+        ``_fit_state`` on a copy, then the copy's fitted attributes replace this one's."""
+        work = object.__new__(type(self))
+        work.__dict__.update({k: v for k, v in self.__dict__.items() if k not in _FITTED})
+        work._fit_state(X, y, make_evals, xgb_model, verbose, **train_kwargs)
+        fitted = {name: work.__dict__[name] for name in _FITTED if name in work.__dict__}
+        with _STATE_LOCK:
+            for name in _FITTED:
+                self.__dict__.pop(name, None)
+            self.__dict__.update(fitted)
+        return self
 
-        ``make_evals(raw)`` builds the eval sets (``raw``: X goes to ``train`` unencoded,
-        as categorical input does); ``train_kwargs`` go to ``train``."""
+    def _fitted_state(self, *names):
+        """The fitted attributes ``names``, read together (no fit commits in between)."""
+        check_is_fitted(self, "_Booster")
+        with _STATE_LOCK:
+            return tuple(getattr(self, name) for name in names)
+
+    def _fit_state(self, X, y, make_evals, xgb_model, verbose, **train_kwargs):
+        """Check, encode y, call ``train``; sets the ``_FITTED`` attributes on ``self``
+        (a copy of the user's estimator).
+
+        ``make_evals(est, raw)`` builds the eval sets with ``est``'s encoders (``raw``: X
+        goes to ``train`` unencoded, as categorical input does); ``train_kwargs`` go to
+        ``train``."""
         if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) \
                 or self.n_estimators < 1:
             raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
@@ -148,7 +184,8 @@ class _GBMBase(BaseEstimator):
         if isinstance(xgb_model, _GBMBase):
             xgb_model = xgb_model.get_booster()
         self._Booster = train(params, X, y, num_boost_round=self._boost_rounds(),
-                              feature_names=names, init_model=xgb_model, evals=make_evals(raw),
+                              feature_names=names, init_model=xgb_model,
+                              evals=make_evals(self, raw),
                               verbose_eval=verbose,
                               early_stopping_rounds=self.early_stopping_rounds,
                               categorical_features=self.categorical_features, **train_kwargs)
@@ -205,12 +242,15 @@ class _GBMBase(BaseEstimator):
     def _predict_margin(self, X, output_margin):
         """Predictions of the trees up to the best round when early stopping found one
         (XGBoost's estimators do the same), else of all trees."""
-        check_is_fitted(self, "_Booster")
-        best = self._Booster.best_iteration
+        return self._predict_with(self._fitted_state("_Booster")[0], X, output_margin)
+
+    def _predict_with(self, booster, X, output_margin):
+        best = booster.best_iteration
         rounds = (0, best + 1) if best is not None and self.early_stopping_rounds else (0, 0)
-        # _validate_X has converted X and checked its columns: no second pass over it
-        return self._Booster._predict_checked(self._validate_X(X, reset=False, encode=True),
-                                              output_margin=output_margin, iteration_range=rounds)
+        # _validate_X has converted X and checked its columns: no second pass over it;
+        # _predict_checked checks the width against this booster itself
+        return booster._predict_checked(self._validate_X(X, reset=False, encode=booster),
+                                        output_margin=output_margin, iteration_range=rounds)
 
 
 class GBMRegressor(RegressorMixin, _GBMBase):
@@ -287,15 +327,18 @@ class GBMClassifier(ClassifierMixin, _GBMBase):
 
     def predict_proba(self, X):
         """Class probabilities, float64 (n_samples, n_classes), columns in ``classes_`` order."""
-        p = self._predict_margin(X, output_margin=False)
+        return self._proba(self._fitted_state("_Booster")[0], X)
+
+    def _proba(self, booster, X):
+        p = self._predict_with(booster, X, output_margin=False)
         if p.ndim == 1:
             return np.column_stack([1.0 - p, p])
         return p
 
     def predict(self, X):
         """Most probable class label per row, (n_samples,), of ``classes_``'s dtype."""
-        check_is_fitted(self, "_Booster")
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        booster, classes = self._fitted_state("_Booster", "classes_")
+        return classes[np.argmax(self._proba(booster, X), axis=1)]
 
 
 _RANK_PARAMS = ("objective", "lambdarank_pair_method", "lambdarank_num_pair_per_sample",
@@ -373,8 +416,8 @@ class GBMRanker(_GBMBase):
                              f"'rank:pairwise'), got objective={self.objective!r}")
         X, qid = _pop_qid(X, qid)
         return self._fit(
-            X, y, lambda raw: self._ranking_eval_sets(eval_set, eval_group, eval_qid,
-                                                      sample_weight_eval_set, raw),
+            X, y, lambda est, raw: est._ranking_eval_sets(eval_set, eval_group, eval_qid,
+                                                          sample_weight_eval_set, raw),
             xgb_model, verbose, sample_weight=sample_weight, group=group, qid=qid,
             callbacks=callbacks)
 

@@ -67,11 +67,20 @@ class Tree:
         return int((self.left_child < 0).sum())
 
     def depth(self):
-        depth = np.zeros(self.n_nodes, dtype=np.int64)
-        for node in np.flatnonzero(self.left_child >= 0):
-            if self.left_child[node] >= 0:
-                depth[self.left_child[node]] = depth[self.right_child[node]] = depth[node] + 1
-        return int(depth.max())
+        """Edges on the longest path from the root to a leaf, from the children arrays.
+
+        Children come after their parents, so one pass in node order sees every parent
+        of a node before the node; taking the deepest parent makes this the real depth
+        even of a structure that is not a tree (gbm.model_check rejects those).
+        """
+        depth = [0] * self.n_nodes
+        for node, left in enumerate(self.left_child.tolist()):
+            if left >= 0:
+                below = depth[node] + 1
+                for child in (left, left + 1):
+                    if below > depth[child]:
+                        depth[child] = below
+        return max(depth)
 
     def to_dict(self):
         """The node arrays as lists; ``split_type`` and ``cat_bits`` only for a tree with
@@ -81,25 +90,6 @@ class Tree:
             d["split_type"] = self.split_type.tolist()
             d["cat_bits"] = self.cat_bits.tolist()
         return d
-
-    @classmethod
-    def from_dict(cls, d):
-        arrays = {name: np.asarray(d[name], dtype=dtype) for name, dtype in NODE_FIELDS.items()}
-        if "split_type" in d or "cat_bits" in d:
-            arrays["split_type"] = _int_array(d["split_type"], np.uint8, "split_type")
-            bits = _int_array(d["cat_bits"], np.uint32, "cat_bits")
-            arrays["cat_bits"] = bits.reshape(-1, CAT_WORDS) if bits.size == 0 else bits
-        return cls(**arrays)
-
-
-def _int_array(values, dtype, name):
-    """Integers in ``dtype``'s range, or ValueError (no silent wrap-around)."""
-    arr = np.asarray(values)
-    if arr.size and (arr.dtype.kind not in "iu" or arr.min() < np.iinfo(dtype).min
-                     or arr.max() > np.iinfo(dtype).max):
-        raise ValueError(f"{name} must hold integers in [{np.iinfo(dtype).min}, "
-                         f"{np.iinfo(dtype).max}]")
-    return arr.astype(dtype)
 
 
 class Forest:

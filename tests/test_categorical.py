@@ -254,13 +254,13 @@ def _first_cat(d):
     (lambda d, t, n: d["trees"][t]["cat_bits"][0].__setitem__(0, 0) or
      [d["trees"][t]["cat_bits"][0].__setitem__(i, 0) for i in range(8)], "bad category set"),
     (lambda d, t, n: d["trees"][t]["cat_bits"][0].__setitem__(7, 1 << 31), "bad category set"),
-    (lambda d, t, n: d["trees"][t]["cat_bits"][0].__setitem__(0, -1), "cat_bits must hold"),
+    (lambda d, t, n: d["trees"][t]["cat_bits"][0].__setitem__(0, -1), r"cat_bits holds -1, outside \[0, 4294967295\]"),
     (lambda d, t, n: d["trees"][t]["cat_bits"].pop(), "cat_bits of shape"),
     (lambda d, t, n: d["trees"][t]["split_type"].__setitem__(-1, 1), "leaf marked"),
     (lambda d, t, n: d["trees"][t]["split_type"].__setitem__(n, 2), "not 0 or 1"),
     (lambda d, t, n: d["trees"][t]["split_feature"].__setitem__(n, 1), "on numeric feature 1"),
     (lambda d, t, n: d.update(categories=[["a"]]), "list of 3 entries"),
-    (lambda d, t, n: d["categories"].__setitem__(0, ["a", "a"]), "distinct"),
+    (lambda d, t, n: d["categories"].__setitem__(0, ["a", "a"]), "holds the label .a. twice"),
 ])
 def test_bad_categorical_fields_are_rejected(model, mutate, message):
     b, _ = model

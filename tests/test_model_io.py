@@ -72,3 +72,13 @@ def test_corrupted_fields_are_rejected(fitted, tmp_path, mutate, message):
     mutate(d)
     with pytest.raises(ValueError, match=message):
         Booster.load_model(_write(tmp_path, json.dumps(d)))  # json.dumps writes NaN as NaN
+
+
+def test_older_files_with_run_settings_load(fitted):
+    booster, X = fitted
+    d = json.loads(booster.to_json())
+    assert "n_jobs" not in d["params"] and "device" not in d["params"]
+    old = dict(d, version=3, params=dict(d["params"], n_jobs=2, device="cpu"))
+    loaded = Booster.from_json(json.dumps(old))
+    np.testing.assert_array_equal(loaded.predict(X), booster.predict(X))
+    assert loaded.to_json() == booster.to_json()  # written back as version 4, without them

@@ -187,8 +187,8 @@ def test_deterministic_and_continuable(objective):
     ({"quantile_alpha": []}, ValueError, "quantile_alpha must be a number in"),
     ({"quantile_alpha": [0.5, float("nan")]}, ValueError, "quantile_alpha must be finite"),
     ({"quantile_alpha": "0.5"}, TypeError, "quantile_alpha must be a real number"),
-    ({"huber_slope": 0.0}, ValueError, "huber_slope must be > 0"),
-    ({"huber_slope": -1.0}, ValueError, "huber_slope must be > 0"),
+    ({"huber_slope": 0.0}, ValueError, r"huber_slope must be >= 1\.17549"),
+    ({"huber_slope": -1.0}, ValueError, r"huber_slope must be >= 1\.17549"),
 ])
 def test_bad_parameters(params, error, message):
     with pytest.raises(error, match=message):

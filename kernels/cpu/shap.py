@@ -7,10 +7,14 @@ from numba import prange
 from ..jit import kernel
 from .predict import categorical_goes_left
 
+# IEEE division (inf/NaN) instead of Python's ZeroDivisionError: a model file may hold any
+# finite covers, and an exception must not escape a parallel region.
+_ERRORS = "numpy"
+
 # --- TreeSHAP: exact feature contributions (Lundberg, Erion & Lee 2018, Algorithm 2) ---
 
 
-@kernel
+@kernel(error_model=_ERRORS)
 def row_goes_left(x, node, threshold, default_left, split_type, cat_row, cat_bits):
     """Whether a row whose split-feature value is ``x`` goes to node ``node``'s left child.
 
@@ -25,10 +29,21 @@ def row_goes_left(x, node, threshold, default_left, split_type, cat_row, cat_bit
     return x < threshold[node]
 
 
-@kernel
+@kernel(error_model=_ERRORS)
+def cover_share(child_cover, node_cover):
+    """The share of a node's rows that a child holds when the split feature is unknown:
+    ``child_cover / node_cover``, and an even split (0.5) under a node of cover 0 (a
+    model may hold one: hessians of 0 with ``min_child_weight=0``)."""
+    if node_cover == 0.0:
+        return 0.5
+    return child_cover / node_cover
+
+
+@kernel(error_model=_ERRORS)
 def _node_expectations(left_child, value, cover, tree_offsets, out):
     """Each node's expected value over the training rows: its leaves' values weighted by
-    their cover (hessian sums), ``E(node) = (c_l E(l) + c_r E(r)) / c_node``.
+    their cover (hessian sums), ``E(node) = (c_l E(l) + c_r E(r)) / c_node`` (an even mix
+    under a node of cover 0, as ``cover_share`` says).
 
     Children come after parents, so one backward sweep per tree suffices.
     out : float64 (n_nodes_total,)               # OUT
@@ -41,45 +56,31 @@ def _node_expectations(left_child, value, cover, tree_offsets, out):
                 out[node] = value[node]
             else:
                 l, r = base + left, base + left + 1
-                out[node] = (cover[l] * out[l] + cover[r] * out[r]) / cover[node]
+                if cover[node] == 0.0:
+                    out[node] = 0.5 * (out[l] + out[r])
+                else:
+                    out[node] = (cover[l] * out[l] + cover[r] * out[r]) / cover[node]
 
 
-@kernel
-def _extend_path(feature, zero, one, weight, length, zero_fraction, one_fraction, feature_index):
-    """EXTEND of Algorithm 2: append a split on ``feature_index`` to a path of ``length``
-    elements; ``weight[i]`` becomes the share of subsets of size ``i`` (of the path's
-    features) that reach this point, given each element's zero/one fractions."""
-    feature[length] = feature_index
-    zero[length] = zero_fraction
-    one[length] = one_fraction
-    weight[length] = 1.0 if length == 0 else 0.0
-    for i in range(length - 1, -1, -1):
-        weight[i + 1] += one_fraction * weight[i] * (i + 1) / (length + 1)
-        weight[i] = zero_fraction * weight[i] * (length - i) / (length + 1)
+@kernel(error_model=_ERRORS)
+def _path_weights(zero, one, weight, length):
+    """EXTEND of Algorithm 2, applied to the path elements ``1 .. length`` in turn, from
+    the root's element (0, fractions 1): ``weight[i]`` becomes the share of subsets of size
+    ``i`` of the path's features that reach the leaf, given each element's zero/one
+    fractions."""
+    weight[0] = 1.0
+    for size in range(1, length + 1):
+        zero_fraction, one_fraction = zero[size], one[size]
+        weight[size] = 0.0
+        for i in range(size - 1, -1, -1):
+            weight[i + 1] += one_fraction * weight[i] * (i + 1) / (size + 1)
+            weight[i] = zero_fraction * weight[i] * (size - i) / (size + 1)
 
 
-@kernel
-def _unwind_path(feature, zero, one, weight, last, i):
-    """UNWIND of Algorithm 2: undo the EXTEND of element ``i`` of a path whose last
-    element is ``last``; the path then ends at ``last - 1``."""
-    one_fraction, zero_fraction = one[i], zero[i]
-    carry = weight[last]
-    for j in range(last - 1, -1, -1):
-        if one_fraction != 0:
-            kept = weight[j]
-            weight[j] = carry * (last + 1) / ((j + 1) * one_fraction)
-            carry = kept - weight[j] * zero_fraction * (last - j) / (last + 1)
-        else:
-            weight[j] = weight[j] * (last + 1) / (zero_fraction * (last - j))
-    for j in range(i, last):
-        feature[j] = feature[j + 1]
-        zero[j] = zero[j + 1]
-        one[j] = one[j + 1]
-
-
-@kernel
+@kernel(error_model=_ERRORS)
 def _unwound_path_sum(zero, one, weight, last, i):
-    """Sum of the weights ``_unwind_path(..., last, i)`` would leave, without unwinding."""
+    """Sum of the weights left after undoing (UNWIND of Algorithm 2) element ``i`` of a
+    path whose last element is ``last``: the share of subsets without feature ``i``."""
     one_fraction, zero_fraction = one[i], zero[i]
     carry = weight[last]
     total = 0.0
@@ -93,62 +94,102 @@ def _unwound_path_sum(zero, one, weight, last, i):
     return total
 
 
-@kernel
-def _tree_shap_row(x, base, split_feature, threshold, default_left, split_type, cat_row,
-                   cat_bits, left_child, value, cover, path_feature, path_zero, path_one, path_weight, stack_int, stack_float, phi):
-    """Add one tree's SHAP values for row ``x`` to ``phi`` (RECURSE of Algorithm 2).
+@kernel(error_model=_ERRORS)
+def _leaf_shares(zero, one, weight, n_elements, element_feature, leaf_value, phi):
+    """Add a leaf's share of each path feature's SHAP value to ``phi``."""
+    _path_weights(zero, one, weight, n_elements)
+    for i in range(1, n_elements + 1):
+        w = _unwound_path_sum(zero, one, weight, n_elements, i)
+        phi[element_feature[i]] += w * (one[i] - zero[i]) * leaf_value
 
-    The recursion runs on an explicit stack. Path ``level`` (row ``level`` of the
-    ``path_*`` buffers) is the unique path at a node of that depth; a child copies its
-    parent's path (row ``level - 1``) before extending it. Depth-first order keeps the
-    parent's row intact until both children have copied it.
-    stack_int rows: (node, level, unique depth, feature); stack_float rows: (zero, one).
+
+@kernel(error_model=_ERRORS)
+def _tree_shap_row(x, base, max_depth, split_feature, threshold, default_left, split_type,
+                   cat_row, cat_bits, left_child, value, cover, int_buffers, float_buffers,
+                   slot_of_feature, phi):
+    """Add one tree's SHAP values for row ``x`` to ``phi``; False if the tree is deeper
+    than ``max_depth`` (then nothing is added).
+
+    Algorithm 2's sums, leaf by leaf: at a leaf, the path from the root holds one element
+    per distinct feature split on the way, with the product of that feature's zero
+    fractions (cover shares) and of its one fractions (1 where the row went, else 0);
+    EXTEND over those elements and one UNWIND sum per element give the leaf's share of
+    each feature's SHAP value. The walk is depth-first on an explicit stack, and the
+    elements change by one edge at a time (an edge either adds an element or multiplies
+    its feature's fractions, and is undone on the way back), so memory is linear in the
+    depth: ``int_buffers`` (int64) and ``float_buffers`` (float64) hold ``max_depth + 2``
+    entries per row, ``slot_of_feature`` (-1 for a feature not on the path) one per feature.
     """
-    top = 0
-    stack_int[0, 0], stack_int[0, 1], stack_int[0, 2], stack_int[0, 3] = 0, 0, 0, -1
-    stack_float[0, 0], stack_float[0, 1] = 1.0, 1.0
+    stack_node, stack_level, stack_feature = int_buffers[0], int_buffers[1], int_buffers[2]
+    undo_slot, undo_new, element_feature = int_buffers[3], int_buffers[4], int_buffers[5]
+    stack_zero, stack_one = float_buffers[0], float_buffers[1]
+    undo_zero, undo_one = float_buffers[2], float_buffers[3]
+    zero, one, weight = float_buffers[4], float_buffers[5], float_buffers[6]
+    top, applied, n_elements = 0, 0, 0
+    stack_node[0], stack_level[0] = 0, 0
     while top >= 0:
-        node, level, depth, from_feature = (stack_int[top, 0], stack_int[top, 1],
-                                            stack_int[top, 2], stack_int[top, 3])
-        zero_fraction, one_fraction = stack_float[top, 0], stack_float[top, 1]
+        node, level = stack_node[top], stack_level[top]
+        while applied >= level and applied > 0:  # back up to this node's parent
+            slot = undo_slot[applied]
+            if undo_new[applied]:
+                slot_of_feature[element_feature[slot]] = -1
+                n_elements -= 1
+            else:
+                zero[slot], one[slot] = undo_zero[applied], undo_one[applied]
+            applied -= 1
+        if level > 0:  # the edge into this node
+            feature = stack_feature[top]
+            slot = slot_of_feature[feature]
+            if slot < 0:
+                n_elements += 1
+                slot = n_elements
+                slot_of_feature[feature] = slot
+                element_feature[slot] = feature
+                zero[slot], one[slot] = stack_zero[top], stack_one[top]
+                undo_new[level] = 1
+            else:  # the feature split before on this path: one element, fractions multiplied
+                undo_zero[level], undo_one[level] = zero[slot], one[slot]
+                zero[slot] *= stack_zero[top]
+                one[slot] *= stack_one[top]
+                undo_new[level] = 0
+            undo_slot[level] = slot
+            applied = level
         top -= 1
-        feature, zero = path_feature[level], path_zero[level]
-        one, weight = path_one[level], path_weight[level]
-        if level > 0:
-            for i in range(depth):
-                feature[i] = path_feature[level - 1, i]
-                zero[i] = path_zero[level - 1, i]
-                one[i] = path_one[level - 1, i]
-                weight[i] = path_weight[level - 1, i]
-        _extend_path(feature, zero, one, weight, depth, zero_fraction, one_fraction, from_feature)
         at = base + node
         left = left_child[at]
         if left < 0:
-            for i in range(1, depth + 1):
-                w = _unwound_path_sum(zero, one, weight, depth, i)
-                phi[feature[i]] += w * (one[i] - zero[i]) * value[at]
+            reachable = True
+            for i in range(1, n_elements + 1):
+                if zero[i] == 0.0 and one[i] == 0.0:
+                    reachable = False  # no subset of features reaches the leaf (a child of
+                    # cover 0 the row does not take): it adds nothing, and UNWIND of that
+                    # element would divide 0 by 0
+            if reachable:
+                _leaf_shares(zero, one, weight, n_elements, element_feature, value[at], phi)
             continue
+        if level >= max_depth:
+            while applied > 0:  # leave slot_of_feature clean for the next tree
+                if undo_new[applied]:
+                    slot_of_feature[element_feature[undo_slot[applied]]] = -1
+                applied -= 1
+            return False
         split = split_feature[at]
         goes_left = row_goes_left(x[split], at, threshold, default_left, split_type, cat_row,
                                   cat_bits)
-        hot = left if goes_left else left + 1
-        cold = left + left + 1 - hot
-        incoming_zero, incoming_one = 1.0, 1.0
-        for k in range(1, depth + 1):
-            if feature[k] == split:  # the feature split before on this path: undo that
-                incoming_zero, incoming_one = zero[k], one[k]
-                _unwind_path(feature, zero, one, weight, depth, k)
-                depth -= 1
-                break
-        for child, one_child in ((cold, 0.0), (hot, incoming_one)):  # hot is popped first
+        for side in range(2):
+            child = left + side
             top += 1
-            stack_int[top, 0], stack_int[top, 1] = child, level + 1
-            stack_int[top, 2], stack_int[top, 3] = depth + 1, split
-            stack_float[top, 0] = cover[base + child] / cover[at] * incoming_zero
-            stack_float[top, 1] = one_child
+            stack_node[top], stack_level[top], stack_feature[top] = child, level + 1, split
+            stack_zero[top] = cover_share(cover[base + child], cover[at])
+            stack_one[top] = 1.0 if (child == left) == goes_left else 0.0
+    while applied > 0:
+        if undo_new[applied]:
+            slot_of_feature[element_feature[undo_slot[applied]]] = -1
+        applied -= 1
+    return True
 
 
-@kernel(parallel=True)
+@kernel(parallel=True, error_model=_ERRORS)
 def tree_shap(X, split_feature, threshold, default_left, split_type, cat_row, cat_bits,
               left_child, value, cover, tree_offsets, tree_group, tree_depth, n_threads, out):
     """Add exact SHAP values (TreeSHAP, Algorithm 2 of Lundberg, Erion & Lee 2018) to ``out``.
@@ -164,9 +205,13 @@ def tree_shap(X, split_feature, threshold, default_left, split_type, cat_row, ca
         ``out[r, g, f]`` += feature ``f``'s contribution to row ``r``'s margin of group
         ``g``; ``out[r, g, n_features]`` += each tree's expected value (cover-weighted).
 
+    Returns True; False when a tree is deeper than its ``tree_depth`` (``out`` is then
+    incomplete): the buffers are sized from it, and never overrun.
+
     Node weights are the covers: a feature left out of a subset sends the row to both
     children in proportion to their covers. Each row is handled by one task and sums its
-    trees in order, so results do not depend on the thread count.
+    trees in order, so results do not depend on the thread count. Memory per task is
+    linear in the deepest tree's depth (plus one slot per feature).
     """
     n_rows, n_features = X.shape
     n_trees = tree_offsets.shape[0] - 1
@@ -176,17 +221,18 @@ def tree_shap(X, split_feature, threshold, default_left, split_type, cat_row, ca
     for t in range(n_trees):
         max_depth = max(max_depth, tree_depth[t])
     n_parts = max(1, min(n_threads, n_rows))
+    failed = np.zeros(n_parts, dtype=np.uint8)
     for part in prange(n_parts):
-        path_feature = np.empty((max_depth + 1, max_depth + 2), dtype=np.int64)
-        path_zero = np.empty((max_depth + 1, max_depth + 2), dtype=np.float64)
-        path_one = np.empty((max_depth + 1, max_depth + 2), dtype=np.float64)
-        path_weight = np.empty((max_depth + 1, max_depth + 2), dtype=np.float64)
-        stack_int = np.empty((2 * max_depth + 2, 4), dtype=np.int64)
-        stack_float = np.empty((2 * max_depth + 2, 2), dtype=np.float64)
+        int_buffers = np.zeros((6, max_depth + 2), dtype=np.int64)
+        float_buffers = np.zeros((7, max_depth + 2), dtype=np.float64)
+        slot_of_feature = np.full(n_features, -1, dtype=np.int64)
         for r in range(n_rows * part // n_parts, n_rows * (part + 1) // n_parts):
             for t in range(n_trees):
                 phi = out[r, tree_group[t]]
                 phi[n_features] += expectation[tree_offsets[t]]
-                _tree_shap_row(X[r], tree_offsets[t], split_feature, threshold, default_left,
-                               split_type, cat_row, cat_bits, left_child, value, cover, path_feature, path_zero, path_one,
-                               path_weight, stack_int, stack_float, phi)
+                if not _tree_shap_row(X[r], tree_offsets[t], tree_depth[t], split_feature,
+                                      threshold, default_left, split_type, cat_row, cat_bits,
+                                      left_child, value, cover, int_buffers, float_buffers,
+                                      slot_of_feature, phi):
+                    failed[part] = 1
+    return not failed.any()

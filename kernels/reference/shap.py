@@ -15,25 +15,32 @@ def _goes_left(x, at, threshold, default_left, split_type, cat_row, cat_bits):
     return np.where(np.isnan(x), default_left[at] == 1, x < threshold[at])
 
 
-def _expected_output(X, node, base, known, split_feature, threshold, default_left, split_type,
+def _expected_output(X, base, end, known, split_feature, threshold, default_left, split_type,
                      cat_row, cat_bits, left_child, value, cover):
-    """The tree's output for every row when only the features in ``known`` are known: the
-    row follows its value at their splits, and both children's outputs weighted by cover
-    at the others. ``node`` is an id within the tree whose root is at ``base``."""
-    at = base + node
-    if left_child[at] < 0:
-        return np.full(X.shape[0], value[at])
-    left = left_child[at]
-    tree = (split_feature, threshold, default_left, split_type, cat_row, cat_bits, left_child,
-            value, cover)
-    v_left = _expected_output(X, left, base, known, *tree)
-    v_right = _expected_output(X, left + 1, base, known, *tree)
-    f = split_feature[at]
-    if f in known:
-        x = X[:, f]
-        goes_left = _goes_left(x, at, threshold, default_left, split_type, cat_row, cat_bits)
-        return np.where(goes_left, v_left, v_right)
-    return (cover[base + left] * v_left + cover[base + left + 1] * v_right) / cover[at]
+    """The output of the tree at nodes ``[base, end)`` for every row when only the
+    features in ``known`` are known: the row follows its value at their splits, and both
+    children's outputs weighted by cover at the others (evenly under a node of cover 0).
+
+    One backward sweep over the nodes (children come after their parents), so any depth
+    works: out[node] is the output of the subtree below ``node``.
+    """
+    out = np.empty((end - base, X.shape[0]))
+    for at in range(end - 1, base - 1, -1):
+        if left_child[at] < 0:
+            out[at - base] = value[at]
+            continue
+        v_left, v_right = out[left_child[at]], out[left_child[at] + 1]
+        f = split_feature[at]
+        if f in known:
+            goes_left = _goes_left(X[:, f], at, threshold, default_left, split_type, cat_row,
+                                   cat_bits)
+            out[at - base] = np.where(goes_left, v_left, v_right)
+        elif cover[at] == 0.0:
+            out[at - base] = 0.5 * (v_left + v_right)
+        else:
+            left = base + left_child[at]
+            out[at - base] = (cover[left] * v_left + cover[left + 1] * v_right) / cover[at]
+    return out[0]
 
 
 def tree_shap(X, split_feature, threshold, default_left, split_type, cat_row, cat_bits,
@@ -46,7 +53,7 @@ def tree_shap(X, split_feature, threshold, default_left, split_type, cat_row, ca
     their covers, ``v = (c_l v_l + c_r v_r) / c_node``. Shapley values are the weighted
     sums over all subsets of the tree's features (so at most 12 per tree),
     ``phi_i = sum_S |S|! (M - |S| - 1)! / M! (v(S + i) - v(S))``; the last column gets
-    ``v({})``. Same signature and result as ``cpu.tree_shap``.
+    ``v({})``. Same signature and result as ``cpu.tree_shap`` (True: complete).
     """
     n_features = X.shape[1]
     tree = (split_feature, threshold, default_left, split_type, cat_row, cat_bits, left_child,
@@ -58,8 +65,8 @@ def tree_shap(X, split_feature, threshold, default_left, split_type, cat_row, ca
         m = used.size
         if m > 12:
             raise ValueError(f"tree {t} splits on {m} features; the brute force handles <= 12")
-        v = [_expected_output(X, 0, base, {int(used[i]) for i in range(m) if mask >> i & 1},
-                              *tree)
+        v = [_expected_output(X, base, tree_offsets[t + 1],
+                              {int(used[i]) for i in range(m) if mask >> i & 1}, *tree)
              for mask in range(1 << m)]
         g = tree_group[t]
         out[:, g, n_features] += v[0]
@@ -72,3 +79,4 @@ def tree_shap(X, split_feature, threshold, default_left, split_type, cat_row, ca
                 share = factorial(size) * factorial(m - size - 1) / factorial(m)
                 phi += share * (v[mask | 1 << i] - v[mask])
             out[:, g, used[i]] += phi
+    return True
