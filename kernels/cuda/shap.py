@@ -14,13 +14,15 @@ from ._device import array_module, is_device_array, to_host
 
 def tree_shap(X, split_feature, threshold, default_left, split_type, cat_row, cat_bits,
               left_child, value, cover, tree_offsets, tree_group, tree_depth, n_threads, out):
-    """Exact TreeSHAP values added to ``out`` (as ``cpu.tree_shap``)."""
+    """Exact TreeSHAP values added to ``out``; returns whether every row completed (as
+    ``cpu.tree_shap``)."""
     host = [np.ascontiguousarray(to_host(a)) for a in (
         X, split_feature, threshold, default_left, split_type, cat_row, cat_bits, left_child,
         value, cover, tree_offsets, tree_group, tree_depth)]
     result = np.ascontiguousarray(to_host(out))
-    _cpu_tree_shap(*host, max(1, int(n_threads)), result)
+    complete = _cpu_tree_shap(*host, max(1, int(n_threads)), result)
     if is_device_array(out):
         out[...] = array_module().asarray(result)
     else:
         out[...] = result
+    return complete
