@@ -21,7 +21,7 @@ setup(
     description="Deterministic histogram gradient boosting on CPU (Numba), GPU and Dask",
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
-    packages=["gbm", "gbm.kernels", "gbm.kernels.cpu", "gbm.kernels.reference"],
+    packages=["gbm", "gbm.linear", "gbm.kernels", "gbm.kernels.cpu", "gbm.kernels.reference"],
     package_dir={"gbm": "gbm", "gbm.kernels": "kernels"},
     python_requires=">=3.10",
     install_requires=["numpy>=1.24", "numba>=0.60", "scipy>=1.10", "scikit-learn>=1.5"],

@@ -26,8 +26,8 @@ def test_backend_exports_the_reference_kernels(backend):
 def test_every_reference_kernel_is_exported():
     # the concept modules' public functions are all in the namespace (none forgotten)
     exported = set(reference.__all__)
-    for concept in ("binning", "histogram", "partition", "predict", "quantize", "rank", "shap",
-                    "split"):
+    for concept in ("binning", "histogram", "linear", "linear_cd", "partition", "predict", "quantize",
+                    "rank", "shap", "split"):
         module = importlib.import_module(f"gbm.kernels.reference.{concept}")
         public = {name for name, value in vars(module).items()
                   if inspect.isfunction(value) and not name.startswith("_")
