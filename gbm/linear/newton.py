@@ -33,6 +33,7 @@ from .problem import allsum, certificate, penalty_value
 GRAM_MAX_SIZE = 512  # coordinates K (d + 1) up to which the Hessian may be held as a matrix
 _ARMIJO = 0.01
 _MAX_HALVINGS = 50
+_MAX_SWEEPS = 100  # inner sweeps per Newton step (residual mode)
 _ACTIVE_SLACK = 0.95  # a coordinate at 0 joins the sweep when |G_j| >= 0.95 l1_j
 
 
@@ -95,7 +96,6 @@ class NewtonSolver:
         self.q = np.empty((n, K))
         self.terms, self.trial = _Terms(n, K), _Terms(n, K)
         self.gram_cache = None
-        self.inner_rel_tol = 0.1
         weight = float(np.sum(problem.c))
         total = float(allsum(weight, self.collective))
         self.share = weight / total if total > 0.0 else 0.0
@@ -127,7 +127,7 @@ class NewtonSolver:
         keep = self.present & ((coef != 0.0) | (np.abs(grad) >= _ACTIVE_SLACK * self.l1))
         return np.flatnonzero(keep).astype(np.int64)
 
-    def _gram_step(self, coef, grad, active, primal):
+    def _gram_step(self, coef, grad, active, relative_gap):
         if self.gram_cache is not None:
             hessian = self.gram_cache
         else:
@@ -143,12 +143,11 @@ class NewtonSolver:
             delta[active] = _solve_symmetric(sub, rhs)
         else:
             self.backend.kernels.cd_gram(hessian, grad, self.l1, self.l2, coef, delta,
-                                         np.zeros(self.size), active, 1000, 1e-14,
-                                         1e-6 * self.tol * primal / max(1, active.size))
+                                         np.zeros(self.size), active, 1000, 1e-12, 0.0)
         self._margins(delta, self.q)
         return delta
 
-    def _residual_step(self, coef, grad, active, primal):
+    def _residual_step(self, coef, grad, active, relative_gap):
         delta = np.zeros(self.size)
         self.q[:] = 0.0
         t = np.zeros(self.design.n)
@@ -163,10 +162,9 @@ class NewtonSolver:
             diag[:, d] = self.scale ** 2 * (a - b * b).sum(axis=0)
             sweeps = self.design.cd_residual(
                 self.scale, a, b, bool(np.any(b != 0.0)), grad, diag.ravel(), self.l1, self.l2,
-                coef, delta, self.q, t, active, 100, self.inner_rel_tol,
-                0.1 * self.tol * primal / max(1, active.size))
-            if sweeps == 1:  # the model is solved loosely enough to be solved better
-                self.inner_rel_tol = max(1e-8, self.inner_rel_tol * 0.1)
+                coef, delta, self.q, t, active, _MAX_SWEEPS,
+                min(0.1, max(1e-10, relative_gap)), 0.0)
+            self._sweeps = sweeps
         if self.collective.world_size > 1:
             delta = allsum(self.share * delta, self.collective)
             self._margins(delta, self.q)
@@ -214,7 +212,7 @@ class NewtonSolver:
                 return Result(coef.reshape(-1, self.width), n_iter, primal, gap, False)
             active = self._active(coef, grad)
             step = self._gram_step if self.mode == "gram" else self._residual_step
-            delta = step(coef, grad, active, primal)
+            delta = step(coef, grad, active, gap / primal)
             beta, loss_sum = self._line_search(coef, delta, loss_sum, grad)
             n_iter += 1
             if beta == 0.0:  # no descent left at this precision

@@ -36,8 +36,8 @@ def cd_gram(hessian, grad, l1, l2, coef, delta, hdelta, active, max_sweeps, rel_
     hdelta : float64 (D,)               # IN/OUT H delta
     active : int64 (m,)                 # IN  coordinates, in sweep order
     max_sweeps : int; rel_tol, abs_tol : float
-        Stop after the first sweep whose largest ``(h_jj + l2_j) step_j^2`` is at most
-        ``abs_tol`` or ``rel_tol`` times the first sweep's.
+        Stop after the first sweep whose summed subgradient violation (``_sweep_end``) is
+        at most ``abs_tol`` or ``rel_tol`` times the first sweep's.
 
     Returns
     -------
@@ -46,21 +46,20 @@ def cd_gram(hessian, grad, l1, l2, coef, delta, hdelta, active, max_sweeps, rel_
     size = hessian.shape[0]
     first = -1.0
     for sweep in range(max_sweeps):
-        biggest = 0.0
+        violation = 0.0
         for at in range(active.shape[0]):
             j = active[at]
             h = hessian[j, j]
             current = coef[j] + delta[j]
-            beta = h * current - (grad[j] + hdelta[j])
-            step = _coordinate_minimizer(beta, h, l1[j], l2[j]) - current
+            slope = grad[j] + hdelta[j]
+            violation += _violation(slope, current, l1[j], l2[j])
+            step = _coordinate_minimizer(h * current - slope, h, l1[j], l2[j]) - current
             if step != 0.0:
                 delta[j] += step
                 for m in range(size):
                     hdelta[m] += step * hessian[j, m]
-                biggest = max(biggest, (h + l2[j]) * step * step)
-        if first < 0.0:
-            first = biggest
-        if biggest <= abs_tol or biggest <= rel_tol * first:
+        first, done = _sweep_end(violation, first, rel_tol, abs_tol)
+        if done:
             return sweep + 1
     return max_sweeps
 
@@ -84,10 +83,25 @@ def _intercept_step(q, curv_b, t, k, step, rank_one):
 
 
 @kernel
-def _sweep_end(biggest, first, rel_tol, abs_tol):
+def _violation(slope, current, l1, l2):
+    """How far 0 is from the model's subdifferential in one coordinate: |slope + l2 w +
+    l1 sign(w)| off zero, the excess of |slope| over l1 at zero."""
+    slope += l2 * current
+    if current > 0.0:
+        return abs(slope + l1)
+    if current < 0.0:
+        return abs(slope - l1)
+    return max(0.0, abs(slope) - l1)
+
+
+@kernel
+def _sweep_end(violation, first, rel_tol, abs_tol):
+    """(first sweep's violation, whether to stop): the sum of the coordinates' violations,
+    each taken just before its step, is at most abs_tol or rel_tol times the first
+    sweep's (the violation at delta = 0, i.e. of the outer problem)."""
     if first < 0.0:
-        first = biggest
-    return first, biggest <= abs_tol or biggest <= rel_tol * first
+        first = violation
+    return first, violation <= abs_tol or violation <= rel_tol * first
 
 
 @kernel
@@ -104,7 +118,7 @@ def cd_residual_dense(X, intercept_scale, curv_a, curv_b, rank_one, grad, diag, 
     width = d + 1
     first = -1.0
     for sweep in range(max_sweeps):
-        biggest = 0.0
+        violation = 0.0
         for at in range(active.shape[0]):
             flat = active[at]
             k, j = flat // width, flat % width
@@ -119,12 +133,12 @@ def cd_residual_dense(X, intercept_scale, curv_a, curv_b, rank_one, grad, diag, 
                 total = intercept_scale * _intercept_dot(q, curv_a, curv_b, t, k, rank_one)
             h = diag[flat]
             current = coef[flat] + delta[flat]
-            beta = h * current - (grad[flat] + total)
-            step = _coordinate_minimizer(beta, h, l1[flat], l2[flat]) - current
+            slope = grad[flat] + total
+            violation += _violation(slope, current, l1[flat], l2[flat])
+            step = _coordinate_minimizer(h * current - slope, h, l1[flat], l2[flat]) - current
             if step == 0.0:
                 continue
             delta[flat] += step
-            biggest = max(biggest, (h + l2[flat]) * step * step)
             if j < d:
                 for i in range(X.shape[0]):
                     change = step * X[i, j]
@@ -133,7 +147,7 @@ def cd_residual_dense(X, intercept_scale, curv_a, curv_b, rank_one, grad, diag, 
                         t[i] += curv_b[i, k] * change
             else:
                 _intercept_step(q, curv_b, t, k, step * intercept_scale, rank_one)
-        first, done = _sweep_end(biggest, first, rel_tol, abs_tol)
+        first, done = _sweep_end(violation, first, rel_tol, abs_tol)
         if done:
             return sweep + 1
     return max_sweeps
@@ -147,7 +161,7 @@ def cd_residual_csc(indptr, indices, data, intercept_scale, curv_a, curv_b, rank
     width = d + 1
     first = -1.0
     for sweep in range(max_sweeps):
-        biggest = 0.0
+        violation = 0.0
         for at in range(active.shape[0]):
             flat = active[at]
             k, j = flat // width, flat % width
@@ -163,12 +177,12 @@ def cd_residual_csc(indptr, indices, data, intercept_scale, curv_a, curv_b, rank
                 total = intercept_scale * _intercept_dot(q, curv_a, curv_b, t, k, rank_one)
             h = diag[flat]
             current = coef[flat] + delta[flat]
-            beta = h * current - (grad[flat] + total)
-            step = _coordinate_minimizer(beta, h, l1[flat], l2[flat]) - current
+            slope = grad[flat] + total
+            violation += _violation(slope, current, l1[flat], l2[flat])
+            step = _coordinate_minimizer(h * current - slope, h, l1[flat], l2[flat]) - current
             if step == 0.0:
                 continue
             delta[flat] += step
-            biggest = max(biggest, (h + l2[flat]) * step * step)
             if j < d:
                 for p in range(indptr[j], indptr[j + 1]):
                     i = indices[p]
@@ -178,7 +192,7 @@ def cd_residual_csc(indptr, indices, data, intercept_scale, curv_a, curv_b, rank
                         t[i] += curv_b[i, k] * change
             else:
                 _intercept_step(q, curv_b, t, k, step * intercept_scale, rank_one)
-        first, done = _sweep_end(biggest, first, rel_tol, abs_tol)
+        first, done = _sweep_end(violation, first, rel_tol, abs_tol)
         if done:
             return sweep + 1
     return max_sweeps
@@ -194,8 +208,10 @@ def _svc_step(i, margin, y, upper, diag_shift, row_norm, sigma, alpha):
     elif a >= upper[i]:
         g = max(g, 0.0)
     curvature = sigma * row_norm[i] + diag_shift[i]
-    if g == 0.0 or curvature <= 0.0:
+    if g == 0.0:
         return a
+    if curvature <= 0.0:  # an empty row under the hinge: its dual term is linear
+        return upper[i] if g < 0.0 else 0.0
     return min(max(a - g / curvature, 0.0), upper[i])
 
 

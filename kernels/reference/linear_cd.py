@@ -17,21 +17,25 @@ def _minimizer(beta, h, l1, l2):
     return 0.0 if h + l2 <= 0.0 else _soft_threshold(beta, l1) / (h + l2)
 
 
+def _violation(slope, w, l1, l2):
+    """Distance of 0 from the coordinate's subdifferential l2 w + slope + l1 d|w|."""
+    slope = slope + l2 * w
+    return abs(slope + np.sign(w) * l1) if w != 0.0 else max(0.0, abs(slope) - l1)
+
+
 def cd_gram(hessian, grad, l1, l2, coef, delta, hdelta, active, max_sweeps, rel_tol, abs_tol):
     first = None
     for sweep in range(max_sweeps):
-        biggest = 0.0
+        violation = 0.0
         for j in active:
             h = hessian[j, j]
             current = coef[j] + delta[j]
-            model_grad = grad[j] + hessian[j] @ delta  # H delta recomputed, not kept
-            step = _minimizer(h * current - model_grad, h, l1[j], l2[j]) - current
-            if step != 0.0:
-                delta[j] += step
-                biggest = max(biggest, (h + l2[j]) * step * step)
+            slope = grad[j] + hessian[j] @ delta  # H delta recomputed, not kept
+            violation += _violation(slope, current, l1[j], l2[j])
+            delta[j] += _minimizer(h * current - slope, h, l1[j], l2[j]) - current
         hdelta[:] = hessian @ delta
-        first = biggest if first is None else first
-        if biggest <= abs_tol or biggest <= rel_tol * first:
+        first = violation if first is None else first
+        if violation <= abs_tol or violation <= rel_tol * first:
             return sweep + 1
     return max_sweeps
 
@@ -71,9 +75,12 @@ def _svc(X, y, upper, diag_shift, row_norm, intercept_scale, order, sigma, w, al
         g = y[i] * (xt[i] @ (w + sigma * v)) - 1.0 + diag_shift[i] * a
         projected = min(g, 0.0) if a <= 0.0 else max(g, 0.0) if a >= upper[i] else g
         curvature = sigma * row_norm[i] + diag_shift[i]
-        if projected == 0.0 or curvature <= 0.0:
+        if projected == 0.0:
             continue
-        new = min(max(a - projected / curvature, 0.0), upper[i])
+        if curvature <= 0.0:
+            new = upper[i] if projected < 0.0 else 0.0
+        else:
+            new = min(max(a - projected / curvature, 0.0), upper[i])
         if new != a:
             v += (new - a) * y[i] * xt[i]
             alpha[i] = new
