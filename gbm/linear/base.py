@@ -73,7 +73,7 @@ class LinearBase(BaseEstimator):
     def _design(self, X, backend, by="columns"):
         return Design(X, backend, by)
 
-    def decision_function(self, X):
+    def _margins(self, X):
         """Margins ``X coef_^T + intercept_``: (n_samples,) for one output, else
         (n_samples, n_outputs)."""
         check_is_fitted(self, "coef_")

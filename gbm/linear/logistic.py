@@ -112,6 +112,11 @@ class LogisticRegression(ClassifierMixin, LinearBase):
             return np.column_stack([1.0 - positive, positive])
         return np.exp(log_softmax(scores, axis=1))
 
+    def decision_function(self, X):
+        """Margins ``X coef_^T + intercept_``: (n_samples,) for two classes, else
+        (n_samples, n_classes)."""
+        return self._margins(X)
+
     def predict(self, X):
         """Predicted class labels, (n_samples,)."""
         scores = self.decision_function(X)

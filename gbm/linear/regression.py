@@ -45,7 +45,7 @@ class _LeastSquares(RegressorMixin, LinearBase):
 
     def predict(self, X):
         """Predictions (n_samples,) or (n_samples, n_targets)."""
-        return self.decision_function(X)
+        return self._margins(X)
 
 
 class Ridge(_LeastSquares):

@@ -128,6 +128,11 @@ class LinearSVC(ClassifierMixin, LinearBase):
         self.objective_ = float(sum(r.primal for r in results))
         return self
 
+    def decision_function(self, X):
+        """Margins ``X coef_^T + intercept_``: (n_samples,) for two classes, else
+        (n_samples, n_classes)."""
+        return self._margins(X)
+
     def predict(self, X):
         """Predicted class labels, (n_samples,)."""
         scores = self.decision_function(X)
