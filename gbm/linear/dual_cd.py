@@ -24,6 +24,8 @@ from ..kernels.linear_math import HINGE
 from .newton import Result
 from .problem import allsum
 
+_CHECK_WORK = 200_000  # nonzeros + rows an epoch must touch to be worth one certificate
+
 
 def solve(loss, y, c, design, backend, intercept_scale, tol, max_iter, seed):
     """Fit one binary problem.
@@ -49,11 +51,16 @@ def solve(loss, y, c, design, backend, intercept_scale, tol, max_iter, seed):
     rng = np.random.default_rng([seed, collective.rank])
     w, alpha = np.zeros(d + 1), np.zeros(n)
     primal = gap = np.inf
+    # the certificate costs about an epoch and a few Python calls: on small data it is
+    # taken every few epochs (a count fixed by the data's size, so the same on every rank)
+    every = int(np.clip(_CHECK_WORK // max(1, int(allsum(design.nnz + n, collective))), 1, 64))
     for epoch in range(1, max_iter + 1):
         v = np.zeros(d + 1)
         design.svc_epoch(y, upper, diag_shift, row_norm, intercept_scale,
                          rng.permutation(n).astype(np.int64), sigma, w, alpha, v)
         w = w + allsum(v, collective)
+        if epoch % every and epoch != max_iter:
+            continue
         primal, gap = _certificate(loss, y, c, design, w, alpha, diag_shift, intercept_scale,
                                    collective)
         if gap <= tol * primal:
