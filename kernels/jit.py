@@ -39,19 +39,22 @@ def _cache_dir():
 CACHE_DIR = _cache_dir()
 
 
-def kernel(fn=None, *, parallel=False, inline="never"):
+def kernel(fn=None, *, parallel=False, inline="never", fastmath=False):
     """``numba.njit(nogil=True, cache=True)`` with gbm's cache folder.
 
     ``nogil``: kernels run while other Python threads (a Dask worker's event loop, a
     collective) keep working. ``parallel``: the kernel has ``prange`` loops; the caller
     sets the thread count (``Backend.threads``). Usable bare (``@kernel``) or with
-    options (``@kernel(parallel=True)``).
+    options (``@kernel(parallel=True)``). ``fastmath``: Numba's fast-math flags (e.g.
+    ``{"reassoc"}``: a float reduction loop may be vectorised, its terms added in SIMD
+    lanes; the order then depends on the compiled code only, never on the thread count).
     """
     def decorate(function):
         saved = numba.config.CACHE_DIR
         numba.config.CACHE_DIR = CACHE_DIR  # read when caching is set up, at decoration
         try:
-            return numba.njit(nogil=True, cache=True, parallel=parallel, inline=inline)(function)
+            return numba.njit(nogil=True, cache=True, parallel=parallel, inline=inline,
+                              fastmath=fastmath)(function)
         finally:
             numba.config.CACHE_DIR = saved
 
