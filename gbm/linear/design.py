@@ -2,7 +2,8 @@
 
 Sparse input stays sparse: CSC for the primal solver (it works column by column), CSR
 for the dual one (row by row); a matrix already in that format is used as it is (its
-indices are sorted in a copy first if they are not). Dense input is float64, Fortran
+indices are sorted in a copy first if they are not). A CSR matrix given to the primal
+solver also serves its row passes (margins), which are faster by rows. Dense input is float64, Fortran
 order for the primal solver (columns contiguous) and C order for the dual one; an array
 already so is not copied.
 """
@@ -37,7 +38,12 @@ class Design:
         self.backend = backend
         self.kernels = backend.kernels
         self.n, self.d = X.shape
+        self.rows = None
         if sp.issparse(X):
+            if by == "columns" and X.format == "csr":
+                # the given CSR serves the row passes (margins) without a copy
+                rows = _canonical(X)
+                self.rows = (rows.indptr, rows.indices, rows.data)
             X = _canonical(X.tocsc() if by == "columns" else X.tocsr())
             self.kind = "csc" if by == "columns" else "csr"
             self.sparse = (X.indptr, X.indices, X.data)
@@ -57,6 +63,8 @@ class Design:
         with self.backend.threads(self.nnz * coef.shape[0]):
             if self.kind == "dense":
                 k.margins_dense(self.X, coef, intercept, out)
+            elif self.rows is not None:
+                k.margins_csr(*self.rows, coef, intercept, out)
             elif self.kind == "csc":
                 k.margins_csc(*self.sparse, coef, intercept, out, self.backend.n_threads)
             else:

@@ -10,8 +10,11 @@ Each outer round (Yuan, Ho and Lin 2012, "newGLMNET"; Friedman, Hastie and Tibsh
 2. the quadratic model ``G . delta + 1/2 delta^T H delta + penalty(W + delta)`` minimised by
    coordinate descent, either on the explicit Hessian (``gram``: dense data with few
    features, one pass of ``n (K (d+1))^2 / 2`` and a small matrix; the squared loss's
-   Hessian is computed once) or through the residual ``q = X delta`` (``residual``:
-   sparse or wide data, every sweep one pass over the nonzeros);
+   Hessian is computed once) or, for sparse or wide data (``residual``), through the
+   residual ``q = X delta`` (every sweep one pass over the nonzeros) when a coordinate
+   has an L1 penalty, else by conjugate gradients on the Newton system (Newton-CG, as
+   liblinear's primal solver: every step two parallel passes over X, where coordinate
+   descent is sequential and slow on ill-conditioned data such as one-hot features);
 3. a backtracking line search on the true objective (Armijo on the model's decrease).
 
 Distributed (ranks holding rows, ``collective``): in ``gram`` mode the ranks add their
@@ -33,7 +36,8 @@ from .problem import allsum, certificate, penalty_value
 GRAM_MAX_SIZE = 512  # coordinates K (d + 1) up to which the Hessian may be held as a matrix
 _ARMIJO = 0.01
 _MAX_HALVINGS = 50
-_MAX_SWEEPS = 100  # inner sweeps per Newton step (residual mode)
+_MAX_SWEEPS = 100  # inner sweeps per Newton step (residual mode, L1 penalties)
+_MAX_CG = 250  # conjugate-gradient steps per Newton step (residual mode, smooth penalties)
 _ACTIVE_SLACK = 0.95  # a coordinate at 0 joins the sweep when |G_j| >= 0.95 l1_j
 
 
@@ -150,7 +154,6 @@ class NewtonSolver:
     def _residual_step(self, coef, grad, active, relative_gap):
         delta = np.zeros(self.size)
         self.q[:] = 0.0
-        t = np.zeros(self.design.n)
         if self.share > 0.0:
             # this rank's rows stand for all: curvature scaled by 1 / share (1 on one rank)
             a, b = self.terms.curv_a, self.terms.curv_b
@@ -160,15 +163,61 @@ class NewtonSolver:
             diag = np.empty((K, d + 1))
             self.design.hessian_diagonal(a, b, diag[:, :d])
             diag[:, d] = self.scale ** 2 * (a - b * b).sum(axis=0)
-            sweeps = self.design.cd_residual(
-                self.scale, a, b, bool(np.any(b != 0.0)), grad, diag.ravel(), self.l1, self.l2,
-                coef, delta, self.q, t, active, _MAX_SWEEPS,
-                min(0.1, max(1e-10, relative_gap)), 0.0)
-            self._sweeps = sweeps
+            inner_tol = min(0.1, max(1e-10, relative_gap))
+            if np.any(self.l1 > 0.0):
+                self._sweeps = self.design.cd_residual(
+                    self.scale, a, b, bool(np.any(b != 0.0)), grad, diag.ravel(), self.l1,
+                    self.l2, coef, delta, self.q, np.zeros(self.design.n), active, _MAX_SWEEPS,
+                    inner_tol, 0.0)
+            else:  # smooth: conjugate gradients, each step two parallel passes over X
+                self._sweeps = self._conjugate_gradient(a, b, diag.ravel(), coef, grad, active,
+                                                        delta, np.sqrt(inner_tol))
+                self._margins(delta, self.q)
         if self.collective.world_size > 1:
             delta = allsum(self.share * delta, self.collective)
             self._margins(delta, self.q)
         return delta
+
+    def _hessian_product(self, a, b, vector, out_rows):
+        """(H + diag(l2)) v for flattened v, from this rank's rows' curvatures ``a``, ``b``."""
+        K, d = self.problem.n_outputs, self.design.d
+        self._margins(vector, out_rows)
+        if np.any(b != 0.0):
+            out_rows[:] = a * out_rows - b * (b * out_rows).sum(axis=1, keepdims=True)
+        else:
+            out_rows *= a
+        table = np.empty((K, d + 1))
+        self.design.gradient(out_rows, table[:, :d])
+        table[:, d] = self.scale * out_rows.sum(axis=0)
+        return table.ravel() + self.l2 * vector
+
+    def _conjugate_gradient(self, a, b, diag, coef, grad, active, delta, tolerance):
+        """Solve (H + diag(l2)) delta = -(grad + l2 w) on the ``active`` coordinates by
+        conjugate gradients with a Jacobi preconditioner (Newton-CG, as liblinear's TRON),
+        to a residual of ``tolerance`` times the first; returns the iterations."""
+        mask = np.zeros(self.size, dtype=bool)
+        mask[active] = True
+        precondition = np.where(mask, 1.0 / np.maximum(diag + self.l2, 1e-300), 0.0)
+        rows = np.empty_like(self.q)
+        residual = np.where(mask, -(grad + self.l2 * coef), 0.0)
+        z = precondition * residual
+        direction = z.copy()
+        rz = float(residual @ z)
+        start = np.sqrt(float(residual @ residual))
+        for it in range(1, _MAX_CG + 1):
+            product = np.where(mask, self._hessian_product(a, b, direction, rows), 0.0)
+            curvature = float(direction @ product)
+            if not curvature > 0.0:
+                return it
+            step = rz / curvature
+            delta += step * direction
+            residual -= step * product
+            if np.sqrt(float(residual @ residual)) <= tolerance * start:
+                return it
+            z = precondition * residual
+            rz, previous = float(residual @ z), rz
+            direction = z + (rz / previous) * direction
+        return _MAX_CG
 
     # -- the outer loop ---------------------------------------------------------------
 
