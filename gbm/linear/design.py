@@ -3,9 +3,9 @@
 Sparse input stays sparse: CSC for the primal solver (it works column by column), CSR
 for the dual one (row by row); a matrix already in that format is used as it is (its
 indices are sorted in a copy first if they are not). A CSR matrix given to the primal
-solver also serves its row passes (margins), which are faster by rows. Dense input is float64, Fortran
-order for the primal solver (columns contiguous) and C order for the dual one; an array
-already so is not copied.
+solver also serves its row passes (margins), which are faster by rows. Dense input is
+float64 in C order, or in Fortran order as given to the primal solver (its passes work on
+blocks of rows); coordinate descent on dense columns makes one Fortran-ordered copy.
 """
 import numpy as np
 
@@ -50,10 +50,19 @@ class Design:
             self.nnz = X.nnz
             self.X = None
         else:
-            order = "F" if by == "columns" else "C"
-            self.X = np.asarray(X, dtype=np.float64, order=order)
+            X = np.asarray(X, dtype=np.float64)
+            contiguous = X.flags.c_contiguous or (by == "columns" and X.flags.f_contiguous)
+            self.X = X if contiguous else np.ascontiguousarray(X)
+            self._columns = None
             self.kind = "dense"
             self.nnz = self.n * self.d
+
+    def columns(self):
+        """Dense X in Fortran order (columns contiguous), for coordinate descent: a copy,
+        made once, unless X is already so."""
+        if self._columns is None:
+            self._columns = np.asfortranarray(self.X)
+        return self._columns
 
     def margins(self, coef, intercept, out):
         """out (n, K) = X coef^T + intercept; coef (K, d), intercept (K,)."""
@@ -84,7 +93,7 @@ class Design:
         """out (K, d): the Hessian's diagonal (see the kernel)."""
         with self.backend.threads(self.nnz * curv_a.shape[1]):
             if self.kind == "dense":
-                self.kernels.hessian_diagonal_dense(self.X, curv_a, curv_b, out)
+                self.kernels.hessian_diagonal_dense(self.columns(), curv_a, curv_b, out)
             else:
                 self.kernels.hessian_diagonal_csc(*self.sparse, curv_a, curv_b, out)
         return out
@@ -107,7 +116,7 @@ class Design:
         args = (float(intercept_scale), curv_a, curv_b, bool(rank_one), grad, diag, l1, l2, coef,
                 delta, q, t, active, int(max_sweeps), float(rel_tol), float(abs_tol))
         if self.kind == "dense":
-            return self.kernels.cd_residual_dense(self.X, *args)
+            return self.kernels.cd_residual_dense(self.columns(), *args)
         return self.kernels.cd_residual_csc(*self.sparse, *args)
 
     def svc_epoch(self, y, upper, diag_shift, row_norm, intercept_scale, order, sigma, w, alpha, v):

@@ -1,8 +1,8 @@
 """Linear models' data passes (Numba CPU): per-row loss terms, margins, gradients and
 Hessian pieces. The formulas are in ``kernels/linear_math.py``.
 
-Layouts: dense ``X`` is Fortran-ordered (n_rows, n_features) float64 (columns contiguous:
-gradients and Hessian entries are column dot products); sparse ``X`` is CSC with sorted,
+Layouts: dense ``X`` is (n_rows, n_features) float64 in C or Fortran order (the passes
+work on blocks of rows, which are in cache either way); sparse ``X`` is CSC with sorted,
 duplicate-free indices (``indptr`` int64/int32, ``indices`` int32, ``data`` float64),
 except ``margins_csr`` (rows, for the dual solver). Coefficients ``coef`` are (K,
 n_features), one row per output; ``intercept`` (K,) is the intercept already multiplied by
@@ -175,13 +175,29 @@ def margins_csc(indptr, indices, data, coef, intercept, out, n_threads):
 
 @kernel(parallel=True, fastmath=_FAST)
 def gradient_dense(X, g, out):
-    """``out = g^T X``: X (n, d) IN, g (n, K) IN, out (K, d) OUT (columns in parallel)."""
+    """``out = g^T X``: X (n, d) IN (C or Fortran order), g (n, K) IN, out (K, d) OUT.
+
+    Blocks of ``BLOCK_ROWS`` rows in parallel, each into its own partial sums (a block is
+    contiguous in C order and in cache in either), then the partials added in block
+    order: the blocks depend on n only, so the result does not depend on the threads.
+    """
     n, d = X.shape
-    for j in prange(d):
-        for k in range(g.shape[1]):
+    n_outputs = g.shape[1]
+    n_blocks = (n + BLOCK_ROWS - 1) // BLOCK_ROWS
+    partial = np.zeros((max(1, n_blocks), n_outputs, d))
+    for block in prange(n_blocks):
+        lo, hi = block * BLOCK_ROWS, min(n, (block + 1) * BLOCK_ROWS)
+        for k in range(n_outputs):
+            for j in range(d):
+                total = 0.0
+                for i in range(lo, hi):
+                    total += X[i, j] * g[i, k]
+                partial[block, k, j] = total
+    for k in range(n_outputs):
+        for j in range(d):
             total = 0.0
-            for i in range(n):
-                total += X[i, j] * g[i, k]
+            for block in range(n_blocks):
+                total += partial[block, k, j]
             out[k, j] = total
 
 
