@@ -127,14 +127,14 @@ def _worker(conn, lib, case, data_dir, n_jobs):
     warnings.simplefilter("ignore")
     try:
         from threadpoolctl import threadpool_limits
-        _limits = threadpool_limits(limits=n_jobs)  # noqa: F841 - BLAS threads of lbfgs
+        limits = threadpool_limits(limits=n_jobs)  # BLAS threads of lbfgs, for the worker's life
         X, y = _load(Path(data_dir))
         make_estimator(lib, case, 1e-4, X.shape[0], n_jobs)  # import before the baseline
         conn.send({"ready": True})
     except BaseException as e:  # noqa: BLE001 - reported in the table
         conn.send({"error": f"{type(e).__name__}: {e}"})
         return
-    while True:
+    while limits is not None:
         message = conn.recv()
         if message == "stop":
             return
@@ -153,7 +153,7 @@ def _worker(conn, lib, case, data_dir, n_jobs):
             conn.send({"error": f"{type(e).__name__}: {e}"})
 
 
-def run_case(case, n_jobs, target, tmp):
+def run_case(case, n_jobs, target, tmp, time_cap):
     import multiprocessing as mp
 
     import scipy.sparse as sp
@@ -187,7 +187,7 @@ def run_case(case, n_jobs, target, tmp):
         for level in range(max(len(LADDERS[lib]) for lib in libs)):
             for lib in libs:
                 done = lib in errors or level >= len(LADDERS[lib]) or any(
-                    f["reached"] for f in fits[lib])
+                    f["reached"] or f["fit_s"] > time_cap for f in fits[lib])
                 if done:
                     continue
                 tol = LADDERS[lib][level]
@@ -235,7 +235,8 @@ def report(results, args):
              "- versions: " + ", ".join(f"{d} {ver(d)}" for d in
                                         ("numpy", "numba", "scikit-learn", "snapml")),
              f"- n_jobs {args.n_jobs}; target: objective within {args.target:g} (relative) of "
-             "the best found; one fit per tolerance, libraries interleaved", "",
+             "the best found; one fit per tolerance, libraries interleaved; a library stops "
+             f"after a fit of more than {args.time_cap:g} s that is not there", "",
              "| case | library | tol | fit s | peak fit MB | rel. suboptimality | gbm fit / lib fit |",
              "|---|---|--:|--:|--:|--:|--:|"]
     for case, r in results.items():
@@ -266,6 +267,8 @@ def main(argv=None, prog=None):
     ap.add_argument("--n-jobs", type=int, default=os.cpu_count())
     ap.add_argument("--target", type=float, default=1e-6,
                     help="relative suboptimality a fit must reach")
+    ap.add_argument("--time-cap", type=float, default=60.0,
+                    help="a library whose fit took longer without reaching the target stops")
     ap.add_argument("--out", help="Markdown file to write (default bench/RESULTS_linear.md)")
     args = ap.parse_args(argv)
     cases = args.cases.split(",")
@@ -273,7 +276,8 @@ def main(argv=None, prog=None):
     if bad:
         ap.error(f"unknown cases {bad}")
     with tempfile.TemporaryDirectory(prefix="gbm-bench-linear-") as tmp:
-        results = {case: run_case(case, args.n_jobs, args.target, tmp) for case in cases}
+        results = {case: run_case(case, args.n_jobs, args.target, tmp, args.time_cap)
+                   for case in cases}
     text = report(results, args)
     print(text)
     out = args.out or str(Path(__file__).resolve().parent / "RESULTS_linear.md")
