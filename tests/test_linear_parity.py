@@ -161,3 +161,15 @@ def test_linear_svc(sparse, n_classes, loss, penalty, dual, fit_intercept):
             total += 0.2 * np.sum(w * cw * loss_value) + reg
         return total
     _check(ours, objective, sk.coef_, sk.intercept_)
+
+
+def test_balanced_class_weights_are_scikit_learns():
+    from sklearn.utils.class_weight import compute_class_weight
+
+    from gbm.collective import LOCAL
+    from gbm.linear.classes import class_weights
+    X, y, w = _data("classification", False, 3)
+    classes = np.unique(y)
+    ours = class_weights("balanced", classes, np.searchsorted(classes, y), w, LOCAL)
+    np.testing.assert_allclose(ours, compute_class_weight("balanced", classes=classes, y=y,
+                                                          sample_weight=w))

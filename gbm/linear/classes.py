@@ -2,6 +2,8 @@
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
+from .problem import allsum
+
 
 
 def encode_labels(estimator, y, collective):
@@ -20,7 +22,8 @@ def encode_labels(estimator, y, collective):
 
 def class_weights(class_weight, classes, encoded, weight, collective):
     """Weight per class, float64 (n_classes,): ones (None), from a dict {label: weight},
-    or "balanced" (n / (n_classes * count_k), counts over every rank, as scikit-learn)."""
+    or "balanced" (``W / (n_classes W_k)``, W_k the summed sample weight of class k over
+    every rank and W of all rows: scikit-learn's rule, n / (n_classes count_k) unweighted)."""
     n_classes = classes.shape[0]
     if class_weight is None:
         return np.ones(n_classes)
@@ -28,11 +31,8 @@ def class_weights(class_weight, classes, encoded, weight, collective):
         if class_weight != "balanced":
             raise ValueError(f"class_weight must be None, 'balanced' or a dict, got "
                              f"{class_weight!r}")
-        counts = collective.allreduce(np.bincount(encoded, minlength=n_classes).astype(np.int64),
-                                      "sum") if collective.world_size > 1 else \
-            np.bincount(encoded, minlength=n_classes)
-        counts = counts.astype(np.float64)
-        with np.errstate(divide="ignore"):
+        counts = allsum(np.bincount(encoded, weights=weight, minlength=n_classes), collective)
+        with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(counts > 0, counts.sum() / (n_classes * counts), 1.0)
     if not isinstance(class_weight, dict):
         raise ValueError(f"class_weight must be None, 'balanced' or a dict, got "
