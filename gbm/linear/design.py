@@ -110,6 +110,15 @@ class Design:
                                     out)
         return out
 
+    def column_block(self, columns):
+        """Columns ``columns`` (int array) of X: a CSC matrix, or a dense array."""
+        if self.kind == "dense":
+            return self.X[:, columns]
+        import scipy.sparse as sp
+
+        indptr, indices, data = self.sparse
+        return sp.csc_matrix((data, indices, indptr), shape=(self.n, self.d))[:, columns]
+
     def cd_residual(self, intercept_scale, curv_a, curv_b, rank_one, grad, diag, l1, l2, coef,
                     delta, q, t, active, max_sweeps, rel_tol, abs_tol):
         """Inner coordinate descent on the quadratic model (see the kernels)."""

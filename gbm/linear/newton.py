@@ -37,6 +37,7 @@ GRAM_MAX_SIZE = 512  # coordinates K (d + 1) up to which the Hessian may be held
 _ARMIJO = 0.01
 _MAX_HALVINGS = 50
 _MAX_SWEEPS = 100  # inner sweeps per Newton step (residual mode, L1 penalties)
+_ACTIVE_GRAM_MAX = 1024  # active coordinates up to which their Hessian is held (residual mode)
 _MAX_CG = 250  # conjugate-gradient steps per Newton step (residual mode, smooth penalties)
 _ACTIVE_SLACK = 0.95  # a coordinate at 0 joins the sweep when |G_j| >= 0.95 l1_j
 
@@ -164,7 +165,12 @@ class NewtonSolver:
             self.design.hessian_diagonal(a, b, diag[:, :d])
             diag[:, d] = self.scale ** 2 * (a - b * b).sum(axis=0)
             inner_tol = min(0.1, max(1e-10, relative_gap))
-            if np.any(self.l1 > 0.0):
+            if np.any(self.l1 > 0.0) and K == 1 and active.size <= _ACTIVE_GRAM_MAX:
+                # few active coordinates: their Hessian as a small matrix (glmnet's
+                # covariance updates), then coordinate descent on it, solved tightly
+                self._sweeps = self._active_gram_solve(a[:, 0], coef, grad, active, delta)
+                self._margins(delta, self.q)
+            elif np.any(self.l1 > 0.0):
                 self._sweeps = self.design.cd_residual(
                     self.scale, a, b, bool(np.any(b != 0.0)), grad, diag.ravel(), self.l1,
                     self.l2, coef, delta, self.q, np.zeros(self.design.n), active, _MAX_SWEEPS,
@@ -177,6 +183,31 @@ class NewtonSolver:
             delta = allsum(self.share * delta, self.collective)
             self._margins(delta, self.q)
         return delta
+
+    def _active_gram_solve(self, curvature, coef, grad, active, delta):
+        """Minimise the model over the ``active`` coordinates (one output) with their
+        Hessian ``Xt_A^T diag(a) Xt_A`` held as a matrix; returns the sweeps."""
+        d = self.design.d
+        columns = active[active < d]
+        block = self.design.column_block(columns)  # (n, |A|), sparse or dense
+        weighted = block.multiply(curvature[:, None]) if hasattr(block, "multiply") \
+            else block * curvature[:, None]
+        hessian = np.asarray((block.T @ weighted).todense() if hasattr(weighted, "todense")
+                             else block.T @ weighted)
+        order = columns
+        if active.size > columns.size:  # the intercept is active: its row and column
+            cross = self.scale * np.asarray(block.T @ curvature).ravel()
+            corner = self.scale ** 2 * float(np.sum(curvature))
+            hessian = np.block([[hessian, cross[:, None]], [cross[None, :], np.array([[corner]])]])
+            order = np.append(columns, d)
+        hessian = np.ascontiguousarray(hessian, dtype=np.float64)
+        sub = np.zeros(order.size)
+        sweeps = self.backend.kernels.cd_gram(
+            hessian, np.ascontiguousarray(grad[order]), np.ascontiguousarray(self.l1[order]),
+            np.ascontiguousarray(self.l2[order]), np.ascontiguousarray(coef[order]), sub,
+            np.zeros(order.size), np.arange(order.size, dtype=np.int64), 1000, 1e-10, 0.0)
+        delta[order] = sub
+        return sweeps
 
     def _hessian_product(self, a, b, vector, out_rows):
         """(H + diag(l2)) v for flattened v, from this rank's rows' curvatures ``a``, ``b``."""
