@@ -38,7 +38,9 @@ _ARMIJO = 0.01
 _MAX_HALVINGS = 50
 _MAX_SWEEPS = 100  # inner sweeps per Newton step (residual mode, L1 penalties)
 _ACTIVE_GRAM_MAX = 1024  # active coordinates up to which their Hessian is held (residual mode)
-_MAX_CG = 250  # conjugate-gradient steps per Newton step (residual mode, smooth penalties)
+_MAX_CG = 250
+_SMALL_WORK = 1 << 16  # nonzeros x outputs of a "small" problem (solved past tol)
+_SMALL_TOL = 1e-15  # down to the precision the line search can still improve  # conjugate-gradient steps per Newton step (residual mode, smooth penalties)
 _ACTIVE_SLACK = 0.95  # a coordinate at 0 joins the sweep when |G_j| >= 0.95 l1_j
 
 
@@ -280,16 +282,21 @@ class NewtonSolver:
         coef = np.zeros(self.size) if coef is None else np.array(coef, dtype=np.float64).ravel()
         loss_sum = self._refresh(coef)
         fresh, n_iter = True, 0
+        # small problems are solved well past tol (steps cost nothing there): the result
+        # is then settled to many digits, the same from weighted and from repeated rows
+        small = int(allsum(self.design.nnz, self.collective)) * self.problem.n_outputs
+        target = min(self.tol, _SMALL_TOL) if small <= _SMALL_WORK else self.tol
         while True:
             grad = self._gradient()
             primal, gap = certificate(loss_sum, self._dual_sum, grad, coef, self.l1, self.l2)
-            if gap <= self.tol * primal:
+            if gap <= target * primal:
                 if fresh:
                     return Result(coef.reshape(-1, self.width), n_iter, primal, gap, True)
                 loss_sum, fresh = self._refresh(coef), True  # confirm on exact margins
                 continue
             if n_iter >= self.max_iter:
-                return Result(coef.reshape(-1, self.width), n_iter, primal, gap, False)
+                return Result(coef.reshape(-1, self.width), n_iter, primal, gap,
+                              gap <= self.tol * primal)
             active = self._active(coef, grad)
             step = self._gram_step if self.mode == "gram" else self._residual_step
             delta = step(coef, grad, active, gap / primal)
