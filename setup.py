@@ -24,7 +24,7 @@ setup(
     description="Deterministic histogram gradient boosting on CPU (Numba), GPU and Dask",
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
-    packages=["gbm", "gbm.kernels", "gbm.kernels.cpu", "gbm.kernels.cuda",
+    packages=["gbm", "gbm.linear", "gbm.kernels", "gbm.kernels.cpu", "gbm.kernels.cuda",
               "gbm.kernels.reference"],
     package_dir={"gbm": "gbm", "gbm.kernels": "kernels"},
     python_requires=">=3.10",

@@ -2,12 +2,13 @@
 ``python -m bench SUBCOMMAND [options]`` for the others:
 
 * ``binning``: the bin-edge accuracy study (``bench/binning.py``);
-* ``gpu``: the GPU benchmark (``bench/gpu.py``).
+* ``gpu``: the GPU benchmark (``bench/gpu.py``);
+* ``linear``: the linear models against scikit-learn and Snap ML (``bench/linear.py``).
 """
 import importlib
 import sys
 
-SUBCOMMANDS = {"binning": "bench.binning", "gpu": "bench.gpu"}
+SUBCOMMANDS = {"binning": "bench.binning", "gpu": "bench.gpu", "linear": "bench.linear"}
 
 if __name__ == "__main__":
     argv = sys.argv[1:]

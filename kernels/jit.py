@@ -43,21 +43,23 @@ def _cache_dir():
 CACHE_DIR = _cache_dir()
 
 
-def kernel(fn=None, *, parallel=False, inline="never", error_model="python"):
+def kernel(fn=None, *, parallel=False, inline="never", error_model="python", fastmath=False):
     """``numba.njit(nogil=True, cache=True)`` with gbm's cache folder.
 
     ``nogil``: kernels run while other Python threads (a Dask worker's event loop, a
     collective) keep working. ``parallel``: the kernel has ``prange`` loops; the caller
     sets the thread count (``Backend.threads``). ``error_model="numpy"``: division by zero
-    gives inf/NaN instead of raising. Usable bare (``@kernel``) or with options
-    (``@kernel(parallel=True)``).
+    gives inf/NaN instead of raising. ``fastmath``: Numba's fast-math flags (e.g.
+    ``{"reassoc"}``: a float reduction loop may be vectorised, its terms added in SIMD
+    lanes; the order then depends on the compiled code only, never on the thread count).
+    Usable bare (``@kernel``) or with options (``@kernel(parallel=True)``).
     """
     def decorate(function):
         saved = numba.config.CACHE_DIR
         numba.config.CACHE_DIR = CACHE_DIR  # read when caching is set up, at decoration
         try:
             return numba.njit(nogil=True, cache=True, parallel=parallel, inline=inline,
-                              error_model=error_model)(function)
+                              error_model=error_model, fastmath=fastmath)(function)
         finally:
             numba.config.CACHE_DIR = saved
 

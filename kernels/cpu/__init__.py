@@ -11,6 +11,10 @@ an integer sum, so the thread count cannot change any result.
 """
 from .binning import bin_values
 from .histogram import build_histograms, subtract_histograms
+from .linear import (dual_terms, gradient_csc, gradient_dense, gram_dense, hessian_diagonal_csc,
+                     hessian_diagonal_dense, loss_terms, margins_csc, margins_csr, margins_dense)
+from .linear_cd import (cd_gram, cd_residual_csc, cd_residual_dense, svc_dual_cd_csr,
+                        svc_dual_cd_dense)
 from .objective import pointwise_gradients
 from .partition import add_leaf_values, partition_rows
 from .predict import predict, predict_binned, predict_leaf
@@ -21,5 +25,9 @@ from .split import evaluate_splits, node_weights
 
 __all__ = ("add_leaf_values", "bin_values", "build_histograms", "evaluate_splits",
            "lambdarank_gradients", "max_abs", "node_weights", "partition_rows",
-           "pointwise_gradients", "predict", "predict_binned", "predict_leaf", "quantize_gradients", "subtract_histograms",
-           "tree_shap")
+           "pointwise_gradients", "predict", "predict_binned", "predict_leaf",
+           "quantize_gradients", "subtract_histograms", "tree_shap", "cd_gram",
+           "cd_residual_csc", "cd_residual_dense", "dual_terms", "gradient_csc",
+           "gradient_dense", "gram_dense", "hessian_diagonal_csc", "hessian_diagonal_dense",
+           "loss_terms", "margins_csc", "margins_csr", "margins_dense", "svc_dual_cd_csr",
+           "svc_dual_cd_dense")

@@ -3,6 +3,10 @@ and signatures as every backend's kernels module (``n_threads`` is accepted and 
 """
 from .binning import bin_values
 from .histogram import build_histograms, subtract_histograms
+from .linear import (dual_terms, gradient_csc, gradient_dense, gram_dense, hessian_diagonal_csc,
+                     hessian_diagonal_dense, loss_terms, margins_csc, margins_csr, margins_dense)
+from .linear_cd import (cd_gram, cd_residual_csc, cd_residual_dense, svc_dual_cd_csr,
+                        svc_dual_cd_dense)
 from .objective import pointwise_gradients
 from .partition import add_leaf_values, partition_rows
 from .predict import predict, predict_binned, predict_leaf
@@ -13,5 +17,14 @@ from .split import evaluate_splits, node_weights
 
 __all__ = ("add_leaf_values", "bin_values", "build_histograms", "evaluate_splits",
            "lambdarank_gradients", "max_abs", "node_weights", "partition_rows",
-           "pointwise_gradients", "predict", "predict_binned", "predict_leaf", "quantize_gradients", "subtract_histograms",
-           "tree_shap")
+           "pointwise_gradients", "predict", "predict_binned", "predict_leaf",
+           "quantize_gradients", "subtract_histograms", "tree_shap", "cd_gram",
+           "cd_residual_csc", "cd_residual_dense", "dual_terms", "gradient_csc",
+           "gradient_dense", "gram_dense", "hessian_diagonal_csc", "hessian_diagonal_dense",
+           "loss_terms", "margins_csc", "margins_csr", "margins_dense", "svc_dual_cd_csr",
+           "svc_dual_cd_dense")
+# the linear models' kernels (gbm.linear); not yet on the CUDA backend (issue 13, item 4)
+LINEAR_KERNELS = ("cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms",
+                  "gradient_csc", "gradient_dense", "gram_dense", "hessian_diagonal_csc",
+                  "hessian_diagonal_dense", "loss_terms", "margins_csc", "margins_csr",
+                  "margins_dense", "svc_dual_cd_csr", "svc_dual_cd_dense")

@@ -1,0 +1,83 @@
+"""What the linear estimators share: input checks, the backend, prediction, fit results."""
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..backend import get_backend
+from ..collective import LOCAL
+from ..data import check_sample_weight
+from .design import Design
+
+ACCEPT_SPARSE = ("csr", "csc")
+
+
+def check_number(name, value, low=None, high=None, low_open=False, integer=False):
+    """``value`` as float (int when ``integer``), or ValueError naming ``name``."""
+    kind = numbers.Integral if integer else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, kind) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite {'integer' if integer else 'number'}, "
+                         f"got {value!r}")
+    if low is not None and (value <= low if low_open else value < low):
+        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value!r}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high}, got {value!r}")
+    return int(value) if integer else float(value)
+
+
+class LinearBase(BaseEstimator):
+    """Shared plumbing. ``_fit(X, y, sample_weight, collective)`` fits on this rank's rows
+    (``collective``: how ranks holding other rows of the data agree; ``LOCAL`` alone).
+    Subclasses set ``coef_``, ``intercept_``, ``n_iter_``,
+    ``duality_gap_`` (absolute, in the estimator's objective) and ``objective_``."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features; dense, CSR or CSC, never densified), y and
+        optional non-negative ``sample_weight`` (n_samples,); returns self."""
+        return self._fit(X, y, sample_weight, LOCAL)
+
+    def _backend(self, collective):
+        if self.device not in ("cpu", "cuda"):
+            raise ValueError(f"device must be 'cpu' or 'cuda', got {self.device!r}")
+        if self.n_jobs is not None:
+            check_number("n_jobs", self.n_jobs, integer=True)
+            if self.n_jobs == 0:
+                raise ValueError("n_jobs must be a non-zero integer or None, got 0")
+        return get_backend(self.device, self.n_jobs, collective)
+
+    def _check_common(self):
+        self._tol = check_number("tol", self.tol, low=0.0)
+        if self.max_iter is not None:
+            check_number("max_iter", self.max_iter, low=1, integer=True)
+
+    def _validate_fit(self, X, y, sample_weight, collective, multi_output=False,
+                      y_numeric=False):
+        """Checked X (float64; CSR/CSC kept sparse), y and weights (ones when None). A
+        rank of a distributed fit may hold no rows; the weights are checked as a whole
+        by the caller then."""
+        shard = collective.world_size > 1
+        X, y = validate_data(self, X, y, accept_sparse=ACCEPT_SPARSE, dtype=np.float64,
+                             multi_output=multi_output, y_numeric=y_numeric,
+                             ensure_min_samples=0 if shard else 1)
+        weight = check_sample_weight(sample_weight, X.shape[0],
+                                     shard=shard)
+        return X, y, np.ascontiguousarray(weight, dtype=np.float64)
+
+    def _design(self, X, backend, by="columns"):
+        return Design(X, backend, by)
+
+    def _margins(self, X):
+        """Margins ``X coef_^T + intercept_``: (n_samples,) for one output, else
+        (n_samples, n_outputs)."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, accept_sparse=ACCEPT_SPARSE, dtype=np.float64, reset=False)
+        coef = np.atleast_2d(self.coef_)
+        scores = safe_sparse_dot(X, coef.T, dense_output=True) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
