@@ -4,6 +4,8 @@ from setuptools import setup
 
 DEV = [
     "pytest>=8",
+    # a hung test fails with every thread's stack instead of stalling the run (pytest.ini)
+    "pytest-timeout>=2.3",
     "hypothesis>=6",
     "xgboost>=2.1",
     "lightgbm>=4",
