@@ -78,7 +78,13 @@ def select_threading_layer():
     Returns the layer asked for (``"tbb"``), or None when the choice was left to the user
     or to Numba.
     """
-    if os.environ.get("NUMBA_THREADING_LAYER") or _launched_layer() is not None:
+    chosen = os.environ.get("NUMBA_THREADING_LAYER", "").strip().lower()
+    if _launched_layer() is not None:
+        return None
+    if chosen:
+        # the user's choice stands; layers that may pick TBB still need the library loaded
+        if chosen in ("tbb", "safe", "default"):
+            _load_tbb()
         return None
     if not _load_tbb():
         warnings.warn(

@@ -113,3 +113,10 @@ def test_user_choice_of_layer_is_kept():
     out = _run("import numba; model(0); print(numba.threading_layer())",
                env={"NUMBA_THREADING_LAYER": "workqueue"})
     assert out.strip() == "workqueue"
+
+
+def test_user_choice_of_tbb_loads_it():
+    # pip's libtbb is not on the loader's path: asking for "tbb" by name must still find it
+    out = _run("import numba; model(0); print(numba.threading_layer())",
+               env={"NUMBA_THREADING_LAYER": "tbb"})
+    assert out.strip() == "tbb"
