@@ -1,8 +1,9 @@
 """Evaluation sets scored after every round, and early stopping."""
 import numpy as np
 
-from .data import check_sample_weight, check_X, check_y
+from .data import check_sample_weight, check_X
 from .metrics import get_metric, maximizes
+from .multi_target import check_targets
 from .queries import make_queries
 from .tree import Forest
 
@@ -78,7 +79,7 @@ def unpack_eval(entry, index=0, shard=False):
                          "or a dict with keys X, y, name (and sample_weight, group, qid)")
     X_checked = check_X(X, name=f"evals[{name!r}] X", allow_category=True, shard=shard)
     n_rows = X_checked.shape[0]
-    y = check_y(y, n_rows)
+    y = check_targets(y, n_rows, name=f"evals[{name!r}] y")
     queries = make_queries(group, qid, w, n_rows, what=f"evals[{name!r}] ", shard=shard)
     if queries is not None:
         return name, X, y, queries.row_weight(), queries
@@ -184,7 +185,12 @@ def _custom_score(metric, es, pred, collective):
 
 def _score(metric, es, pred, collective):
     """One metric on one eval set (over every rank); ranking metrics also get its query
-    groups."""
+    groups. With several targets, a pointwise metric is over every (row, target) entry,
+    each with its row's weight (as XGBoost scores multi-target regression)."""
     if getattr(metric, "needs_queries", False):
         return metric(es.y, pred, es.w, es.queries, collective)
+    if es.y.ndim == 2:
+        k = es.y.shape[1]
+        w = None if es.w is None else np.repeat(es.w, k)
+        return metric(es.y.reshape(-1), np.asarray(pred).reshape(-1), w, collective)
     return metric(es.y, pred, es.w, collective)

@@ -146,7 +146,8 @@ class _GBMBase(BaseEstimator):
     def fit(self, X, y, sample_weight=None, xgb_model=None, eval_set=None,
             sample_weight_eval_set=None, verbose=False, callbacks=(), base_margin=None,
             base_margin_eval_set=None):
-        """Fit on X (n_samples, n_features) and y (n_samples,); returns self.
+        """Fit on X (n_samples, n_features) and y (n_samples,) (regressors: also
+        (n_samples, n_targets), one output per target); returns self.
 
         ``sample_weight`` (n_samples,), optional: non-negative row weights.
         ``xgb_model``, optional: a fitted estimator, ``gbm.Booster`` or model file path
@@ -352,9 +353,22 @@ class GBMRegressor(RegressorMixin, _GBMBase):
     def _encode_y(self, y):
         return y, {"objective": self._objective(_REGRESSION_OBJECTIVES, "reg:squarederror")}
 
+    def _column_y(self, y):
+        """y (n_samples,), or (n_samples, n_targets): one output per target (XGBoost's
+        one_output_per_tree), predictions then (n_samples, n_targets)."""
+        arr = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
+        if arr.ndim == 2 and arr.shape[1] > 1:
+            return arr
+        return column_or_1d(y, warn=True)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
     def predict(self, X, output_margin=False, iteration_range=None, base_margin=None):
         """Predicted values, float64 (n_samples,); (n_samples, k) for ``k`` quantile levels
-        or ``k`` targets.
+        or ``k`` targets (a ``y`` of shape (n_samples, k) at fit).
 
         ``output_margin``: the raw margins (before the objective's link).
         ``iteration_range``: use rounds ``[begin, end)`` only; None: up to the best round

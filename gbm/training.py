@@ -16,10 +16,11 @@ from .collective import LOCAL
 from .constraints import (interaction_matrix, parse_interaction_constraints,
                           parse_monotone_constraints)
 from . import compat
-from .data import check_y, feature_names_of
+from .data import feature_names_of
 from .dmatrix import DMatrix
 from .evaluation import EvalSet, Evaluator, unpack_eval
 from .grower import HistogramBuffers, TreeData, TreeGrower
+from .multi_target import check_targets, n_targets
 from .objectives import get_objective
 from .params import validate_params
 from .quantize import quantize
@@ -146,7 +147,8 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
         X, categories = fit_categories(X, categorical_features, names, collective=collective)
     if names is not None and len(names) != X.shape[1]:
         raise ValueError(f"feature_names has {len(names)} names but X has {X.shape[1]} columns")
-    y = check_y(y, X.shape[0])
+    y = check_targets(y, X.shape[0])
+    p = _with_targets(p, params, y)
     objective = get_objective(p)
     queries, w = training_queries(objective, group, qid, sample_weight, X.shape[0], shard)
     y = objective.check_labels(y)
@@ -228,7 +230,8 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
             for group_ in range(objective.n_groups):
                 residual = None  # absolute / quantile loss: leaves become residual quantiles
                 if leaf_alphas is not None:
-                    residual = (y - backend.to_host(by_group[group_]), leaf_alphas[group_])
+                    y_group = y if y.ndim == 1 else y[:, group_]
+                    residual = (y_group - backend.to_host(by_group[group_]), leaf_alphas[group_])
                 new_trees += _grow_group(booster, data, grad[group_], hess[group_],
                                          by_group[group_], group_, round_, residual, row_ids,
                                          n_rows_total, None if sample_weight is None else w, p,
@@ -246,6 +249,17 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
         evals_result.update({name: {m: list(v) for m, v in scores.items()}
                              for name, scores in booster.evals_result.items()})
     return booster
+
+
+def _with_targets(p, params, y):
+    """``p`` with ``num_target`` set from the columns of ``y`` (several: one output group
+    per target); a ``num_target`` the user gave must agree."""
+    k = n_targets(y)
+    given = params.get("num_target") if isinstance(params, dict) else None
+    if given is not None and p["num_target"] != k:
+        raise ValueError(f"num_target={p['num_target']} but y has {k} column(s); leave "
+                         "num_target out, it is taken from y")
+    return p if k == p["num_target"] else validate_params(dict(params or {}, num_target=k))
 
 
 def _one_of(name, value, other_name, other):
@@ -354,7 +368,7 @@ def _check_init_model(init, p, n_features, names):
         return
     if init.n_features != n_features:
         raise ValueError(f"init_model was trained on {init.n_features} features but X has {n_features}")
-    same = ("objective", "num_class") + (("quantile_alpha",) if p["objective"] == "reg:quantileerror"
+    same = ("objective", "num_class", "num_target") + (("quantile_alpha",) if p["objective"] == "reg:quantileerror"
                                          else ())
     for key in same:  # the output groups and their base margins must mean the same
         if init.params[key] != p[key]:
