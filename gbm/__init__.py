@@ -6,10 +6,11 @@ and pandas) load on first use of their names.
 from . import threading_layer  # noqa: F401  (first: picks Numba's layer before any kernel runs)
 from . import callback
 from .booster import Booster
+from .dmatrix import DMatrix, QuantileDMatrix
 from .training import train
 
 __version__ = "0.1.0"
-__all__ = ["Booster", "train", "callback", "GBMClassifier", "GBMRanker", "GBMRegressor",
+__all__ = ["Booster", "DMatrix", "QuantileDMatrix", "train", "callback", "GBMClassifier", "GBMRanker", "GBMRegressor",
            "GBMRFClassifier", "GBMRFRegressor", "__version__"]
 
 _LAZY = {"GBMClassifier": "sklearn", "GBMRanker": "sklearn", "GBMRegressor": "sklearn",

@@ -11,6 +11,27 @@ from .objectives import get_objective
 from .tree import Forest
 
 
+class _RoundCount(int):
+    """An int that returns itself when called: ``num_boosted_rounds`` as an attribute
+    (gbm's first form) and as XGBoost's method ``num_boosted_rounds()``."""
+
+    def __call__(self):
+        return int(self)
+
+
+class _instance_or_class_method:
+    """A method bound to the instance when called on one, to the class otherwise."""
+
+    def __init__(self, func):
+        self.func = func
+        self.__doc__ = func.__doc__
+
+    def __get__(self, obj, cls):
+        import functools
+
+        return functools.partial(self.func, cls if obj is None else obj)
+
+
 class Booster:
     """A fitted model: the trees, how to start and how to turn margins into predictions.
 
@@ -31,12 +52,16 @@ class Booster:
     evals_result : dict, eval set name -> metric name -> list of values per round
     """
 
-    def __init__(self, params, n_features, feature_names, base_margin, cuts, categories=None):
+    def __init__(self, params=None, n_features=None, feature_names=None, base_margin=None,
+                 cuts=None, categories=None, model_file=None):
+        """``Booster()`` is an empty model to ``load_model`` into (XGBoost's idiom);
+        ``Booster(model_file=path)`` loads one; training builds one with all fields."""
         self.params = params
         self.categories = categories
         self.n_features = n_features
         self.feature_names = feature_names
-        self.base_margin = np.asarray(base_margin, dtype=np.float64)
+        self.base_margin = np.zeros(0) if base_margin is None else np.asarray(base_margin,
+                                                                             dtype=np.float64)
         self.cuts = cuts
         self.trees, self.tree_group = [], []
         self.iteration_indptr = [0]
@@ -44,6 +69,8 @@ class Booster:
         self.best_iteration = None
         self.best_score = None
         self._forest = None
+        if model_file is not None:
+            self.load_model(model_file)
 
     @property
     def n_groups(self):
@@ -51,8 +78,47 @@ class Booster:
 
     @property
     def num_boosted_rounds(self):
-        """Rounds trained; a round holds ``num_parallel_tree`` trees per output group."""
-        return len(self.iteration_indptr) - 1
+        """Rounds trained; a round holds ``num_parallel_tree`` trees per output group.
+
+        Both ``booster.num_boosted_rounds()`` (XGBoost's method) and the older attribute
+        form ``booster.num_boosted_rounds`` give the count: it is an int that can be called.
+        """
+        return _RoundCount(len(self.iteration_indptr) - 1)
+
+    def _check_loaded(self):
+        if self.n_features is None:
+            raise ValueError("this Booster is empty: load a model first "
+                             "(booster.load_model(path)) or train one with gbm.train")
+
+    def __getitem__(self, index):
+        """The model of some rounds: ``booster[2:5]`` keeps rounds 2, 3 and 4 (each with
+        its ``num_parallel_tree`` trees per output group) and the base margin, as
+        XGBoost's slicing does; ``booster[3]`` is round 3 alone. Early-stopping results
+        are not kept (they described the whole model)."""
+        self._check_loaded()
+        n = self.num_boosted_rounds
+        if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+            i = int(index) + n if index < 0 else int(index)
+            if not 0 <= i < n:
+                raise IndexError(f"round {index} is out of range for a model of {n} rounds")
+            rounds = [i]
+        elif isinstance(index, slice):
+            if index.step is not None and index.step < 1:
+                raise ValueError(f"a booster slice's step must be >= 1, got {index.step}")
+            rounds = list(range(n))[index]
+            if not rounds:
+                raise ValueError(f"the slice {index} selects no round of a model of {n} rounds")
+        else:
+            raise TypeError(f"a Booster is indexed by an int or a slice of rounds, got "
+                            f"{type(index).__name__}")
+        out = Booster(dict(self.params), self.n_features, self.feature_names, self.base_margin,
+                      self.cuts, self.categories)
+        for r in rounds:
+            lo, hi = self.iteration_indptr[r], self.iteration_indptr[r + 1]
+            for tree, group in zip(self.trees[lo:hi], self.tree_group[lo:hi]):
+                out.add_tree(tree, group)
+            out.end_round()
+        return out
 
     def add_tree(self, tree, group):
         """Append a tree of the round being grown; ``end_round`` closes the round.
@@ -86,6 +152,7 @@ class Booster:
         """``X`` checked against the model (names, categories, column count); ``name``
         says which argument it is in the messages; ``shard``: one rank's part of a
         distributed data set (it may have no rows)."""
+        self._check_loaded()
         names = feature_names_of(X)
         if names is not None and self.feature_names is not None and names != self.feature_names:
             raise ValueError(
@@ -100,12 +167,13 @@ class Booster:
         return X
 
     def predict(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
-                pred_leaf=False, pred_contribs=False):
+                pred_leaf=False, pred_contribs=False, base_margin=None):
         """Predict for raw feature rows.
 
         Parameters
         ----------
-        X : array-like (n_samples, n_features)
+        X : array-like (n_samples, n_features), or a ``gbm.DMatrix`` (its data, and its
+            base margins unless ``base_margin`` is given)
         output_margin : bool
             Return the raw margin (before the link function).
         iteration_range : (int, int)
@@ -122,6 +190,9 @@ class Booster:
             bias (base margin plus each tree's cover-weighted mean leaf value); a row's
             columns sum to its ``output_margin=True`` prediction. ``output_margin`` does
             not apply (contributions are always margins); ``pred_leaf`` may not be set too.
+        base_margin : array-like (n_samples,) or (n_samples, n_groups), optional
+            Each row's starting margin, instead of the model's base margin (XGBoost's
+            ``base_margin``; give the same as in training).
 
         Returns
         -------
@@ -129,11 +200,17 @@ class Booster:
         a CuPy array when ``X`` is a GPU array (``__cuda_array_interface__``): it is then
         predicted on the GPU, whatever the model's ``device``.
         """
+        from .dmatrix import DMatrix
+
+        if isinstance(X, DMatrix):
+            if base_margin is None:
+                base_margin = X.base_margin
+            X = X.data
         return self._predict_checked(self._check_predict_X(X), output_margin, iteration_range,
-                                     n_jobs, pred_leaf, pred_contribs)
+                                     n_jobs, pred_leaf, pred_contribs, base_margin)
 
     def _predict_checked(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
-                         pred_leaf=False, pred_contribs=False):
+                         pred_leaf=False, pred_contribs=False, base_margin=None):
         """``predict`` for X already checked: float32, C order, ``n_features`` columns.
 
         The kernels index rows by ``n_features`` without bounds checks, so the width is
@@ -157,6 +234,9 @@ class Booster:
             if pred_leaf:
                 raise ValueError("pred_contribs=True and pred_leaf=True cannot be combined; "
                                  "ask for one kind of prediction at a time")
+        if base_margin is not None and (pred_contribs or pred_leaf):
+            raise ValueError("base_margin applies to predictions and margins, not to "
+                             "pred_contribs or pred_leaf")
         if pred_contribs:
             return xp.asarray(predict_contributions(self, X, forest, backend))
         k = backend.kernels
@@ -166,7 +246,13 @@ class Booster:
                 k.predict_leaf(X, forest.walk, forest.cat_bits, forest.tree_offsets,
                                forest.tree_depth, leaves)
             return leaves
-        margin = xp.tile(xp.asarray(self.base_margin), (X.shape[0], 1))
+        if base_margin is None:
+            margin = xp.tile(xp.asarray(self.base_margin), (X.shape[0], 1))
+        else:
+            from .compat import check_base_margin
+
+            start = check_base_margin(backend.to_host(base_margin), X.shape[0], self.n_groups)
+            margin = xp.ascontiguousarray(xp.asarray(start).T)
         with backend.threads(X.size * max(1, forest.n_trees // 8)):
             k.predict(X, forest.walk, forest.cat_bits, forest.value, forest.tree_offsets,
                       forest.tree_group, forest.tree_depth, margin)
@@ -206,13 +292,26 @@ class Booster:
         return dump.trees_to_dataframe(self)
 
     def save_model(self, path):
-        """Write the model as versioned JSON (see docs/model_format.md)."""
+        """Write the model as versioned JSON (see docs/model_format.md). The path should
+        end in ``.json``; ``.ubj`` (XGBoost's binary UBJSON) is refused, not written as
+        JSON under that name."""
+        self._check_loaded()
+        model_io.check_model_path(path)
         model_io.save(self, path)
 
-    @classmethod
-    def load_model(cls, path):
-        """Read a model written by ``save_model``; a bad file raises ``ValueError``."""
-        return model_io.load(cls, path)
+    @_instance_or_class_method
+    def load_model(self_or_cls, path):
+        """Read a model written by ``save_model``; a bad file raises ``ValueError``.
+
+        Either ``booster = gbm.Booster(); booster.load_model(path)`` (XGBoost's form: the
+        booster becomes the file's model, and is returned) or
+        ``booster = gbm.Booster.load_model(path)`` (a new Booster).
+        """
+        if isinstance(self_or_cls, type):
+            return model_io.load(self_or_cls, path)
+        loaded = model_io.load(type(self_or_cls), path)
+        self_or_cls.__dict__.update(loaded.__dict__)
+        return self_or_cls
 
     def to_json(self):
         return model_io.dumps(self)

@@ -1,8 +1,9 @@
 """Evaluation sets scored after every round, and early stopping."""
 import numpy as np
 
-from .data import check_sample_weight, check_X, check_y
+from .data import check_sample_weight, check_X
 from .metrics import get_metric, maximizes
+from .multi_target import check_targets
 from .queries import make_queries
 from .tree import Forest
 
@@ -10,7 +11,9 @@ from .tree import Forest
 class EvalSet:
     """An evaluation set whose margin is updated tree by tree on its bins."""
 
-    def __init__(self, name, X, y, w, queries, booster, mapper, backend):
+    def __init__(self, name, X, y, w, queries, booster, mapper, backend, base_margin=None):
+        """``base_margin``: float64 (n_groups, n_rows), each row's start instead of the
+        model's base margin (see ``gbm.compat.check_base_margin``), or None."""
         self.name, self.y, self.w, self.queries = name, y, w, queries
         self.X = booster._check_predict_X(X, name=f"evals[{name!r}] X",
                                           shard=backend.collective.world_size > 1)
@@ -29,6 +32,10 @@ class EvalSet:
         else:
             self.margin = backend.xp.tile(backend.asarray(booster.base_margin),
                                           (self.X.shape[0], 1))
+        if base_margin is not None:
+            self.margin = backend.xp.ascontiguousarray(
+                self.margin - backend.asarray(booster.base_margin)[None, :]
+                + backend.asarray(base_margin.T))
 
     def add_trees(self, backend, trees, groups):
         f = Forest(trees, groups)
@@ -72,7 +79,7 @@ def unpack_eval(entry, index=0, shard=False):
                          "or a dict with keys X, y, name (and sample_weight, group, qid)")
     X_checked = check_X(X, name=f"evals[{name!r}] X", allow_category=True, shard=shard)
     n_rows = X_checked.shape[0]
-    y = check_y(y, n_rows)
+    y = check_targets(y, n_rows, name=f"evals[{name!r}] y")
     queries = make_queries(group, qid, w, n_rows, what=f"evals[{name!r}] ", shard=shard)
     if queries is not None:
         return name, X, y, queries.row_weight(), queries
@@ -86,7 +93,15 @@ class Evaluator:
 
     def __init__(self, eval_sets, metric_names, objective, early_stopping_rounds, maximize,
                  verbose, custom_metric=None, params=None):
-        self.eval_sets, self.objective, self.verbose = eval_sets, objective, verbose
+        self.eval_sets, self.objective = eval_sets, objective
+        if isinstance(verbose, bool) or verbose is None:
+            self.period = int(bool(verbose))
+        elif isinstance(verbose, (int, np.integer)) and verbose >= 0:
+            self.period = int(verbose)  # XGBoost's verbose_eval=N: every N rounds
+        else:
+            raise ValueError(f"verbose_eval must be True, False or an integer >= 0 (print every "
+                             f"that many rounds), got {verbose!r}")
+        self.unprinted = None  # the last round's line when it was not printed
         self.names = list(metric_names)
         self.metrics = [get_metric(name, params) for name in self.names]
         self.custom_metric = custom_metric
@@ -117,14 +132,22 @@ class Evaluator:
             scores = [(name, _score(metric, es, pred, collective))
                       for name, metric in zip(self.names, self.metrics)]
             if self.custom_metric is not None:
-                name, score = _custom_score(self.custom_metric, es, pred, collective)
-                scores.append((str(name), float(score)))
+                seen = (pred if not getattr(self.custom_metric, "wants_margin", False)
+                        else _margin_view(backend.to_host(es.margin)))
+                result = _custom_score(self.custom_metric, es, seen, collective)
+                pairs = [result] if isinstance(result, tuple) else list(result)
+                for name, score in pairs:
+                    scores.append((str(name), float(score)))
             for name, score in scores:
                 booster.evals_result.setdefault(es.name, {}).setdefault(name, []).append(score)
                 line.append(f"{es.name}-{name}:{score:.5f}")
             self.last_name = scores[-1][0]
-        if self.verbose and collective.rank == 0:
-            print("\t".join(line), flush=True)
+        if self.period and collective.rank == 0:
+            if round_ % self.period == 0:
+                print("\t".join(line), flush=True)
+                self.unprinted = None
+            else:
+                self.unprinted = "\t".join(line)
         if self.patience is None:
             return False
         score = booster.evals_result[self.eval_sets[-1].name][self.last_name][-1]
@@ -135,6 +158,18 @@ class Evaluator:
             booster.best_iteration, booster.best_score = round_, score
         # every rank holds the same scores; rank 0's decision binds them all regardless
         return collective.broadcast(round_ - self.best_iteration >= self.patience)
+
+
+    def finish(self, collective):
+        """After training: print the last round's scores if its line was skipped (as
+        XGBoost does with ``verbose_eval=N``)."""
+        if self.unprinted is not None and collective.rank == 0:
+            print(self.unprinted, flush=True)
+        self.unprinted = None
+
+
+def _margin_view(margin):
+    return margin[:, 0] if margin.shape[1] == 1 else margin
 
 
 def _custom_score(metric, es, pred, collective):
@@ -150,7 +185,12 @@ def _custom_score(metric, es, pred, collective):
 
 def _score(metric, es, pred, collective):
     """One metric on one eval set (over every rank); ranking metrics also get its query
-    groups."""
+    groups. With several targets, a pointwise metric is over every (row, target) entry,
+    each with its row's weight (as XGBoost scores multi-target regression)."""
     if getattr(metric, "needs_queries", False):
         return metric(es.y, pred, es.w, es.queries, collective)
+    if es.y.ndim == 2:
+        k = es.y.shape[1]
+        w = None if es.w is None else np.repeat(es.w, k)
+        return metric(es.y.reshape(-1), np.asarray(pred).reshape(-1), w, collective)
     return metric(es.y, pred, es.w, collective)

@@ -7,6 +7,8 @@ all grown from the gradients at the starting margin, each from its own row sampl
 so the forest predicts the base margin plus the mean of its trees. The defaults are
 XGBoost's random-forest defaults; everything else is the boosting estimators'.
 """
+import numpy as np
+
 from .sklearn import GBMClassifier, GBMRegressor
 
 
@@ -21,7 +23,9 @@ class _RandomForestMixin:
                  early_stopping_rounds=None, interaction_constraints=None,
                  monotone_constraints=None, max_cat_to_onehot=4, max_cat_threshold=64,
                  categorical_features=None, enable_categorical=False, objective=None,
-                 quantile_alpha=None, huber_slope=None, tweedie_variance_power=None):
+                 quantile_alpha=None, huber_slope=None, tweedie_variance_power=None,
+                 tree_method="hist", scale_pos_weight=None, missing=np.nan, verbosity=None,
+                 validate_parameters=None, importance_type=None, callbacks=None):
         arguments = dict(locals())
         del arguments["self"]
         for name, value in arguments.items():  # stored as given (scikit-learn's rule)
@@ -34,13 +38,15 @@ class _RandomForestMixin:
         return 1
 
     def fit(self, X, y, sample_weight=None, xgb_model=None, eval_set=None,
-            sample_weight_eval_set=None, verbose=False, callbacks=()):
+            sample_weight_eval_set=None, verbose=False, callbacks=(), base_margin=None,
+            base_margin_eval_set=None):
         """Fit one forest of ``n_estimators`` trees; returns self.
 
         Arguments as for the boosting estimators. ``xgb_model`` adds the forest as one
         more round to that model. Early stopping and callbacks are refused, as XGBoost's
         random-forest estimators refuse them: there is one round, nothing to stop.
         """
+        callbacks = list(self.callbacks or []) + list(callbacks or [])
         if self.early_stopping_rounds is not None or callbacks:
             raise NotImplementedError(
                 f"early_stopping_rounds and callbacks are not implemented for {type(self).__name__} "
@@ -48,7 +54,8 @@ class _RandomForestMixin:
                 f"{self.early_stopping_rounds!r}, callbacks={list(callbacks)!r}")
         return super().fit(X, y, sample_weight=sample_weight, xgb_model=xgb_model,
                            eval_set=eval_set, sample_weight_eval_set=sample_weight_eval_set,
-                           verbose=verbose, callbacks=callbacks)
+                           verbose=verbose, callbacks=(), base_margin=base_margin,
+                           base_margin_eval_set=base_margin_eval_set)
 
 
 class GBMRFRegressor(_RandomForestMixin, GBMRegressor):
@@ -70,9 +77,10 @@ class GBMRFRegressor(_RandomForestMixin, GBMRegressor):
     colsample_bytree, colsample_bylevel, max_bin, base_score, n_jobs, random_state,
     device, eval_metric, interaction_constraints, monotone_constraints, max_cat_to_onehot,
     max_cat_threshold, categorical_features, enable_categorical, objective, quantile_alpha,
-    huber_slope, tweedie_variance_power
+    huber_slope, tweedie_variance_power, tree_method, scale_pos_weight, missing, verbosity,
+    validate_parameters, importance_type
         As for ``GBMRegressor`` / ``GBMClassifier`` (see ``docs/parameters.md``).
-    early_stopping_rounds : None
+    early_stopping_rounds, callbacks : None
         Must stay None: ``fit`` raises ``NotImplementedError`` otherwise (as XGBoost).
     """
 

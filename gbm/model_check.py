@@ -181,7 +181,8 @@ def check_header(d):
     missing = required - d.keys()
     if missing:
         raise InvalidModel(f"missing fields {sorted(missing)}")
-    known = required | _OPTIONAL | ({"categories"} if version >= 3 else set())
+    known = required | _OPTIONAL | ({"categories"} if version >= 3 else set()) | (
+        {"estimator"} if version >= 4 else set())
     unknown = d.keys() - known
     if unknown:
         raise InvalidModel(f"unknown fields {sorted(unknown)} in a version {version} file")
@@ -435,6 +436,63 @@ def _check_categorical_nodes(tree, n_categories, name):
                                f"{code}, beyond the feature's {n} categories")
 
 
+ESTIMATORS = ("GBMRegressor", "GBMClassifier", "GBMRanker", "GBMRFRegressor",
+              "GBMRFClassifier")
+_ESTIMATOR_FIELDS = {"class", "params", "n_features_in", "feature_names_in", "classes"}
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def _plain_json(value, depth=0):
+    """A parameter value: JSON scalars, lists and string-keyed objects of them."""
+    if type(value) in _JSON_SCALARS:
+        return True
+    if type(value) is list:
+        return all(_plain_json(v, depth + 1) for v in value)
+    if type(value) is dict:
+        return all(type(k) is str and _plain_json(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def check_estimator(section, n_features, n_groups):
+    """The optional ``estimator`` section an estimator's ``save_model`` writes: its class,
+    constructor parameters (JSON values), width, input feature names and, for
+    classifiers, the class labels (one kind: all strings, all numbers or all booleans,
+    each once, as many as the model's classes)."""
+    if section is None:
+        return None
+    if type(section) is not dict:
+        raise InvalidModel(f"estimator must be an object, got {_kind(section)}")
+    missing, unknown = {"class", "params"} - section.keys(), section.keys() - _ESTIMATOR_FIELDS
+    if missing or unknown:
+        raise InvalidModel(f"estimator has missing fields {sorted(missing)} or unknown fields "
+                           f"{sorted(unknown)}")
+    if section["class"] not in ESTIMATORS:
+        raise InvalidModel(f"estimator.class must be one of {list(ESTIMATORS)}, got "
+                           f"{section['class']!r}")
+    params = section["params"]
+    if type(params) is not dict or not _plain_json(params):
+        raise InvalidModel("estimator.params must be an object of JSON values")
+    if "n_features_in" in section:
+        _integer(section["n_features_in"], "estimator.n_features_in", n_features, n_features)
+    names = section.get("feature_names_in")
+    if names is not None and (type(names) is not list or len(names) != n_features
+                              or not all(type(n) is str for n in names)):
+        raise InvalidModel(f"estimator.feature_names_in must be null or {n_features} strings")
+    classes = section.get("classes")
+    if classes is not None:
+        kinds = {bool if type(c) is bool else str if type(c) is str else float
+                 for c in classes} if type(classes) is list else {None}
+        bad_type = type(classes) is not list or not all(type(c) in (str, int, float, bool)
+                                                        for c in classes)
+        if bad_type or len(kinds) != 1:
+            raise InvalidModel("estimator.classes must be a list of labels of one kind "
+                               "(strings, numbers or booleans)")
+        if len(set(classes)) != len(classes) or len(classes) != max(2, n_groups):
+            raise InvalidModel(f"estimator.classes must hold {max(2, n_groups)} distinct "
+                               f"labels (the model's classes), got {len(classes)}")
+    return section
+
+
 def check_model(d):
     """Check a parsed model file; returns its parts, checked, as a dict."""
     version = check_header(d)
@@ -458,4 +516,5 @@ def check_model(d):
             "base_margin": base_margin, "cuts": check_cuts(d["cuts"], n_features),
             "categories": categories, "trees": trees, "groups": groups,
             "iteration_indptr": indptr, "best_iteration": best_iteration,
-            "best_score": best_score}
+            "best_score": best_score,
+            "estimator": check_estimator(d.get("estimator"), n_features, n_groups)}

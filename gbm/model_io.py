@@ -16,7 +16,7 @@ import stat
 from . import model_check
 from .model_check import FORMAT, InvalidModel
 
-from .params import RUN_SETTINGS
+from .params import OMITTED_AT_DEFAULT, RUN_SETTINGS, SPEC
 
 # 1: the first format; 2 added iteration_indptr (rounds of num_parallel_tree trees per
 # group); 3 added categorical features ("categories", trees' "split_type" / "cat_bits");
@@ -24,11 +24,21 @@ from .params import RUN_SETTINGS
 VERSION = 4
 
 
-def to_dict(booster):
+def _model_params(params):
+    """The parameters a file records: not the run settings, and the parameters added
+    after version 4 only when they differ from their default (so a model that does not
+    use them writes the same file as before, and older files load with the default)."""
+    return {k: v for k, v in params.items() if k not in RUN_SETTINGS
+            and not (k in OMITTED_AT_DEFAULT and v == SPEC[k][0])}
+
+
+def to_dict(booster, estimator=None):
+    """The model file's content; ``estimator``: the optional section an estimator's
+    ``save_model`` adds (its class, parameters and labels; see ``gbm.estimator_io``)."""
     d = {
         "format": FORMAT,
         "version": VERSION,
-        "params": {k: v for k, v in booster.params.items() if k not in RUN_SETTINGS},
+        "params": _model_params(booster.params),
         "n_features": booster.n_features,
         "feature_names": booster.feature_names,
         "base_margin": booster.base_margin.tolist(),
@@ -40,7 +50,17 @@ def to_dict(booster):
     }
     if booster.categories is not None:
         d["categories"] = booster.categories
+    if estimator is not None:
+        d["estimator"] = estimator
     return d
+
+
+def check_model_path(path):
+    """Refuse a file name that promises another format than gbm's JSON."""
+    suffix = os.path.splitext(os.fspath(path))[1].lower()
+    if suffix in (".ubj", ".ubjson", ".bin", ".deprecated"):
+        raise ValueError(f"cannot save to {os.fspath(path)!r}: gbm writes JSON model files "
+                         f"only, not {suffix} (XGBoost's binary formats); use a .json path")
 
 
 def _first_non_finite(booster):
@@ -57,19 +77,19 @@ def _first_non_finite(booster):
     return None
 
 
-def dumps(booster):
+def dumps(booster, estimator=None):
     """The model file's text; ``ValueError`` when the model holds NaN or infinity."""
     where = _first_non_finite(booster)
     if where is not None:
         raise ValueError(f"cannot save this model: its {where} holds NaN or infinity, which "
                          "a model file cannot hold (training overflowed: check the labels, "
                          "weights and learning_rate)")
-    return json.dumps(to_dict(booster), allow_nan=False)
+    return json.dumps(to_dict(booster, estimator), allow_nan=False)
 
 
-def save(booster, path):
+def save(booster, path, estimator=None):
     """Write atomically: the old file stays whole until the new one is complete."""
-    text = dumps(booster)  # first: a model that cannot be written leaves the file alone
+    text = dumps(booster, estimator)  # first: a model that cannot be written leaves the file alone
     target = os.path.realpath(os.fspath(path))  # through a symlink, as open() would write
     folder, name = os.path.split(target)
     temp = os.path.join(folder, f".{name}.{secrets.token_hex(8)}.tmp")
@@ -89,18 +109,20 @@ def save(booster, path):
         raise
 
 
-def load(cls, path):
+def load(cls, path, with_estimator=False):
+    """A Booster from a file; ``with_estimator``: ``(booster, estimator section or None)``."""
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not a gbm model file: it is not UTF-8 text") from None
-    return loads(cls, text, source=str(path))
+    return loads(cls, text, source=str(path), with_estimator=with_estimator)
 
 
-def loads(cls, text, source="model text"):
+def loads(cls, text, source="model text", with_estimator=False):
     """A Booster from a model file's text; ``ValueError`` naming the problem when the text
-    fails any check of ``gbm.model_check``."""
+    fails any check of ``gbm.model_check``. ``with_estimator``: return
+    ``(booster, estimator section or None)``."""
     if isinstance(text, (bytes, bytearray)):
         try:
             text = bytes(text).decode("utf-8")
@@ -119,4 +141,4 @@ def loads(cls, text, source="model text"):
     booster.iteration_indptr = parts["iteration_indptr"]
     booster.best_iteration = parts["best_iteration"]
     booster.best_score = parts["best_score"]
-    return booster
+    return (booster, parts["estimator"]) if with_estimator else booster

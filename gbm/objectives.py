@@ -147,4 +147,8 @@ OBJECTIVES = {cls.name: cls for cls in _ALL + (Pairwise, NDCGLambda)}
 
 
 def get_objective(params):
+    if params.get("num_target", 1) > 1:  # several regression targets (gbm.multi_target)
+        from .multi_target import MultiTarget
+
+        return MultiTarget(OBJECTIVES[params["objective"]], params)
     return OBJECTIVES[params["objective"]](params)

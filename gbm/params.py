@@ -12,13 +12,20 @@ OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror", "reg
               "count:poisson", "reg:gamma", "reg:tweedie", "binary:logistic", "multi:softprob",
               "multi:softmax", "rank:pairwise", "rank:ndcg")
 MULTICLASS = ("multi:softprob", "multi:softmax")
+REGRESSION = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
+              "reg:pseudohubererror", "count:poisson", "reg:gamma", "reg:tweedie")
 RANKING = ("rank:pairwise", "rank:ndcg")
 PAIR_METHODS = ("topk", "mean")
 GROW_POLICIES = ("depthwise", "lossguide")
 DEVICES = ("cpu", "cuda")
-# Where and how fast a model is trained or used, not what it is: kept out of model files,
-# so a file is the same whatever the hardware and thread count, and loads anywhere.
-RUN_SETTINGS = ("n_jobs", "device")
+TREE_METHODS = ("hist", "auto")  # XGBoost's "auto" is "hist" since 2.0
+# Where and how fast a model is trained or used, or how talkative, not what it is: kept
+# out of model files, so a file is the same whatever the hardware and thread count, and
+# loads anywhere.
+RUN_SETTINGS = ("n_jobs", "device", "tree_method", "verbosity", "validate_parameters")
+# Parameters added after model file version 4: a file records them only when they differ
+# from their default, so files of models that do not use them stay as they were.
+OMITTED_AT_DEFAULT = ("scale_pos_weight", "num_target")
 
 
 # Real parameters are at most float32's largest value in magnitude (XGBoost keeps them as
@@ -149,6 +156,18 @@ def _interaction_constraints(name, value):
     return [list(s) for s in value]
 
 
+def _tree_method(name, value):
+    if value in TREE_METHODS:
+        return value
+    if value in ("exact", "approx"):
+        raise ValueError(f"{name}={value!r} is not implemented: gbm grows trees from "
+                         "histograms only; use tree_method='hist' (or 'auto', the same)")
+    if value == "gpu_hist":
+        raise ValueError(f"{name}='gpu_hist' is XGBoost's old spelling; use "
+                         "tree_method='hist' with device='cuda'")
+    raise ValueError(f"{name} must be one of {list(TREE_METHODS)}, got {value!r}")
+
+
 def _seed(name, value):
     if value is None:
         return 0
@@ -209,6 +228,14 @@ SPEC = {
                           "one-hot splits (one category vs the rest), else partition splits"),
     "max_cat_threshold": (64, _int(1), "partition splits scan at most this many categories from "
                           "either end of the gradient order (see gbm.categorical)"),
+    "scale_pos_weight": (1.0, _real(0, low_open=True),
+                         "binary:logistic: weight of the positive rows' gradients (as XGBoost)"),
+    "num_target": (1, _int(1), "regression targets (columns of y); each gets its own trees"),
+    "tree_method": ("hist", _tree_method, "'hist' or 'auto' (the same); 'exact' and "
+                    "'approx' are refused"),
+    "verbosity": (1, _int(0, 3), "0 silent, 1 warnings, 2 info, 3 debug (as XGBoost)"),
+    "validate_parameters": (True, _bool, "False: unknown parameter names are ignored "
+                            "instead of raising"),
 }
 
 ALIASES = {
@@ -240,8 +267,12 @@ def validate_params(params):
     if not isinstance(params, dict):
         raise TypeError(f"params must be a dict, got {type(params).__name__}")
     out = {}
+    lenient = "validate_parameters" in params and not _bool("validate_parameters",
+                                                            params["validate_parameters"])
     for key, value in params.items():
         name = ALIASES.get(key, key)
+        if name not in SPEC and lenient:
+            continue  # XGBoost's validate_parameters=False: unknown names pass unchecked
         if name not in SPEC:
             raise ValueError(f"unknown parameter {key!r}; known parameters: {sorted(SPEC)}")
         if name in out:
@@ -264,6 +295,13 @@ def validate_params(params):
         raise ValueError("max_depth=0 (no depth limit) needs grow_policy='lossguide' or max_leaves > 0")
     if out["max_leaves"] == 1:
         raise ValueError("max_leaves must be 0 (no limit) or >= 2, got 1")
+    if out["scale_pos_weight"] != 1.0 and out["objective"] != "binary:logistic":
+        raise ValueError(f"scale_pos_weight applies to binary:logistic only, got "
+                         f"scale_pos_weight={out['scale_pos_weight']} with "
+                         f"objective={out['objective']!r}")
+    if out["num_target"] > 1 and out["objective"] not in REGRESSION:
+        raise ValueError(f"num_target > 1 (a y with several columns) needs a regression "
+                         f"objective {list(REGRESSION)}, got objective={out['objective']!r}")
     if out["objective"] == "binary:logistic" and out["base_score"] is not None:
         if not 0.0 < out["base_score"] < 1.0:
             raise ValueError(f"base_score must be in (0, 1) for binary:logistic, got {out['base_score']}")

@@ -15,9 +15,11 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from . import estimator_io
 from .training import train
 from .categorical import _as_frame, category_columns, encode_X
 from .data import check_X
+from .dmatrix import replace_missing
 
 # Estimator argument -> training parameter (the same name unless listed).
 _TREE_PARAMS = ("learning_rate", "max_depth", "max_leaves", "grow_policy", "min_child_weight",
@@ -25,9 +27,10 @@ _TREE_PARAMS = ("learning_rate", "max_depth", "max_leaves", "grow_policy", "min_
                 "colsample_bytree", "colsample_bylevel", "colsample_bynode", "max_bin",
                 "base_score", "n_jobs", "random_state", "device", "eval_metric",
                 "interaction_constraints", "monotone_constraints", "num_parallel_tree",
-                "max_cat_to_onehot", "max_cat_threshold")
-# Parameters of one objective, passed on only when set.
-_OBJECTIVE_PARAMS = ("quantile_alpha", "huber_slope", "tweedie_variance_power")
+                "max_cat_to_onehot", "max_cat_threshold", "tree_method")
+# Parameters of one objective, and XGBoost's optional settings: passed on only when set.
+_OBJECTIVE_PARAMS = ("quantile_alpha", "huber_slope", "tweedie_variance_power",
+                     "scale_pos_weight", "verbosity", "validate_parameters")
 _REGRESSION_OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
                           "reg:pseudohubererror", "count:poisson", "reg:gamma", "reg:tweedie")
 _CLASSIFICATION_OBJECTIVES = ("binary:logistic", "multi:softprob", "multi:softmax")
@@ -49,7 +52,9 @@ class _GBMBase(BaseEstimator):
                  monotone_constraints=None, num_parallel_tree=1, objective=None,
                  quantile_alpha=None, huber_slope=None, tweedie_variance_power=None,
                  max_cat_to_onehot=4, max_cat_threshold=64, categorical_features=None,
-                 enable_categorical=False):
+                 enable_categorical=False, tree_method="hist", scale_pos_weight=None,
+                 missing=np.nan, verbosity=None, validate_parameters=None,
+                 importance_type=None, callbacks=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -82,6 +87,13 @@ class _GBMBase(BaseEstimator):
         self.max_cat_threshold = max_cat_threshold
         self.categorical_features = categorical_features
         self.enable_categorical = enable_categorical  # accepted for XGBoost compatibility
+        self.tree_method = tree_method
+        self.scale_pos_weight = scale_pos_weight
+        self.missing = missing
+        self.verbosity = verbosity
+        self.validate_parameters = validate_parameters
+        self.importance_type = importance_type
+        self.callbacks = callbacks
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -116,7 +128,9 @@ class _GBMBase(BaseEstimator):
 
         ``raw``: check, but return ``X`` itself (categorical input, which ``train``
         encodes). ``encode`` (predict): a Booster; categorical columns become its codes.
+        Entries equal to the ``missing`` parameter become NaN first.
         """
+        X = replace_missing(X, getattr(self, "missing", None))
         if raw:
             check_X(X, allow_category=True)
         elif encode is not None:
@@ -130,20 +144,28 @@ class _GBMBase(BaseEstimator):
         return self.categorical_features is not None or bool(category_columns(_as_frame(X)))
 
     def fit(self, X, y, sample_weight=None, xgb_model=None, eval_set=None,
-            sample_weight_eval_set=None, verbose=False, callbacks=()):
-        """Fit on X (n_samples, n_features) and y (n_samples,); returns self.
+            sample_weight_eval_set=None, verbose=False, callbacks=(), base_margin=None,
+            base_margin_eval_set=None):
+        """Fit on X (n_samples, n_features) and y (n_samples,) (regressors: also
+        (n_samples, n_targets), one output per target); returns self.
 
         ``sample_weight`` (n_samples,), optional: non-negative row weights.
         ``xgb_model``, optional: a fitted estimator, ``gbm.Booster`` or model file path
         to continue training from (``n_estimators`` more rounds).
         ``eval_set``, optional: list of ``(X, y)`` scored after every round (named
         ``validation_0``, ...), with weights from ``sample_weight_eval_set``; the last one
-        drives ``early_stopping_rounds``. ``verbose`` prints the scores.
-        ``callbacks``: gbm.callback.TrainingCallback objects (e.g. ``ProgressBar()``).
+        drives ``early_stopping_rounds``. ``verbose``: print the scores every round
+        (True) or every N rounds (an int N).
+        ``callbacks``: gbm.callback.TrainingCallback objects (e.g. ``ProgressBar()``),
+        after those of the constructor's ``callbacks``.
+        ``base_margin`` (n_samples,) or (n_samples, n_outputs), optional: each row's
+        starting margin instead of the base score (an offset); ``base_margin_eval_set``:
+        one such array per eval set. Predict with ``base_margin=`` for those rows.
         """
         return self._fit(X, y, lambda est, raw: est._eval_sets(eval_set, sample_weight_eval_set,
-                                                               raw),
-                         xgb_model, verbose, sample_weight=sample_weight, callbacks=callbacks)
+                                                               raw, base_margin_eval_set),
+                         xgb_model, verbose, sample_weight=sample_weight, callbacks=callbacks,
+                         base_margin=base_margin)
 
     def _fit(self, X, y, make_evals, xgb_model, verbose, **train_kwargs):
         """The fit every estimator shares, as a transaction (see the module docstring):
@@ -178,11 +200,13 @@ class _GBMBase(BaseEstimator):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         raw = self._categorical_input(X)
         X = self._validate_X(X, reset=True, raw=raw)
-        y, extra_params = self._encode_y(column_or_1d(y, warn=True))
+        y, extra_params = self._encode_y(self._column_y(y))
         params = dict(self._train_params(), **extra_params)
         names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
         if isinstance(xgb_model, _GBMBase):
             xgb_model = xgb_model.get_booster()
+        train_kwargs["callbacks"] = list(self.callbacks or []) + list(
+            train_kwargs.get("callbacks") or [])
         self._Booster = train(params, X, y, num_boost_round=self._boost_rounds(),
                               feature_names=names, init_model=xgb_model,
                               evals=make_evals(self, raw),
@@ -191,19 +215,31 @@ class _GBMBase(BaseEstimator):
                               categorical_features=self.categorical_features, **train_kwargs)
         return self
 
-    def _eval_sets(self, eval_set, weights, raw=False):
+    def _eval_sets(self, eval_set, weights, raw=False, base_margins=None):
         if eval_set is None:
+            if base_margins is not None:
+                raise ValueError("base_margin_eval_set is given but eval_set is not")
             return []
-        if weights is not None and len(weights) != len(eval_set):
-            raise ValueError(f"sample_weight_eval_set has {len(weights)} entries but eval_set "
-                             f"has {len(eval_set)}")
+        for name, value in (("sample_weight_eval_set", weights),
+                            ("base_margin_eval_set", base_margins)):
+            if value is not None and len(value) != len(eval_set):
+                raise ValueError(f"{name} has {len(value)} entries but eval_set has "
+                                 f"{len(eval_set)}")
         evals = []
         for i, (X_eval, y_eval) in enumerate(eval_set):
-            y_eval = self._encode_eval_y(column_or_1d(y_eval))
-            w = None if weights is None else weights[i]
-            evals.append((self._validate_X(X_eval, reset=False, raw=raw), y_eval, w,
-                          f"validation_{i}"))
+            y_eval = self._encode_eval_y(self._column_y(y_eval))
+            entry = {"X": self._validate_X(X_eval, reset=False, raw=raw), "y": y_eval,
+                     "name": f"validation_{i}"}
+            if weights is not None and weights[i] is not None:
+                entry["sample_weight"] = weights[i]
+            if base_margins is not None and base_margins[i] is not None:
+                entry["base_margin"] = base_margins[i]
+            evals.append(entry)
         return evals
+
+    def _column_y(self, y):
+        """y as one column (regressors also take several, see GBMRegressor)."""
+        return column_or_1d(y, warn=True)
 
     def _encode_eval_y(self, y):
         return y
@@ -225,10 +261,12 @@ class _GBMBase(BaseEstimator):
 
     @property
     def feature_importances_(self):
-        """Total gain of each feature's splits, divided by the sum over features
-        (float64, (n_features,)); what XGBoost's estimators report by default."""
+        """Each feature's importance divided by the sum over features (float64,
+        (n_features,)): of the kind ``importance_type`` names ("weight", "gain", "cover",
+        "total_gain", "total_cover"; see ``Booster.get_score``); None = "total_gain".
+        XGBoost's estimators default to "gain" (the mean gain of a feature's splits)."""
         booster = self.get_booster()
-        gains = booster.get_score("total_gain")
+        gains = booster.get_score(self.importance_type or "total_gain")
         names = booster.feature_names or [f"f{i}" for i in range(booster.n_features)]
         out = np.array([gains.get(name, 0.0) for name in names])
         total = out.sum()
@@ -239,18 +277,46 @@ class _GBMBase(BaseEstimator):
         check_is_fitted(self, "_Booster")
         return self._Booster
 
-    def _predict_margin(self, X, output_margin):
+    def _predict_margin(self, X, output_margin, iteration_range=None, base_margin=None):
         """Predictions of the trees up to the best round when early stopping found one
         (XGBoost's estimators do the same), else of all trees."""
-        return self._predict_with(self._fitted_state("_Booster")[0], X, output_margin)
+        return self._predict_with(self._fitted_state("_Booster")[0], X, output_margin,
+                                  iteration_range, base_margin)
 
-    def _predict_with(self, booster, X, output_margin):
-        best = booster.best_iteration
-        rounds = (0, best + 1) if best is not None and self.early_stopping_rounds else (0, 0)
+    def _predict_with(self, booster, X, output_margin, iteration_range=None, base_margin=None):
+        """``iteration_range`` None: up to the best round (see above); else the rounds
+        ``[begin, end)`` (``(0, 0)``: all), as ``Booster.predict``."""
+        if iteration_range is None:
+            best = booster.best_iteration
+            iteration_range = ((0, best + 1) if best is not None and self.early_stopping_rounds
+                               else (0, 0))
         # _validate_X has converted X and checked its columns: no second pass over it;
         # _predict_checked checks the width against this booster itself
         return booster._predict_checked(self._validate_X(X, reset=False, encode=booster),
-                                        output_margin=output_margin, iteration_range=rounds)
+                                        output_margin=output_margin,
+                                        iteration_range=iteration_range, base_margin=base_margin)
+
+    def save_model(self, path):
+        """Write the fitted estimator to a JSON model file: the booster's file (see
+        docs/model_format.md) with an ``estimator`` section holding this class, its
+        parameters, the input's width and column names and a classifier's labels;
+        ``load_model`` reads it back into an estimator of the same class. Parameters
+        without a JSON form (callbacks, ``missing=NaN``) are not recorded."""
+        booster = self.get_booster()
+        estimator_io.save(self, booster, path)
+
+    def load_model(self, path):
+        """Become the estimator saved at ``path`` by ``save_model`` (its parameters and
+        fitted state); returns self. A file written by another estimator class raises
+        ``ValueError``; a plain booster file (``Booster.save_model``) loads when its
+        objective fits this estimator."""
+        params, fitted = estimator_io.read(self, path)
+        self.set_params(**params)
+        with _STATE_LOCK:
+            for name in _FITTED:
+                self.__dict__.pop(name, None)
+            self.__dict__.update(fitted)
+        return self
 
 
 class GBMRegressor(RegressorMixin, _GBMBase):
@@ -287,9 +353,28 @@ class GBMRegressor(RegressorMixin, _GBMBase):
     def _encode_y(self, y):
         return y, {"objective": self._objective(_REGRESSION_OBJECTIVES, "reg:squarederror")}
 
-    def predict(self, X):
-        """Predicted values, float64 (n_samples,); (n_samples, k) for ``k`` quantile levels."""
-        return self._predict_margin(X, output_margin=False)
+    def _column_y(self, y):
+        """y (n_samples,), or (n_samples, n_targets): one output per target (XGBoost's
+        one_output_per_tree), predictions then (n_samples, n_targets)."""
+        arr = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
+        if arr.ndim == 2 and arr.shape[1] > 1:
+            return arr
+        return column_or_1d(y, warn=True)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+    def predict(self, X, output_margin=False, iteration_range=None, base_margin=None):
+        """Predicted values, float64 (n_samples,); (n_samples, k) for ``k`` quantile levels
+        or ``k`` targets (a ``y`` of shape (n_samples, k) at fit).
+
+        ``output_margin``: the raw margins (before the objective's link).
+        ``iteration_range``: use rounds ``[begin, end)`` only; None: up to the best round
+        found by early stopping, else all. ``base_margin``: as in ``fit``.
+        """
+        return self._predict_margin(X, output_margin, iteration_range, base_margin)
 
 
 class GBMClassifier(ClassifierMixin, _GBMBase):
@@ -325,20 +410,26 @@ class GBMClassifier(ClassifierMixin, _GBMBase):
             return encoded, {"objective": "binary:logistic"}
         return encoded, {"objective": "multi:softprob", "num_class": self.n_classes_}
 
-    def predict_proba(self, X):
-        """Class probabilities, float64 (n_samples, n_classes), columns in ``classes_`` order."""
-        return self._proba(self._fitted_state("_Booster")[0], X)
+    def predict_proba(self, X, iteration_range=None, base_margin=None):
+        """Class probabilities, float64 (n_samples, n_classes), columns in ``classes_`` order.
+        ``iteration_range``, ``base_margin``: as for ``GBMRegressor.predict``."""
+        return self._proba(self._fitted_state("_Booster")[0], X, iteration_range, base_margin)
 
-    def _proba(self, booster, X):
-        p = self._predict_with(booster, X, output_margin=False)
+    def _proba(self, booster, X, iteration_range=None, base_margin=None):
+        p = self._predict_with(booster, X, False, iteration_range, base_margin)
         if p.ndim == 1:
             return np.column_stack([1.0 - p, p])
         return p
 
-    def predict(self, X):
-        """Most probable class label per row, (n_samples,), of ``classes_``'s dtype."""
+    def predict(self, X, output_margin=False, iteration_range=None, base_margin=None):
+        """Most probable class label per row, (n_samples,), of ``classes_``'s dtype;
+        with ``output_margin``, the raw margins instead: (n_samples,) for two classes
+        (of the second), (n_samples, n_classes) else. ``iteration_range``,
+        ``base_margin``: as for ``GBMRegressor.predict``."""
         booster, classes = self._fitted_state("_Booster", "classes_")
-        return classes[np.argmax(self._proba(booster, X), axis=1)]
+        if output_margin:
+            return self._predict_with(booster, X, True, iteration_range, base_margin)
+        return classes[np.argmax(self._proba(booster, X, iteration_range, base_margin), axis=1)]
 
 
 _RANK_PARAMS = ("objective", "lambdarank_pair_method", "lambdarank_num_pair_per_sample",
@@ -371,7 +462,9 @@ class GBMRanker(_GBMBase):
                  lambdarank_num_pair_per_sample=None, ndcg_exp_gain=True,
                  lambdarank_normalization=True, lambdarank_score_normalization=True,
                  max_cat_to_onehot=4, max_cat_threshold=64, categorical_features=None,
-                 enable_categorical=False, num_parallel_tree=1):
+                 enable_categorical=False, num_parallel_tree=1, tree_method="hist",
+                 missing=np.nan, verbosity=None, validate_parameters=None,
+                 importance_type=None, callbacks=None):
         super().__init__(
             n_estimators=n_estimators, learning_rate=learning_rate, max_depth=max_depth,
             max_leaves=max_leaves, grow_policy=grow_policy, min_child_weight=min_child_weight,
@@ -384,7 +477,10 @@ class GBMRanker(_GBMBase):
             interaction_constraints=interaction_constraints,
             monotone_constraints=monotone_constraints, max_cat_to_onehot=max_cat_to_onehot,
             max_cat_threshold=max_cat_threshold, categorical_features=categorical_features,
-            enable_categorical=enable_categorical, num_parallel_tree=num_parallel_tree)
+            enable_categorical=enable_categorical, num_parallel_tree=num_parallel_tree,
+            tree_method=tree_method, missing=missing, verbosity=verbosity,
+            validate_parameters=validate_parameters, importance_type=importance_type,
+            callbacks=callbacks)
         self.objective = objective
         self.lambdarank_pair_method = lambdarank_pair_method
         self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample
@@ -399,7 +495,7 @@ class GBMRanker(_GBMBase):
 
     def fit(self, X, y, *, group=None, qid=None, sample_weight=None, eval_set=None,
             eval_group=None, eval_qid=None, sample_weight_eval_set=None, verbose=False,
-            xgb_model=None, callbacks=()):
+            xgb_model=None, callbacks=(), base_margin=None, base_margin_eval_set=None):
         """Fit on X (n_samples, n_features), relevance labels y (n_samples,) and query
         groups; returns self.
 
@@ -409,7 +505,8 @@ class GBMRanker(_GBMBase):
         ``eval_set``: list of ``(X, y)``, each with its groups in ``eval_group[i]`` or
         ``eval_qid[i]`` and group weights in ``sample_weight_eval_set[i]``; named
         ``validation_0``, ...; the last drives ``early_stopping_rounds``.
-        ``verbose``, ``xgb_model``, ``callbacks``: as for ``GBMRegressor.fit``.
+        ``verbose``, ``xgb_model``, ``callbacks``, ``base_margin``,
+        ``base_margin_eval_set``: as for ``GBMRegressor.fit``.
         """
         if self.objective not in ("rank:ndcg", "rank:pairwise"):
             raise ValueError(f"GBMRanker needs a ranking objective ('rank:ndcg' or "
@@ -417,23 +514,27 @@ class GBMRanker(_GBMBase):
         X, qid = _pop_qid(X, qid)
         return self._fit(
             X, y, lambda est, raw: est._ranking_eval_sets(eval_set, eval_group, eval_qid,
-                                                          sample_weight_eval_set, raw),
+                                                          sample_weight_eval_set, raw,
+                                                          base_margin_eval_set),
             xgb_model, verbose, sample_weight=sample_weight, group=group, qid=qid,
-            callbacks=callbacks)
+            callbacks=callbacks, base_margin=base_margin)
 
     def _encode_y(self, y):
         return y, {}  # the objective comes from the ranking parameters
 
-    def _ranking_eval_sets(self, eval_set, eval_group, eval_qid, weights, raw=False):
+    def _ranking_eval_sets(self, eval_set, eval_group, eval_qid, weights, raw=False,
+                           base_margins=None):
         if eval_set is None:
             for name, value in (("eval_group", eval_group), ("eval_qid", eval_qid),
-                                ("sample_weight_eval_set", weights)):
+                                ("sample_weight_eval_set", weights),
+                                ("base_margin_eval_set", base_margins)):
                 if value is not None:
                     raise ValueError(f"{name} is given but eval_set is not")
             return []
         n = len(eval_set)
         for name, value in (("eval_group", eval_group), ("eval_qid", eval_qid),
-                            ("sample_weight_eval_set", weights)):
+                            ("sample_weight_eval_set", weights),
+                            ("base_margin_eval_set", base_margins)):
             if value is not None and len(value) != n:
                 raise ValueError(f"{name} has {len(value)} entries but eval_set has {n}")
         evals = []
@@ -444,13 +545,17 @@ class GBMRanker(_GBMBase):
                           "name": f"validation_{i}", "qid": q,
                           "group": None if eval_group is None else eval_group[i],
                           "sample_weight": None if weights is None else weights[i]})
+            if base_margins is not None and base_margins[i] is not None:
+                evals[-1]["base_margin"] = base_margins[i]
         return evals
 
-    def predict(self, X):
+    def predict(self, X, output_margin=True, iteration_range=None, base_margin=None):
         """Ranking scores, float64 (n_samples,): higher = ranked first within a query.
-        A ``qid`` column of a DataFrame X is ignored."""
+        A ``qid`` column of a DataFrame X is ignored. ``iteration_range``,
+        ``base_margin``: as for ``GBMRegressor.predict`` (scores are margins, so
+        ``output_margin`` changes nothing)."""
         X, _ = _pop_qid(X, None)
-        return self._predict_margin(X, output_margin=True)
+        return self._predict_margin(X, True, iteration_range, base_margin)
 
 
 def _pop_qid(X, qid):

@@ -15,9 +15,12 @@ from .categorical import check_same_categorical, encode_X, fit_categories
 from .collective import LOCAL
 from .constraints import (interaction_matrix, parse_interaction_constraints,
                           parse_monotone_constraints)
-from .data import check_y, feature_names_of
+from . import compat
+from .data import feature_names_of
+from .dmatrix import DMatrix
 from .evaluation import EvalSet, Evaluator, unpack_eval
 from .grower import HistogramBuffers, TreeData, TreeGrower
+from .multi_target import check_targets, n_targets
 from .objectives import get_objective
 from .params import validate_params
 from .quantize import quantize
@@ -26,18 +29,22 @@ from .sampling import ColumnSampler, row_sample
 from .tree import Forest
 
 
-def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbose_eval=False,
-          feature_names=None, init_model=None, early_stopping_rounds=None, maximize=None,
-          obj=None, custom_metric=None, callbacks=(), group=None, qid=None,
-          categorical_features=None, _collective=LOCAL, _row_ids=None):
+def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=(),
+          verbose_eval=False, feature_names=None, init_model=None, early_stopping_rounds=None,
+          maximize=None, obj=None, custom_metric=None, callbacks=(), group=None, qid=None,
+          categorical_features=None, *, base_margin=None, evals_result=None, feval=None,
+          xgb_model=None, dtrain=None, _collective=LOCAL, _row_ids=None):
     """Train a gradient-boosted tree model.
 
     Parameters
     ----------
     params : dict
         Hyperparameters, XGBoost names (see ``gbm.params.SPEC``).
-    X : array-like (n_samples, n_features); NaN = missing
-    y : array-like (n_samples,)
+    X : array-like (n_samples, n_features); NaN = missing; or a ``gbm.DMatrix``
+        A DMatrix brings its labels, weights, base margins, query groups, feature names and
+        categorical features (``feature_types`` "c"); XGBoost's ``train(params, dtrain,
+        100)`` works (the integer after a DMatrix is the round count).
+    y : array-like (n_samples,), or (n_samples, n_targets) for several regression targets
     num_boost_round : int
         Boosting rounds; each adds ``params["num_parallel_tree"]`` trees per output group,
         grown from the same gradients with their own row and column samples, each
@@ -45,13 +52,26 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         ``num_parallel_tree > 1`` and ``learning_rate=1`` is a random forest.
     sample_weight : array-like (n_samples,), optional
         Row weights; for ranking objectives one weight per query group (n_groups,).
-    evals : sequence of (X, y, name), (X, y, sample_weight, name) or dict
+    evals : sequence of (X, y, name), (X, y, sample_weight, name), (DMatrix, name) or dict
         Sets scored after every round with ``params["eval_metric"]`` (default: the
         objective's metric), into ``booster.evals_result``. A dict entry has keys ``X``,
-        ``y``, ``name`` and optionally ``sample_weight``, ``group``, ``qid``: the form for
-        ranking eval sets, which need their own query groups.
-    verbose_eval : bool
-        Print one line of scores per round, as XGBoost does.
+        ``y``, ``name`` and optionally ``sample_weight``, ``group``, ``qid``,
+        ``base_margin``: the form for ranking eval sets, which need their own query groups.
+    verbose_eval : bool or int
+        Print a line of scores every round (True), every N rounds (an int N; the last
+        round is printed too), or never, as XGBoost does.
+    base_margin : array-like (n_samples,) or (n_samples, n_groups), optional
+        Each row's starting margin, used instead of the model's base margin (an offset,
+        e.g. log exposure for ``count:poisson``; or another model's margins). Predict
+        with the same ``base_margin`` for those rows.
+    evals_result : dict, optional
+        Filled with the eval scores (``booster.evals_result``), as XGBoost does.
+    feval : callable, optional
+        XGBoost's older name of ``custom_metric``.
+    xgb_model : Booster or path, optional
+        XGBoost's name of ``init_model``.
+    dtrain : DMatrix, optional
+        XGBoost's keyword for the training data (instead of ``X``).
     early_stopping_rounds : int, optional
         Stop when the last metric on the last eval set has not improved for this many
         rounds; ``booster.best_iteration`` and ``best_score`` tell the best round. All
@@ -62,10 +82,15 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         A user-defined objective ``obj(margin, y, sample_weight) -> (grad, hess)``, with
         ``margin`` of shape (n,) (or (n, num_class)) and results of the same shape,
         weights applied by the function. ``params["objective"]`` still sets the starting
-        margin, the label checks and how margins become predictions.
+        margin, the label checks and how margins become predictions. XGBoost's form
+        ``obj(predt, dtrain)`` (two parameters) is accepted too: ``dtrain`` is a
+        ``gbm.DMatrix`` with ``get_label()`` and ``get_weight()``.
     custom_metric : callable, optional
         ``custom_metric(y, prediction, sample_weight) -> (name, value)``, scored on every
-        eval set after the built-in metrics (so it drives early stopping).
+        eval set after the built-in metrics (so it drives early stopping). XGBoost's form
+        ``custom_metric(predt, dmatrix)`` is accepted too; its ``predt`` is the margin when
+        ``obj`` is given (as XGBoost), else the prediction. Either may return a list of
+        ``(name, value)`` pairs.
     callbacks : sequence of gbm.callback.TrainingCallback
         Hooks around the training and every round (``after_iteration`` returning True
         stops training), e.g. ``gbm.callback.ProgressBar()``.
@@ -93,6 +118,16 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
     ``_collective`` and ``_row_ids`` are for distributed training (gbm.dask): this rank's
     collective, and the index of each of its rows in the whole data set.
     """
+    args = compat.training_data(X, y, num_boost_round, dtrain, sample_weight, group, qid,
+                                base_margin, feature_names, categorical_features)
+    X, y, num_boost_round, dmatrix = args["X"], args["y"], args["num_boost_round"], args["dmatrix"]
+    sample_weight, group, qid = args["sample_weight"], args["group"], args["qid"]
+    base_margin, feature_names = args["base_margin"], args["feature_names"]
+    categorical_features = args["categorical_features"]
+    init_model = _one_of("init_model", init_model, "xgb_model", xgb_model)
+    custom_metric = _one_of("custom_metric", custom_metric, "feval", feval)
+    if evals_result is not None and not isinstance(evals_result, dict):
+        raise TypeError(f"evals_result must be a dict to fill, got {type(evals_result).__name__}")
     p = validate_params(params)
     collective = _collective
     shard = collective.world_size > 1  # this rank holds a part of the rows (maybe none)
@@ -112,10 +147,14 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
         X, categories = fit_categories(X, categorical_features, names, collective=collective)
     if names is not None and len(names) != X.shape[1]:
         raise ValueError(f"feature_names has {len(names)} names but X has {X.shape[1]} columns")
-    y = check_y(y, X.shape[0])
+    y = check_targets(y, X.shape[0])
+    p = _with_targets(p, params, y)
     objective = get_objective(p)
     queries, w = training_queries(objective, group, qid, sample_weight, X.shape[0], shard)
     y = objective.check_labels(y)
+    w_grad = w  # the gradients' weights: scale_pos_weight scales the positive rows'
+    if p["scale_pos_weight"] != 1.0:
+        w_grad = np.where(y == 1.0, w * p["scale_pos_weight"], w)
     row_ids = np.arange(X.shape[0]) if _row_ids is None else np.asarray(_row_ids, np.int64)
     n_rows_total = int(collective.allreduce(np.array([X.shape[0]], np.int64), "sum")[0])
     if shard:  # the checks a rank cannot make alone
@@ -131,7 +170,8 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
             base = init.base_margin
             names = names if names is not None else init.feature_names
         elif p["base_score"] is None:
-            base = objective.base_margin(y, None if sample_weight is None else w, collective)
+            base = objective.base_margin(y, None if sample_weight is None and w_grad is w
+                                         else w_grad, collective)
         else:
             base = objective.base_score_to_margin(p["base_score"])
         booster = Booster(p, X.shape[1], names, base, mapper.cuts, categories)
@@ -148,16 +188,28 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                 X.shape[0], init.n_groups)
             by_group = xp.ascontiguousarray(start.T)
             first_round = init.num_boosted_rounds
-        eval_sets = [EvalSet(*_unpack_eval(e, i, queries, shard), booster, mapper, backend)
+        if base_margin is not None:  # each row's own start instead of the base margin
+            start = compat.check_base_margin(base_margin, X.shape[0], booster.n_groups)
+            by_group = xp.ascontiguousarray(by_group - xp.asarray(base)[:, None]
+                                            + xp.asarray(start))
+        eval_sets = [_eval_set(e, i, queries, shard, booster, mapper, backend)
                      for i, e in enumerate(evals)]
+        metric = compat.metric_function(custom_metric, raw_margin=obj is not None)
         evaluator = Evaluator(eval_sets, p["eval_metric"] or [objective.default_metric], objective,
                               _check_patience(early_stopping_rounds), maximize, verbose_eval,
-                              custom_metric, p)
+                              metric, p)
+        if obj is not None:
+            obj = compat.objective_function(obj, dmatrix if dmatrix is not None else
+                                            DMatrix._of_labels(y, sample_weight, base_margin))
         leaf_alphas = getattr(objective, "leaf_alphas", None) if obj is None else None
         if queries is not None:
             objective.bind(queries, backend, row_ids)
-        y_fit, w_fit = backend.asarray(y), backend.asarray(w)  # on the device (a copy on GPUs)
+        y_fit, w_fit = backend.asarray(y), backend.asarray(w_grad)  # on the device
         callbacks = list(callbacks)
+        for cb in callbacks:  # e.g. a progress bar's total
+            plan = getattr(cb, "plan_rounds", None)
+            if plan is not None:
+                plan(first_round, first_round + num_boost_round)
         buffers = HistogramBuffers(xp)  # the levels' histograms, reused by every tree
         for cb in callbacks:
             booster = cb.before_training(booster)
@@ -167,7 +219,7 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
                 break
             margin = by_group.T
             if obj is not None:
-                grad, hess = _call_objective(obj, margin, y, w, backend)
+                grad, hess = _call_objective(obj, margin, y, w_grad, backend)
             elif queries is not None:  # ranking: pairs may be drawn per round
                 grad, hess = objective.gradients(margin, y_fit, w_fit, backend, round_=round_)
             else:
@@ -178,7 +230,8 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
             for group_ in range(objective.n_groups):
                 residual = None  # absolute / quantile loss: leaves become residual quantiles
                 if leaf_alphas is not None:
-                    residual = (y - backend.to_host(by_group[group_]), leaf_alphas[group_])
+                    y_group = y if y.ndim == 1 else y[:, group_]
+                    residual = (y_group - backend.to_host(by_group[group_]), leaf_alphas[group_])
                 new_trees += _grow_group(booster, data, grad[group_], hess[group_],
                                          by_group[group_], group_, round_, residual, row_ids,
                                          n_rows_total, None if sample_weight is None else w, p,
@@ -188,9 +241,32 @@ def train(params, X, y, num_boost_round=10, sample_weight=None, evals=(), verbos
             asked = [cb.after_iteration(booster, round_, booster.evals_result) for cb in callbacks]
             if stop or _agree(collective, any(asked)):
                 break
+        evaluator.finish(collective)
         for cb in callbacks:
             booster = cb.after_training(booster)
+    if evals_result is not None:
+        evals_result.clear()
+        evals_result.update({name: {m: list(v) for m, v in scores.items()}
+                             for name, scores in booster.evals_result.items()})
     return booster
+
+
+def _with_targets(p, params, y):
+    """``p`` with ``num_target`` set from the columns of ``y`` (several: one output group
+    per target); a ``num_target`` the user gave must agree."""
+    k = n_targets(y)
+    given = params.get("num_target") if isinstance(params, dict) else None
+    if given is not None and p["num_target"] != k:
+        raise ValueError(f"num_target={p['num_target']} but y has {k} column(s); leave "
+                         "num_target out, it is taken from y")
+    return p if k == p["num_target"] else validate_params(dict(params or {}, num_target=k))
+
+
+def _one_of(name, value, other_name, other):
+    """An argument XGBoost spells differently: either spelling, not both."""
+    if value is not None and other is not None:
+        raise TypeError(f"{name} and {other_name} are the same argument; pass one")
+    return other if value is None else value
 
 
 def _agree(collective, flag):
@@ -265,6 +341,17 @@ def _add_tree(backend, data, tree, rows, column):
                                    forest.tree_group, forest.tree_depth, column.reshape(-1, 1))
 
 
+def _eval_set(entry, index, train_queries, shard, booster, mapper, backend):
+    """An ``evals`` entry (a DMatrix one included) as an ``EvalSet``."""
+    entry, base_margin = compat.eval_entry(entry, index)
+    unpacked = _unpack_eval(entry, index, train_queries, shard)
+    if base_margin is not None:
+        base_margin = compat.check_base_margin(base_margin, np.shape(unpacked[2])[0],
+                                               booster.n_groups,
+                                               f"evals[{unpacked[0]!r}] base_margin")
+    return EvalSet(*unpacked, booster, mapper, backend, base_margin=base_margin)
+
+
 def _unpack_eval(entry, index, train_queries, shard):
     """An ``evals`` entry; with a ranking objective it must carry its query groups."""
     unpacked = unpack_eval(entry, index, shard)
@@ -281,7 +368,7 @@ def _check_init_model(init, p, n_features, names):
         return
     if init.n_features != n_features:
         raise ValueError(f"init_model was trained on {init.n_features} features but X has {n_features}")
-    same = ("objective", "num_class") + (("quantile_alpha",) if p["objective"] == "reg:quantileerror"
+    same = ("objective", "num_class", "num_target") + (("quantile_alpha",) if p["objective"] == "reg:quantileerror"
                                          else ())
     for key in same:  # the output groups and their base margins must mean the same
         if init.params[key] != p[key]:
