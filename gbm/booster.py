@@ -205,9 +205,25 @@ class Booster:
         """A pandas DataFrame with one row per node (XGBoost's columns; see gbm.dump)."""
         return dump.trees_to_dataframe(self)
 
-    def save_model(self, path):
-        """Write the model as versioned JSON (see docs/model_format.md)."""
+    def save_model(self, path, format="gbm"):
+        """Write the model as versioned JSON (see docs/model_format.md); with
+        ``format="xgboost"``, in XGBoost's JSON model schema, which
+        ``xgboost.Booster(model_file=path)`` loads (see gbm.xgboost_format)."""
+        if format == "xgboost":
+            from .xgboost_format import save_xgboost
+
+            return save_xgboost(self, path)
+        if format != "gbm":
+            raise ValueError(f"format must be 'gbm' or 'xgboost', got {format!r}")
         model_io.save(self, path)
+
+    @classmethod
+    def from_xgboost(cls, model):
+        """Import an XGBoost tree model: an ``xgboost.Booster``, a path to its JSON file,
+        its JSON text or dict (see gbm.xgboost_format.from_xgboost)."""
+        from .xgboost_format import from_xgboost
+
+        return from_xgboost(cls, model)
 
     @classmethod
     def load_model(cls, path):
