@@ -1,5 +1,6 @@
 """Installs the ``gbm`` package and its kernels (the top-level ``kernels/`` folder) as
-``gbm.kernels``."""
+``gbm.kernels``. The distribution is named ``detgbm`` (deterministic gbm): ``gbm`` on the
+package index is an unrelated project. The module is still ``import gbm``."""
 from setuptools import setup
 
 DEV = [
@@ -21,7 +22,7 @@ DASK = ["dask[distributed]==2026.7.1", "distributed==2026.7.1"]
 GPU = ["numba-cuda[cu12]==0.30.*", "cupy-cuda12x", "dask-cuda==26.10.*"]
 
 setup(
-    name="gbm",
+    name="detgbm",
     version="0.1.0",
     description="Deterministic histogram gradient boosting on CPU (Numba), GPU and Dask",
     long_description=open("README.md", encoding="utf-8").read(),

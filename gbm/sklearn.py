@@ -226,7 +226,8 @@ class _GBMBase(BaseEstimator):
     @property
     def feature_importances_(self):
         """Total gain of each feature's splits, divided by the sum over features
-        (float64, (n_features,)); what XGBoost's estimators report by default."""
+        (float64, (n_features,)). XGBoost's estimators default to the *average* gain per
+        split ("gain"), which ranks features differently (docs/coming_from_xgboost.md)."""
         booster = self.get_booster()
         gains = booster.get_score("total_gain")
         names = booster.feature_names or [f"f{i}" for i in range(booster.n_features)]
