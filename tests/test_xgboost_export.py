@@ -119,7 +119,7 @@ def test_import_of_models_xgboost_trained(params):
                                rtol=RTOL, atol=ATOL)
 
 
-def test_import_from_path_text_and_dict_and_best_iteration(tmp_path):
+def test_import_from_path_text_dict_ubj_and_best_iteration(tmp_path):
     X, y = _data(seed=4)
     booster = gbm.train({"max_depth": 2}, X[:160], y[:160], num_boost_round=30,
                         evals=[(X[160:], y[160:], "valid")], early_stopping_rounds=2)
@@ -128,7 +128,9 @@ def test_import_from_path_text_and_dict_and_best_iteration(tmp_path):
     booster.save_model(path, format="xgboost")
     assert xgb.Booster(model_file=str(path)).attr("best_iteration") == str(booster.best_iteration)
     text = path.read_text()
-    for source in (path, str(path), text, json.loads(text)):
+    ubj = tmp_path / "m.ubj"  # UBJSON: read through the installed xgboost
+    xgb.Booster(model_file=str(path)).save_model(str(ubj))
+    for source in (path, str(path), text, json.loads(text), ubj):
         imported = gbm.Booster.from_xgboost(source)
         assert imported.best_iteration == booster.best_iteration
         assert imported.num_boosted_rounds == booster.num_boosted_rounds
