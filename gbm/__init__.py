@@ -1,7 +1,7 @@
 """gbm: deterministic histogram gradient boosting (Numba CPU kernels).
 
 ``import gbm`` is light: the scikit-learn estimators (and with them scikit-learn, SciPy
-and pandas) load on first use of their names.
+and pandas) and the plots (gbm.plotting, matplotlib) load on first use of their names.
 """
 from . import threading_layer  # noqa: F401  (first: picks Numba's layer before any kernel runs)
 from . import callback
@@ -10,11 +10,13 @@ from .dmatrix import DMatrix, QuantileDMatrix
 from .training import train
 
 __version__ = "0.1.0"
-__all__ = ["Booster", "DMatrix", "QuantileDMatrix", "train", "callback", "GBMClassifier", "GBMRanker", "GBMRegressor",
-           "GBMRFClassifier", "GBMRFRegressor", "__version__"]
+__all__ = ["Booster", "DMatrix", "QuantileDMatrix", "train", "callback", "GBMClassifier",
+           "GBMRanker", "GBMRegressor", "GBMRFClassifier", "GBMRFRegressor", "plot_importance",
+           "plot_tree", "plot_metric", "__version__"]
 
 _LAZY = {"GBMClassifier": "sklearn", "GBMRanker": "sklearn", "GBMRegressor": "sklearn",
-         "GBMRFClassifier": "forest", "GBMRFRegressor": "forest"}
+         "GBMRFClassifier": "forest", "GBMRFRegressor": "forest",
+         "plot_importance": "plotting", "plot_tree": "plotting", "plot_metric": "plotting"}
 
 
 def __getattr__(name):

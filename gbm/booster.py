@@ -291,13 +291,28 @@ class Booster:
         """A pandas DataFrame with one row per node (XGBoost's columns; see gbm.dump)."""
         return dump.trees_to_dataframe(self)
 
-    def save_model(self, path):
+    def save_model(self, path, format="gbm"):
         """Write the model as versioned JSON (see docs/model_format.md). The path should
         end in ``.json``; ``.ubj`` (XGBoost's binary UBJSON) is refused, not written as
-        JSON under that name."""
+        JSON under that name. With ``format="xgboost"``, in XGBoost's JSON model schema,
+        which ``xgboost.Booster(model_file=path)`` loads (see gbm.xgboost_format)."""
         self._check_loaded()
+        if format == "xgboost":
+            from .xgboost_format import save_xgboost
+
+            return save_xgboost(self, path)
+        if format != "gbm":
+            raise ValueError(f"format must be 'gbm' or 'xgboost', got {format!r}")
         model_io.check_model_path(path)
         model_io.save(self, path)
+
+    @classmethod
+    def from_xgboost(cls, model):
+        """Import an XGBoost tree model: an ``xgboost.Booster``, a path to its JSON file,
+        its JSON text or dict (see gbm.xgboost_format.from_xgboost)."""
+        from .xgboost_format import from_xgboost
+
+        return from_xgboost(cls, model)
 
     @_instance_or_class_method
     def load_model(self_or_cls, path):

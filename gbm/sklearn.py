@@ -264,7 +264,8 @@ class _GBMBase(BaseEstimator):
         """Each feature's importance divided by the sum over features (float64,
         (n_features,)): of the kind ``importance_type`` names ("weight", "gain", "cover",
         "total_gain", "total_cover"; see ``Booster.get_score``); None = "total_gain".
-        XGBoost's estimators default to "gain" (the mean gain of a feature's splits)."""
+        XGBoost's estimators default to "gain" (the mean gain of a feature's splits), which
+        ranks features differently (docs/coming_from_xgboost.md)."""
         booster = self.get_booster()
         gains = booster.get_score(self.importance_type or "total_gain")
         names = booster.feature_names or [f"f{i}" for i in range(booster.n_features)]

@@ -13,7 +13,7 @@ from gbm.kernels import jit
 
 def test_import_gbm_loads_no_heavy_optional_modules():
     code = ("import sys, json, gbm; print(json.dumps(sorted(m for m in sys.modules if "
-            "m.split('.')[0] in ('sklearn', 'pandas', 'pyarrow', 'dask') or m in "
+            "m.split('.')[0] in ('sklearn', 'pandas', 'pyarrow', 'dask', 'matplotlib') or m in "
             "('scipy.stats', 'scipy.special', 'scipy.sparse'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []

@@ -1,0 +1,208 @@
+"""Plots with matplotlib (no graphviz): feature importances, one tree, learning curves.
+
+Each function draws on ``ax`` (a new figure's axes when None) and returns the Axes.
+matplotlib is imported when a function is called (``pip install matplotlib``, in the dev
+extra), so ``import gbm`` stays light.
+"""
+import numpy as np
+
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as err:
+        raise ImportError("gbm's plots need matplotlib: pip install matplotlib") from err
+    return plt
+
+
+def _axes(ax, figsize=None):
+    if ax is not None:
+        return ax
+    _, ax = _pyplot().subplots(figsize=figsize)
+    return ax
+
+
+def _booster(model):
+    """A gbm Booster from a Booster or a fitted estimator."""
+    if hasattr(model, "get_booster"):
+        return model.get_booster()
+    if hasattr(model, "get_score") and hasattr(model, "trees"):
+        return model
+    raise TypeError(f"expected a gbm Booster or a fitted gbm estimator, got {type(model).__name__}")
+
+
+def plot_importance(model, ax=None, importance_type="weight", max_num_features=None,
+                    title="Feature importance", xlabel=None, ylabel="Features",
+                    show_values=True, height=0.6, color=None, grid=True):
+    """Horizontal bars of the features' importances, largest on top.
+
+    Parameters
+    ----------
+    model : Booster, fitted estimator, or dict (feature name -> importance, as
+        ``Booster.get_score`` returns)
+    importance_type : "weight" (default, as XGBoost's ``plot_importance``), "gain",
+        "cover", "total_gain" or "total_cover" (see ``Booster.get_score``)
+    max_num_features : int, optional; only the largest ones
+    show_values : bool; write each bar's value at its end
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    scores = model if isinstance(model, dict) else _booster(model).get_score(importance_type)
+    if not scores:
+        raise ValueError("the model has no split, so no feature importance to plot")
+    items = sorted(scores.items(), key=lambda kv: kv[1])
+    if max_num_features is not None:
+        if int(max_num_features) < 1:
+            raise ValueError(f"max_num_features must be >= 1, got {max_num_features}")
+        items = items[-int(max_num_features):]
+    names, values = [k for k, _ in items], np.array([v for _, v in items], dtype=float)
+    ax = _axes(ax, figsize=(6, max(2.5, 0.35 * len(items) + 1)))
+    ylocs = np.arange(len(items))
+    ax.barh(ylocs, values, height=height, align="center", color=color)
+    if show_values:
+        for y, v in zip(ylocs, values):
+            text = f"{v:.0f}" if importance_type == "weight" else f"{v:.3g}"
+            ax.text(v, y, " " + text, va="center")
+    ax.set_yticks(ylocs)
+    ax.set_yticklabels(names)
+    ax.set_xlim(0, values.max() * 1.15 if values.max() > 0 else 1)
+    ax.set_ylim(-1, len(items))
+    ax.set_xlabel(xlabel if xlabel is not None else importance_type.replace("_", " "))
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(grid, axis="x", alpha=0.3)
+    return ax
+
+
+def _node_label(booster, tree, node, names, precision):
+    if tree.left_child[node] < 0:
+        return f"leaf\n{tree.value[node]:.{precision}g}"
+    feature = int(tree.split_feature[node])
+    name = names[feature]
+    if tree.split_type[node] == 1:  # categories in the set go right
+        codes = tree.node_categories(node)
+        labels = booster.categories[feature] if booster.categories else None
+        shown = [str(labels[c]) if labels else str(c) for c in codes]
+        text = ", ".join(shown[:4]) + (", ..." if len(shown) > 4 else "")
+        return f"{name}\nnot in {{{text}}}"
+    return f"{name} < {float(tree.threshold[node]):.{precision}g}"
+
+
+def _layout(tree):
+    """(x, depth) of every node: leaves at consecutive x in left-to-right order, an inner
+    node centred over its children."""
+    x, depth = np.zeros(tree.n_nodes), np.zeros(tree.n_nodes, dtype=int)
+    next_leaf = [0]
+
+    def place(node, d):
+        depth[node] = d
+        left = int(tree.left_child[node])
+        if left < 0:
+            x[node] = next_leaf[0]
+            next_leaf[0] += 1
+            return
+        right = int(tree.right_child[node])
+        place(left, d + 1)
+        place(right, d + 1)
+        x[node] = (x[left] + x[right]) / 2
+
+    place(0, 0)  # recursion depth = tree depth: small for the trees worth drawing
+    return x, depth
+
+
+def plot_tree(model, tree_index=0, ax=None, precision=4, fontsize=8, feature_names=None):
+    """Draw one tree: a box per node with its split (``feature < threshold``, or for a
+    categorical split the categories that go right) or leaf value; edges say which way
+    the test's yes / no and missing values go.
+
+    Parameters
+    ----------
+    model : Booster or fitted estimator
+    tree_index : int; the tree's index in ``booster.trees`` (a round holds
+        ``num_parallel_tree`` trees per output group)
+    precision : int; significant digits of thresholds and leaf values
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    booster = _booster(model)
+    n_trees = len(booster.trees)
+    if not isinstance(tree_index, (int, np.integer)) or not -n_trees <= tree_index < n_trees:
+        raise ValueError(f"tree_index must be an int in [0, {n_trees}), got {tree_index!r}")
+    tree = booster.trees[tree_index]
+    names = feature_names or booster.feature_names or [f"f{i}" for i in range(booster.n_features)]
+    x, depth = _layout(tree)
+    width, levels = max(x.max() + 1, 1), depth.max() + 1
+    ax = _axes(ax, figsize=(min(2.0 + 1.6 * width, 40), 1.0 + 1.3 * levels))
+    box = dict(boxstyle="round,pad=0.3", fc="white", ec="0.3")
+    leaf_box = dict(boxstyle="round,pad=0.3", fc="#e8f0fe", ec="0.3")
+    for node in range(tree.n_nodes):
+        left = int(tree.left_child[node])
+        if left >= 0:
+            right = int(tree.right_child[node])
+            missing_left = bool(tree.default_left[node])
+            for child, text in ((left, "yes"), (right, "no")):
+                if missing_left == (child == left):
+                    text += ", missing"
+                ax.annotate("", xy=(x[child], -depth[child]), xytext=(x[node], -depth[node]),
+                            arrowprops=dict(arrowstyle="-", color="0.5"))
+                ax.text((x[node] + x[child]) / 2, -(depth[node] + depth[child]) / 2, text,
+                        ha="center", va="center", fontsize=fontsize - 1, color="0.3",
+                        bbox=dict(fc="white", ec="none", pad=0.5))
+        ax.text(x[node], -depth[node], _node_label(booster, tree, node, names, precision),
+                ha="center", va="center", fontsize=fontsize,
+                bbox=leaf_box if left < 0 else box)
+    ax.set_xlim(-0.7, width - 0.3)
+    ax.set_ylim(-levels + 0.5, 0.5)
+    ax.set_axis_off()
+    ax.set_title(f"tree {tree_index} (output group {booster.tree_group[tree_index]})")
+    return ax
+
+
+def plot_metric(evals_result, metric=None, dataset_names=None, ax=None, title=None,
+                xlabel="round", ylabel=None, grid=True):
+    """Learning curves: a metric per round for each eval set.
+
+    Parameters
+    ----------
+    evals_result : dict (eval set name -> metric name -> list of values), as
+        ``Booster.evals_result`` or an estimator's ``evals_result()``; or a Booster or
+        fitted estimator holding one
+    metric : str, optional; which metric (default: the first one recorded)
+    dataset_names : list of str, optional; which eval sets (default: all)
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    if not isinstance(evals_result, dict):
+        if callable(getattr(evals_result, "evals_result", None)):
+            evals_result = evals_result.evals_result()
+        else:
+            evals_result = getattr(evals_result, "evals_result", None)
+        if not isinstance(evals_result, dict):
+            raise TypeError("evals_result must be a dict, a Booster or a fitted estimator")
+    if not evals_result:
+        raise ValueError("evals_result is empty: train with eval sets (evals= or eval_set=)")
+    names = list(evals_result) if dataset_names is None else list(dataset_names)
+    for name in names:
+        if name not in evals_result:
+            raise ValueError(f"no eval set {name!r}; evals_result holds {list(evals_result)}")
+    if metric is None:
+        metric = next(iter(evals_result[names[0]]))
+    ax = _axes(ax, figsize=(6, 4))
+    for name in names:
+        if metric not in evals_result[name]:
+            raise ValueError(f"eval set {name!r} has no metric {metric!r}; it has "
+                             f"{list(evals_result[name])}")
+        values = evals_result[name][metric]
+        ax.plot(np.arange(len(values)), values, label=name)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel if ylabel is not None else metric)
+    ax.set_title(title if title is not None else f"{metric} per round")
+    ax.legend()
+    ax.grid(grid, alpha=0.3)
+    return ax

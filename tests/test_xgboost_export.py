@@ -1,0 +1,172 @@
+"""XGBoost's JSON model format both ways (gbm.xgboost_format): xgboost loads what gbm
+exports and predicts the same to float32 rounding; gbm imports xgboost's models."""
+import json
+
+import numpy as np
+import pytest
+
+import gbm
+
+xgb = pytest.importorskip("xgboost")
+
+RTOL, ATOL = 1e-5, 1e-5  # XGBoost sums float32 leaf values, gbm float64
+
+
+def _data(n=240, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4)).astype(np.float32)
+    X[rng.random((n, 4)) < 0.1] = np.nan  # default directions are exported too
+    y = np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) ** 2 + 0.3 * rng.normal(size=n)
+    return X, y
+
+
+def _exported(booster, tmp_path, name="m.json"):
+    path = tmp_path / name
+    booster.save_model(path, format="xgboost")
+    return xgb.Booster(model_file=str(path))
+
+
+def _labels(objective, y):
+    if objective in ("count:poisson", "reg:gamma", "reg:tweedie"):
+        return np.exp(y / 3)
+    if objective == "binary:logistic":
+        return (y > 0.5).astype(float)
+    if objective.startswith(("multi:", "rank:")):
+        return np.digitize(y, [0.0, 1.5]).astype(float)
+    return y
+
+
+OBJECTIVES = ["reg:squarederror", "reg:absoluteerror", "reg:pseudohubererror",
+              "reg:quantileerror", "count:poisson", "reg:gamma", "reg:tweedie",
+              "binary:logistic", "multi:softprob", "multi:softmax", "rank:pairwise",
+              "rank:ndcg"]
+
+
+@pytest.mark.parametrize("objective", OBJECTIVES)
+def test_xgboost_loads_the_export_and_predicts_the_same(objective, tmp_path):
+    X, y = _data()
+    params = {"objective": objective, "max_depth": 3}
+    extra = {}
+    if objective.startswith("multi:"):
+        params["num_class"] = 3
+    if objective == "reg:quantileerror":
+        params["quantile_alpha"] = [0.2, 0.8]  # two outputs, two base scores
+    if objective.startswith("rank:"):
+        extra["qid"] = np.repeat(np.arange(12), 20)
+    booster = gbm.train(params, X, _labels(objective, y), num_boost_round=4, **extra)
+    xb = _exported(booster, tmp_path)
+    dm = xgb.DMatrix(X)
+    expected = booster.predict(X)
+    got = xb.predict(dm)
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(xb.predict(dm, output_margin=True),
+                               booster.predict(X, output_margin=True), rtol=RTOL, atol=ATOL)
+    # and back: the imported model is the same model (leaf values now float32)
+    back = gbm.Booster.from_xgboost(xb)
+    assert back.params["objective"] == objective
+    np.testing.assert_allclose(back.predict(X), expected, rtol=RTOL, atol=ATOL)
+
+
+def test_categorical_splits_export_with_their_categories(tmp_path):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(1)
+    n = 300
+    letters = rng.choice(list("pqrstuvw"), n)
+    ints = rng.choice([3, 5, 7, 10, 42], n)
+    x = rng.normal(size=n)
+    df = pd.DataFrame({"a": pd.Categorical(letters), "b": x, "c": ints.astype(float)})
+    y = np.isin(letters, list("psv")) * 2.0 + x + (ints == 7) * 1.5 - (ints == 42)
+    booster = gbm.train({"max_depth": 3, "max_cat_to_onehot": 1}, df, y, num_boost_round=4,
+                        categorical_features=["c"])
+    assert sum(t.has_categorical for t in booster.trees) > 0
+    xb = _exported(booster, tmp_path)
+    expected = booster.predict(df)
+    # xgboost re-codes category columns by label, also when their order differs
+    shuffled = df.assign(a=df["a"].cat.reorder_categories(list("wvutsrqp")),
+                         c=pd.Categorical(ints, categories=[42, 10, 7, 5, 3]))
+    got = xb.predict(xgb.DMatrix(shuffled, enable_categorical=True))
+    np.testing.assert_allclose(got, expected, rtol=RTOL, atol=ATOL)
+    back = gbm.Booster.from_xgboost(xb)
+    assert back.categories == booster.categories
+    np.testing.assert_allclose(back.predict(df), expected, rtol=RTOL, atol=ATOL)
+
+
+def test_forest_rounds_export_with_iteration_indptr(tmp_path):
+    X, y = _data(seed=2)
+    params = {"num_parallel_tree": 3, "subsample": 0.7, "colsample_bynode": 0.6,
+              "learning_rate": 1.0, "max_depth": 3}
+    booster = gbm.train(params, X, y, num_boost_round=2)
+    xb = _exported(booster, tmp_path)
+    dm = xgb.DMatrix(X)
+    for rounds in [(0, 0), (0, 1), (1, 2)]:
+        np.testing.assert_allclose(xb.predict(dm, iteration_range=rounds),
+                                   booster.predict(X, iteration_range=rounds),
+                                   rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("params", [
+    {"objective": "multi:softprob", "num_class": 3},
+    {"objective": "binary:logistic", "num_parallel_tree": 2, "subsample": 0.6},
+    {"objective": "reg:squarederror", "booster": "dart", "rate_drop": 0.3},
+], ids=["multiclass", "forest", "dart"])
+def test_import_of_models_xgboost_trained(params):
+    X, y = _data(seed=3)
+    label = _labels(params["objective"], y)
+    xb = xgb.train(dict(params, max_depth=3), xgb.DMatrix(X, label=label), 4)
+    imported = gbm.Booster.from_xgboost(xb)
+    np.testing.assert_allclose(imported.predict(X), xb.predict(xgb.DMatrix(X)),
+                               rtol=RTOL, atol=ATOL)
+
+
+def test_import_from_path_text_dict_ubj_and_best_iteration(tmp_path):
+    X, y = _data(seed=4)
+    booster = gbm.train({"max_depth": 2}, X[:160], y[:160], num_boost_round=30,
+                        evals=[(X[160:], y[160:], "valid")], early_stopping_rounds=2)
+    assert booster.best_iteration is not None  # early stopping stopped before round 30
+    path = tmp_path / "m.json"
+    booster.save_model(path, format="xgboost")
+    assert xgb.Booster(model_file=str(path)).attr("best_iteration") == str(booster.best_iteration)
+    text = path.read_text()
+    ubj = tmp_path / "m.ubj"  # UBJSON: read through the installed xgboost
+    xgb.Booster(model_file=str(path)).save_model(str(ubj))
+    for source in (path, str(path), text, json.loads(text), ubj):
+        imported = gbm.Booster.from_xgboost(source)
+        assert imported.best_iteration == booster.best_iteration
+        assert imported.num_boosted_rounds == booster.num_boosted_rounds
+        np.testing.assert_allclose(imported.predict(X), booster.predict(X), rtol=RTOL, atol=ATOL)
+
+
+def test_unsupported_xgboost_models_are_clear_errors():
+    X, y = _data(seed=5)
+    linear = xgb.train({"booster": "gblinear"}, xgb.DMatrix(X, label=y), 2)
+    with pytest.raises(ValueError, match="gblinear"):
+        gbm.Booster.from_xgboost(linear)
+    cox = xgb.train({"objective": "survival:cox", "max_depth": 2},
+                    xgb.DMatrix(X, label=np.abs(y) + 0.1), 2)
+    with pytest.raises(ValueError, match="survival:cox"):
+        gbm.Booster.from_xgboost(cox)
+    with pytest.raises(ValueError, match="not an XGBoost JSON model"):
+        gbm.Booster.from_xgboost({"format": "gbm-model"})
+    with pytest.raises(ValueError, match="format must be"):
+        gbm.train({"max_depth": 1}, X, y, 1).save_model("unused.json", format="lightgbm")
+
+
+@pytest.mark.parametrize("objective", ["reg:squarederror", "multi:softprob"])
+def test_shap_tree_explainer_on_the_export_gives_gbm_contributions(objective, tmp_path):
+    shap = pytest.importorskip("shap")
+    X, y = _data(seed=6)
+    params = {"objective": objective, "max_depth": 3}
+    if objective == "multi:softprob":
+        params["num_class"] = 3
+    booster = gbm.train(params, X, _labels(objective, y), num_boost_round=4)
+    explainer = shap.TreeExplainer(_exported(booster, tmp_path))
+    values = np.asarray(explainer.shap_values(X))
+    contribs = booster.predict(X, pred_contribs=True)
+    if contribs.ndim == 3:  # (n, groups, features + 1); shap gives (n, features, groups)
+        values = np.moveaxis(values, -1, 1)
+        bias = contribs[0, :, -1]
+    else:
+        bias = contribs[0, -1]
+    np.testing.assert_allclose(values, contribs[..., :-1], rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(explainer.expected_value, bias, rtol=RTOL, atol=ATOL)
