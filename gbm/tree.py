@@ -57,7 +57,8 @@ class Tree:
         """The codes in a categorical node's set (those that go right), increasing."""
         row = int(self.split_type[:node].sum())
         bits = self.cat_bits[row]
-        return [c for c in range(32 * bits.shape[0]) if (int(bits[c >> 5]) >> (c & 31)) & 1]
+        words = np.ascontiguousarray(bits, dtype="<u4")  # little-endian: code c is bit c
+        return np.flatnonzero(np.unpackbits(words.view(np.uint8), bitorder="little")).tolist()
 
     @property
     def n_nodes(self):

@@ -104,6 +104,9 @@ def test_unseen_categories_go_the_missing_way(zip_model):
     missing[:, 0] = np.nan
     np.testing.assert_array_equal(booster.predict(unseen), booster.predict(missing))
     assert not np.array_equal(booster.predict(rows), booster.predict(missing))
+    contribs = booster.predict(unseen, pred_contribs=True)  # TreeSHAP walks the wide sets
+    np.testing.assert_allclose(contribs.sum(axis=1), booster.predict(unseen, output_margin=True),
+                               rtol=1e-9, atol=1e-9)
 
 
 def test_65536_categories_are_accepted():
