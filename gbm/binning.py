@@ -297,18 +297,19 @@ class BinMapper:
         # NumPy's sorts release the GIL: features are cut in parallel threads.
         with ThreadPoolExecutor(max_workers=max(1, n_threads)) as pool:
             self.cuts = list(pool.map(cuts_of, range(n_features)))
-        self._set_layout()
+        self._set_layout(has_missing)
         return self
 
-    def _set_layout(self):
-        """``n_bins``, the histogram layout and the bins' dtype, from ``cuts``."""
+    def _set_layout(self, has_missing=None):
+        """``n_bins``, the histogram layout and the bins' dtype, from ``cuts``;
+        ``has_missing`` (per feature, optional): which features' training rows hold
+        missing values, whose missing bin must be stored."""
         self.n_bins = np.array([c.size + 1 for c in self.cuts], dtype=np.int32)
         self.feature_offsets = np.concatenate(([0], np.cumsum(self.n_bins + 1))).astype(np.int32)
-        widest = int(self.n_bins.max(initial=1))
-        # max_bin > 256 lets a feature with missing values take 256 value bins: its missing
-        # bin, 256, needs uint16 then
-        wide = widest > 256 or (widest == 256 and self.max_bin > 256)
-        self.bin_dtype = WIDE_BIN_DTYPE if wide else BIN_DTYPE
+        largest = self.n_bins.max(initial=1)
+        if has_missing is not None:  # a missing bin 256 (256 categories, or max_bin > 256)
+            largest = max(largest, (self.n_bins + 1)[np.asarray(has_missing, bool)].max(initial=1))
+        self.bin_dtype = BIN_DTYPE if largest <= 256 else WIDE_BIN_DTYPE
 
     def padded_cuts(self):
         """float32 (n_features, width): each feature's cuts, then +inf; ``width`` a power
@@ -323,7 +324,7 @@ class BinMapper:
     def from_cuts(cls, cuts, max_bin=256):
         mapper = cls(max_bin=max_bin)
         mapper.cuts = [np.asarray(c, dtype=np.float32) for c in cuts]
-        mapper._set_layout()
+        mapper._set_layout()  # uint8 up to 256 value bins: transform refuses a missing bin 256
         return mapper
 
     def transform(self, X, kernels=None, xp=np, fitted_on_X=False):

@@ -172,6 +172,22 @@ def test_max_bin_257_with_256_distinct_values_and_missing_goes_wide():
     assert mapper.transform(X)[-1, 0] == 256
 
 
+def test_256_categories_with_missing_values_go_wide():
+    # codes 0..255 fill a byte: the missing bin, 256, needs uint16
+    rng = np.random.default_rng(4)
+    X = (np.arange(3000) % 256).astype(np.float32)[:, None]
+    X[::7] = np.nan
+    y = np.where(np.isnan(X[:, 0]), 3.0, X[:, 0] % 2) + 0.01 * rng.normal(size=3000)
+    mapper = BinMapper().fit(X, n_categories=np.array([256]))
+    assert mapper.n_bins[0] == 256 and mapper.bin_dtype == np.uint16
+    assert mapper.transform(X, fitted_on_X=True)[0, 0] == 256
+    b = gbm.train({"max_depth": 3, "n_jobs": 1}, X, y, 20, categorical_features=[0])
+    pred = b.predict(X)  # missing rows (y = 3) are told apart from codes 0 and 255 (y = 0, 1)
+    missing, code = np.isnan(X[:, 0]), X[:, 0]
+    assert pred[missing].min() > 2.5 and pred[code == 0].max() < 0.5
+    assert pred[code == 255].min() > 0.5 and pred[code == 255].max() < 1.5
+
+
 # -- kernels against their NumPy twins on uint16 bins and wide category sets -------------
 
 def wide_data(rng, n_rows, n_bins, n_nodes):
