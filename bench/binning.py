@@ -341,8 +341,8 @@ def main(argv=None, prog=None):
                     "--rows, --rounds and --depth)")
     args = ap.parse_args(argv)
     args.shapes, max_bins = args.shapes.split(","), args.max_bins.split(",")
-    if not all(b.isdigit() and 2 <= int(b) <= 256 for b in max_bins):
-        ap.error(f"--max-bins must be integers from 2 to 256, got {args.max_bins!r}")
+    if not all(b.isdigit() and 2 <= int(b) <= 1024 for b in max_bins):
+        ap.error(f"--max-bins must be integers from 2 to 1024, got {args.max_bins!r}")
     args.max_bins = [int(b) for b in max_bins]
     bad = [s for s in args.shapes if s not in SHAPES]
     if bad or args.seeds < 1 or args.rows < 100 or args.processes < 1:

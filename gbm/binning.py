@@ -21,10 +21,13 @@ Layout of one feature with ``n`` value bins (``cuts`` holds ``n - 1`` increasing
     bin:    0          1                 n-1          n
     value:  x < c[0] | c[0] <= x < c[1] | ... | x >= c[n-2] | NaN (missing)
 
-so "bin <= b goes left" is exactly "x < cuts[b]": XGBoost's ``split_condition``. A feature
-that holds missing values keeps at most 255 value bins so that its missing bin still fits
-in one byte; a feature with no missing values may use all 256 (its missing bin, 256, is then
-never stored and reads as an empty histogram slot).
+so "bin <= b goes left" is exactly "x < cuts[b]": XGBoost's ``split_condition``. With
+``max_bin <= 256`` bins are ``uint8``: a feature that holds missing values keeps at most 255
+value bins so that its missing bin still fits in one byte; a feature with no missing values
+may use all 256 (its missing bin, 256, is then never stored and reads as an empty histogram
+slot). Above 256 bins (``max_bin`` up to 1,024, or a categorical feature with more than 256
+categories) the whole matrix is ``uint16``, and only a feature with all 65,536 codes is left
+without a missing bin (gbm.categorical refuses missing values there).
 """
 import heapq
 from concurrent.futures import ThreadPoolExecutor
@@ -287,20 +290,26 @@ class BinMapper:
                 return np.arange(1, max(1, n_categories[f]), dtype=np.float32)
             col = Xs[:, f]
             ok = ~np.isnan(col)
-            limit = min(self.max_bin, 255) if has_missing[f] else self.max_bin
+            narrow = has_missing[f] and self.max_bin <= 256  # the missing bin fits a uint8
+            limit = min(self.max_bin, 255) if narrow else self.max_bin
             return feature_cuts(col[ok], ws[ok], limit)
 
         # NumPy's sorts release the GIL: features are cut in parallel threads.
         with ThreadPoolExecutor(max_workers=max(1, n_threads)) as pool:
             self.cuts = list(pool.map(cuts_of, range(n_features)))
-        self._set_layout()
+        self._set_layout(has_missing)
         return self
 
-    def _set_layout(self):
-        """``n_bins``, the histogram layout and the bins' dtype, from ``cuts``."""
+    def _set_layout(self, has_missing=None):
+        """``n_bins``, the histogram layout and the bins' dtype, from ``cuts``;
+        ``has_missing`` (per feature, optional): which features' training rows hold
+        missing values, whose missing bin must be stored."""
         self.n_bins = np.array([c.size + 1 for c in self.cuts], dtype=np.int32)
         self.feature_offsets = np.concatenate(([0], np.cumsum(self.n_bins + 1))).astype(np.int32)
-        self.bin_dtype = BIN_DTYPE if self.n_bins.max(initial=1) <= 256 else WIDE_BIN_DTYPE
+        largest = self.n_bins.max(initial=1)
+        if has_missing is not None:  # a missing bin 256 (256 categories, or max_bin > 256)
+            largest = max(largest, (self.n_bins + 1)[np.asarray(has_missing, bool)].max(initial=1))
+        self.bin_dtype = BIN_DTYPE if largest <= 256 else WIDE_BIN_DTYPE
 
     def padded_cuts(self):
         """float32 (n_features, width): each feature's cuts, then +inf; ``width`` a power
@@ -315,7 +324,7 @@ class BinMapper:
     def from_cuts(cls, cuts, max_bin=256):
         mapper = cls(max_bin=max_bin)
         mapper.cuts = [np.asarray(c, dtype=np.float32) for c in cuts]
-        mapper._set_layout()
+        mapper._set_layout()  # uint8 up to 256 value bins: transform refuses a missing bin 256
         return mapper
 
     def transform(self, X, kernels=None, xp=np, fitted_on_X=False):
@@ -324,19 +333,21 @@ class BinMapper:
         GPU) and ``kernels`` (its kernels) the bins are made and kept where ``xp`` lives.
 
         A value is placed by its position among the cuts; NaN goes to the missing bin
-        ``n_bins[f]``. A feature that had no missing values at fit and 256 value bins
-        cannot store a missing bin in a byte: such rows are rejected (``fitted_on_X``: X
-        is the data ``fit`` saw, which cannot hold such rows).
+        ``n_bins[f]``. A feature that had no missing values at fit and as many value bins
+        as the dtype has symbols (256 in uint8, 65,536 in uint16) cannot store a missing
+        bin: such rows are rejected (``fitted_on_X``: X is the data ``fit`` saw, which
+        cannot hold such rows).
         """
         if kernels is None:
             from .kernels import cpu as kernels
-        if self.bin_dtype == BIN_DTYPE and not fitted_on_X:
-            for f in np.flatnonzero(self.n_bins > 255):
+        if not fitted_on_X:
+            largest = np.iinfo(self.bin_dtype).max
+            for f in np.flatnonzero(self.n_bins > largest):
                 if np.isnan(X[:, f]).any():
                     raise ValueError(
                         f"feature {f} has missing values here but had none when the bins were "
-                        "learned with 256 value bins; bin it together with the training data"
-                    )
+                        f"learned with {largest + 1} value bins; bin it together with the "
+                        "training data")
         out = xp.empty(X.shape, dtype=self.bin_dtype)
         X = xp.ascontiguousarray(xp.asarray(X), dtype=np.float32)
         kernels.bin_values(X, self.padded_cuts(), self.n_bins, out)

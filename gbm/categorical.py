@@ -24,7 +24,10 @@ import numpy as np
 from .collective import LOCAL
 from .data import FLOAT, check_X, feature_names_of, to_host
 
-MAX_CATEGORIES = 255  # codes 0..254, and the missing bin 255 still fits in a uint8 bin
+# Codes 0 .. 65535 are uint16 bins (gbm.binning stores a feature with more than 256 bins so);
+# a feature with all 65,536 categories has no symbol left for its missing bin, so its
+# training rows may not have missing values (as a numeric feature's 256 uint8 bins).
+MAX_CATEGORIES = 65536
 MAX_CATEGORY_VALUE = 2**24  # float32 holds every integer below this exactly
 
 
@@ -157,9 +160,27 @@ def fit_categories(X, categorical_features=None, feature_names=None, name="X",
         if len(labels) > MAX_CATEGORIES:
             raise ValueError(
                 f"{name} column {column} has {len(labels)} categories; a categorical feature may "
-                f"have at most {MAX_CATEGORIES} (its bins are uint8, one bin kept for missing)")
+                f"have at most {MAX_CATEGORIES} (its codes are uint16 bins)")
     _encode(frame, arr, categories, cat_cols, feature_names, name)
+    _check_missing_fits(arr, categories, feature_names, name, collective)
     return arr, categories
+
+
+def _check_missing_fits(arr, categories, feature_names, name, collective):
+    """A feature with ``MAX_CATEGORIES`` categories fills every uint16 symbol with a code:
+    its missing values would have no bin (on any rank)."""
+    full = [f for f, labels in enumerate(categories)
+            if labels is not None and len(labels) == MAX_CATEGORIES]
+    if not full:
+        return
+    local = np.array([np.isnan(arr[:, f]).any() for f in full], dtype=np.uint8)
+    missing = collective.allreduce(local, "max")
+    for f, has_missing in zip(full, missing):
+        if has_missing:
+            raise ValueError(
+                f"{name} column {_column_name(feature_names, f)} has {MAX_CATEGORIES} categories "
+                "and missing values; with every uint16 bin a category, missing values have no "
+                f"bin: merge two categories or give it at most {MAX_CATEGORIES - 1} categories")
 
 
 def _merge_categories(per_rank, order, feature_names):

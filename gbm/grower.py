@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .constraints import allowed_features
-from .kernels.layout import CAT_WORDS
+from .kernels.layout import cat_words
 from .tree import NODE_FIELDS, Tree
 
 _MIN_GAIN = 1e-6  # a split must reduce the loss by more than this (XGBoost's kRtEps)
@@ -65,14 +65,22 @@ class TreeData:
     def n_slots(self):
         return int(self.feature_offsets[-1])
 
+    @property
+    def cat_words(self):
+        """uint32 words of a category set: enough for the widest categorical feature's
+        codes (``CAT_WORDS``, 256 codes, unless a feature has more)."""
+        cat = np.asarray(self.is_categorical) == 1
+        return cat_words(np.asarray(self.n_bins)[cat].max(initial=0))
+
 
 class _Nodes:
     """The tree under construction: one row per node, in creation order."""
 
-    def __init__(self, n_features, capacity, with_paths):
+    def __init__(self, n_features, capacity, with_paths, cat_words):
         self.n = 0
         self.capacity = 0
         self.n_features = n_features
+        self.cat_words = cat_words
         self.with_paths = with_paths
         self._grow(max(capacity, 1))
 
@@ -89,7 +97,7 @@ class _Nodes:
                 ("bounds", (2,), np.float64, 0.0), ("feature", (), np.int32, -1),
                 ("split_bin", (), np.int32, 0), ("default_left", (), np.uint8, 0),
                 ("split_type", (), np.uint8, 0), ("gain", (), np.float64, 0.0),
-                ("left", (), np.int32, -1), ("cat_bits", (CAT_WORDS,), np.uint32, 0)):
+                ("left", (), np.int32, -1), ("cat_bits", (self.cat_words,), np.uint32, 0)):
             resized(name, shape, dtype, fill)
         if self.with_paths:  # features split on between the root and each node
             resized("path", (self.n_features,), bool, False)
@@ -173,7 +181,8 @@ class TreeGrower:
                                       params["max_delta_step"], params["min_child_weight"]])
         max_depth, max_leaves = params["max_depth"], params["max_leaves"]
         capacity = 2 * max_leaves - 1 if max_leaves else 2 ** (min(max_depth, 10) + 1) - 1
-        self.nodes = _Nodes(data.n_features, capacity, data.interaction is not None)
+        self.nodes = _Nodes(data.n_features, capacity, data.interaction is not None,
+                            data.cat_words)
         self.has_monotone = bool(data.monotone.any())
 
     def _can_split_deeper(self, depth):
@@ -219,7 +228,7 @@ class TreeGrower:
         n = ids.shape[0]
         out = _Splits(np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32),
                       np.empty(n, np.uint8), np.empty((n, 2), np.int64),
-                      np.empty((n, CAT_WORDS), np.uint32), None)
+                      np.empty((n, nodes.cat_words), np.uint32), None)
         with self.backend.threads(hist.size // 2):
             self.k.evaluate_splits(hist, data.feature_offsets, data.is_categorical,
                                    nodes.sums[ids], self._feature_mask(ids), data.monotone,

@@ -28,13 +28,15 @@ import numpy as np
 from .categorical import MAX_CATEGORIES
 from .objectives import get_objective
 from .params import RUN_SETTINGS, SPEC, validate_params
+from .kernels.layout import cat_words
 from .tree import CAT_WORDS, NODE_FIELDS, Tree
 
 FORMAT = "gbm-model"
 READABLE = (1, 2, 3, 4)
 MAX_NESTING = 16  # gbm writes at most 4 levels (trees -> tree -> cat_bits -> words)
 MAX_TREE_DEPTH = 1 << 20  # levels; a chain that deep is 2 million nodes
-MAX_CUTS = 255  # bin edges per feature: uint8 bins, see gbm.binning
+MAX_CUTS = 1023  # bin edges per numeric feature: max_bin <= 1024, see gbm.binning
+MAX_CATEGORICAL_CUTS = MAX_CATEGORIES - 1  # a categorical feature's: one per code but 0
 INT64 = (-(1 << 63), (1 << 63) - 1)
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
@@ -228,15 +230,19 @@ def check_base_margin(values, n_groups):
     return base
 
 
-def check_cuts(cuts, n_features):
-    """Per feature, at most ``MAX_CUTS`` float32 bin edges, strictly increasing."""
+def check_cuts(cuts, n_features, n_categories=None):
+    """Per feature, float32 bin edges, strictly increasing: at most ``MAX_CUTS`` for a
+    numeric feature, ``MAX_CATEGORICAL_CUTS`` for a categorical one (``n_categories``
+    >= 0; None: every feature numeric)."""
     if type(cuts) is not list or len(cuts) != n_features:
         raise InvalidModel(f"cuts must be a list of {n_features} lists (one per feature)")
     out = []
     for f, values in enumerate(cuts):
         arr = _float32(values, f"cuts[{f}]")
-        if arr.size > MAX_CUTS:
-            raise InvalidModel(f"cuts[{f}] has {arr.size} bin edges; at most {MAX_CUTS}")
+        most = MAX_CATEGORICAL_CUTS if n_categories is not None and n_categories[f] >= 0 \
+            else MAX_CUTS
+        if arr.size > most:
+            raise InvalidModel(f"cuts[{f}] has {arr.size} bin edges; at most {most}")
         if (np.diff(arr) <= 0).any():
             raise InvalidModel(f"cuts[{f}] is not strictly increasing (as float32)")
         out.append(arr)
@@ -404,10 +410,16 @@ def _check_node_values(arrays, name, n_features):
 
 
 def _cat_bits(rows, path):
-    if type(rows) is not list or any(type(r) is not list or len(r) != CAT_WORDS for r in rows):
-        raise InvalidModel(f"{path} must be a list of lists of {CAT_WORDS} integers")
+    """Rows of one width: ``CAT_WORDS`` words, or more (up to the words of
+    ``MAX_CATEGORIES`` codes) in a tree that splits features with more categories."""
+    most = cat_words(MAX_CATEGORIES)
+    width = len(rows[0]) if type(rows) is list and rows and type(rows[0]) is list else CAT_WORDS
+    if type(rows) is not list or not CAT_WORDS <= width <= most or any(
+            type(r) is not list or len(r) != width for r in rows):
+        raise InvalidModel(f"{path} must be a list of lists of integers, all of one length "
+                           f"from {CAT_WORDS} to {most}")
     words = _integers([w for r in rows for w in r], path, np.uint32)
-    return words.reshape(len(rows), CAT_WORDS)
+    return words.reshape(len(rows), width)
 
 
 def _check_categorical_nodes(tree, n_categories, name):
@@ -418,9 +430,9 @@ def _check_categorical_nodes(tree, n_categories, name):
     is_cat = tree.split_type == 1
     if (is_cat & (tree.left_child < 0)).any():
         raise InvalidModel(f"{name} has a leaf marked as a categorical split")
-    if tree.cat_bits.shape != (int(is_cat.sum()), CAT_WORDS):
-        raise InvalidModel(f"{name} has cat_bits of shape {tree.cat_bits.shape}, expected "
-                           f"({int(is_cat.sum())}, {CAT_WORDS}): one set per categorical node")
+    if tree.cat_bits.shape[0] != int(is_cat.sum()):
+        raise InvalidModel(f"{name} has {tree.cat_bits.shape[0]} rows of cat_bits, expected "
+                           f"{int(is_cat.sum())}: one set per categorical node")
     for row, node in enumerate(np.flatnonzero(is_cat)):
         feature = int(tree.split_feature[node])
         n = int(n_categories[feature])
@@ -513,7 +525,7 @@ def check_model(d):
     check_prediction_range(trees, base_margin)
     return {"params": params, "n_features": n_features,
             "feature_names": check_feature_names(d["feature_names"], n_features),
-            "base_margin": base_margin, "cuts": check_cuts(d["cuts"], n_features),
+            "base_margin": base_margin, "cuts": check_cuts(d["cuts"], n_features, n_categories),
             "categories": categories, "trees": trees, "groups": groups,
             "iteration_indptr": indptr, "best_iteration": best_iteration,
             "best_score": best_score,

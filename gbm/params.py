@@ -206,7 +206,8 @@ SPEC = {
     "num_parallel_tree": (1, _int(1), "trees grown per round and output group from the same "
                           "gradients, each from its own row and column sample; > 1 with "
                           "learning_rate 1 and one round is a random forest"),
-    "max_bin": (256, _int(2, 256), "most value bins per feature (one more holds missing values)"),
+    "max_bin": (256, _int(2, 1024), "most value bins per numeric feature (one more holds missing "
+                "values); above 256 the bins are stored as uint16"),
     "base_score": (None, _optional(_real()), "initial prediction; None = estimated from the labels"),
     "n_jobs": (None, _n_jobs, "CPU threads; None or -1 = all cores"),
     "random_state": (0, _seed, "seed of the binning sample and of row and column sampling"),

@@ -24,9 +24,10 @@ class Tree:
     """One regression tree. Every ``NODE_FIELDS`` field is an array of length ``n_nodes``.
 
     Categorical splits (see gbm.categorical): ``split_type`` (uint8, per node) is 1 at a
-    categorical node, 0 elsewhere; ``cat_bits`` (uint32, (n categorical nodes, CAT_WORDS))
+    categorical node, 0 elsewhere; ``cat_bits`` (uint32, (n categorical nodes, n_words))
     holds their sets, in node order: code ``c`` is bit ``c & 31`` of word ``c >> 5``, and
-    rows whose category is in the set go to the right child. ``split_bin`` and
+    rows whose category is in the set go to the right child; ``n_words`` is ``CAT_WORDS``
+    (codes below 256), or more for features with more categories. ``split_bin`` and
     ``threshold`` are 0 at categorical nodes. Both default to "no categorical node".
     """
 
@@ -56,7 +57,8 @@ class Tree:
         """The codes in a categorical node's set (those that go right), increasing."""
         row = int(self.split_type[:node].sum())
         bits = self.cat_bits[row]
-        return [c for c in range(32 * CAT_WORDS) if (int(bits[c >> 5]) >> (c & 31)) & 1]
+        words = np.ascontiguousarray(bits, dtype="<u4")  # little-endian: code c is bit c
+        return np.flatnonzero(np.unpackbits(words.view(np.uint8), bitorder="little")).tolist()
 
     @property
     def n_nodes(self):
@@ -84,11 +86,14 @@ class Tree:
 
     def to_dict(self):
         """The node arrays as lists; ``split_type`` and ``cat_bits`` only for a tree with
-        categorical nodes (so numeric trees are written as before)."""
+        categorical nodes (so numeric trees are written as before). ``cat_bits`` rows are
+        cut to the words the tree's highest code needs, never fewer than ``CAT_WORDS``."""
         d = {name: getattr(self, name).tolist() for name in NODE_FIELDS}
         if self.has_categorical:
             d["split_type"] = self.split_type.tolist()
-            d["cat_bits"] = self.cat_bits.tolist()
+            used = np.flatnonzero(self.cat_bits.any(axis=0))
+            width = max(CAT_WORDS, int(used[-1]) + 1 if used.size else 0)
+            d["cat_bits"] = self.cat_bits[:, :width].tolist()
         return d
 
 
@@ -104,7 +109,8 @@ class Forest:
     take a fixed number of steps without asking where it is.
 
     A categorical node (``split_type`` 1) has flags bit 1 set, and its test is its row of
-    ``cat_bits`` (uint32 (n_sets, CAT_WORDS), all trees' sets stacked).
+    ``cat_bits`` (uint32 (n_sets, n_words), all trees' sets stacked, each padded with zero
+    words to the widest tree's ``n_words``).
     """
 
     def __init__(self, trees, groups):
@@ -118,9 +124,11 @@ class Forest:
             setattr(self, name, np.concatenate(parts).astype(dtype) if parts else np.empty(0, dtype))
         self.split_type = (np.concatenate([t.split_type for t in trees]).astype(np.uint8)
                            if trees else np.empty(0, np.uint8))
-        self.cat_bits = np.ascontiguousarray(
-            np.concatenate([t.cat_bits for t in trees]) if trees
-            else np.empty((0, CAT_WORDS)), dtype=np.uint32)
+        width = max([CAT_WORDS] + [t.cat_bits.shape[1] for t in trees])
+        self.cat_bits = np.ascontiguousarray(np.concatenate(
+            [t.cat_bits if t.cat_bits.shape[1] == width
+             else np.pad(t.cat_bits, ((0, 0), (0, width - t.cat_bits.shape[1]))) for t in trees])
+            if trees else np.empty((0, CAT_WORDS)), dtype=np.uint32)
         self.has_categorical = bool(self.split_type.any())
         is_cat = self.split_type == 1
         # each categorical node's row in cat_bits (-1 elsewhere)

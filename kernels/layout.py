@@ -5,14 +5,24 @@ Histograms (``ragged``, as XGBoost's cut pointers): a node's histogram is int64
 feature_offsets[f + 1] - 1``: its ``n_bins[f]`` value bins, then its missing slot. A feature
 with few bins takes few slots, whatever the others have.
 
-Categorical splits hold a set of codes as a bitset of ``CAT_WORDS`` uint32 words (code
-``c`` is bit ``c & 31`` of word ``c >> 5``); rows whose code is in the set go right.
+Categorical splits hold a set of codes as a bitset of uint32 words (code ``c`` is bit
+``c & 31`` of word ``c >> 5``); rows whose code is in the set go right. A bitset has
+``cat_words(n)`` words for features of up to ``n`` codes: ``CAT_WORDS`` (256 bits, every code
+a uint8 bin holds) or, for wider categorical features (uint16 bins), as many as they need.
+Kernels read the width from the array (``cat_bits.shape[1]``).
 
 Walk tables (``gbm.tree.Forest``): 4 int32 per node, ``(feature, left child, flags,
 test)``; ``flags`` bit 0 = missing values go left, bit 1 = categorical split (``test`` is
 then the node's row of ``cat_bits``, else a split bin or a float32 threshold's bits).
 """
-CAT_WORDS = 8  # 256 bits: every code a uint8 bin can hold
+CAT_WORDS = 8  # 256 bits: every code a uint8 bin can hold; the narrowest bitset
+
+
+def cat_words(n_codes):
+    """uint32 words of a bitset over codes ``0 .. n_codes - 1``: at least ``CAT_WORDS``."""
+    return max(CAT_WORDS, -(-int(n_codes) // 32))
+
+
 FLAG_DEFAULT_LEFT = 1
 FLAG_CATEGORICAL = 2
 

@@ -149,9 +149,9 @@ def test_bad_numeric_categories_are_rejected(values, message):
 
 
 def test_bad_categorical_input_is_rejected():
-    X = pd.DataFrame({"a": np.arange(300.0), "b": np.arange(300.0) % 3})
-    y = np.arange(300.0)
-    with pytest.raises(ValueError, match="'a' .* has 300 categories; .* at most 255"):
+    X = pd.DataFrame({"a": np.arange(65537.0), "b": np.arange(65537.0) % 3})
+    y = np.arange(65537.0)
+    with pytest.raises(ValueError, match="'a' .* has 65537 categories; .* at most 65536"):
         gbm.train({}, X, y, 1, categorical_features=["a"])
     for spec, message in [([5], r"holds 5; expected column indices in \[0, 2\)"),
                           (["zz"], "names feature 'zz'"),
@@ -255,7 +255,8 @@ def _first_cat(d):
      [d["trees"][t]["cat_bits"][0].__setitem__(i, 0) for i in range(8)], "bad category set"),
     (lambda d, t, n: d["trees"][t]["cat_bits"][0].__setitem__(7, 1 << 31), "bad category set"),
     (lambda d, t, n: d["trees"][t]["cat_bits"][0].__setitem__(0, -1), r"cat_bits holds -1, outside \[0, 4294967295\]"),
-    (lambda d, t, n: d["trees"][t]["cat_bits"].pop(), "cat_bits of shape"),
+    (lambda d, t, n: d["trees"][t]["cat_bits"].pop(), "rows of cat_bits, expected"),
+    (lambda d, t, n: d["trees"][t]["cat_bits"][0].pop(), "all of one length from 8"),
     (lambda d, t, n: d["trees"][t]["split_type"].__setitem__(-1, 1), "leaf marked"),
     (lambda d, t, n: d["trees"][t]["split_type"].__setitem__(n, 2), "not 0 or 1"),
     (lambda d, t, n: d["trees"][t]["split_feature"].__setitem__(n, 1), "on numeric feature 1"),

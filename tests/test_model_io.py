@@ -60,7 +60,7 @@ def test_foreign_file_is_rejected(tmp_path):
     (lambda d: d["trees"][0].update(split_feature=[99] + d["trees"][0]["split_feature"][1:]), "feature outside"),
     (lambda d: d["trees"][0].update(value=[0.0]), "different lengths"),
     (lambda d: d["trees"][1].update(group=7), "group 7"),
-    (lambda d: d["params"].update(max_bin=1000), "max_bin must be <= 256"),
+    (lambda d: d["params"].update(max_bin=2000), "max_bin must be <= 1024"),
     (lambda d: d["trees"].pop(), "not a multiple of 3"),
     (lambda d: d["trees"][0]["value"].__setitem__(0, float("nan")), "non-finite number NaN"),
     (lambda d: d["trees"][0]["right_child"].__setitem__(0, 5), "inconsistent children"),

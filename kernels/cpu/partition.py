@@ -48,7 +48,7 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
     node_starts, node_ends : int64 (n_nodes,)
     split_feature, split_bin : int32 (n_nodes,); default_left : uint8 (n_nodes,)
     split_type : uint8 (n_nodes,)          # 1: categorical, ``cat_bits[k]`` its set
-    cat_bits : uint32 (n_nodes, CAT_WORDS)
+    cat_bits : uint32 (n_nodes, n_words)
     n_bins : int32 (n_features,)           # a row with bin n_bins[f] is missing
     scratch : int32 (m,)                   # work space: the rows' new order, then copied back
     out_n_left : int64 (n_nodes,)          # OUT rows sent left per node

@@ -4,7 +4,6 @@ import numpy as np
 from numba import prange
 
 from ..jit import kernel
-from ..layout import CAT_WORDS
 
 _PREDICT_BLOCK = 64  # rows walked through one tree together, so the tree stays in cache
 
@@ -15,11 +14,11 @@ def categorical_goes_left(x, default_left, cat_bits, row):
 
     x : float, the row's code (NaN = missing, or a category not seen at fit)
     default_left : bool, where missing values go
-    cat_bits : uint32 (n_sets, CAT_WORDS); row : int, the node's set
+    cat_bits : uint32 (n_sets, n_words); row : int, the node's set
     A code in the set goes right, any other code left; NaN (or a value outside the codes'
     range) goes the default way. Used by the prediction kernels and TreeSHAP.
     """
-    if not (x >= 0.0 and x < 32.0 * CAT_WORDS):
+    if not (x >= 0.0 and x < 32.0 * cat_bits.shape[1]):
         return default_left
     code = np.int64(x)
     word = np.int64(cat_bits[row, code >> 5])
@@ -103,7 +102,7 @@ def predict(X, walk, cat_bits, value, tree_offsets, tree_group, tree_depth, out)
     X : float32 (n_rows, n_features), C order    # IN; a row goes left when x < threshold;
                                                  #     categorical columns hold codes
     walk : int32 (4 * n_nodes_total,)            # IN  gbm.tree.Forest.walk (layout.py)
-    cat_bits : uint32 (n_sets, CAT_WORDS)        # IN  the categorical nodes' sets
+    cat_bits : uint32 (n_sets, n_words)          # IN  the categorical nodes' sets
     value : float64 (n_nodes_total,)             # IN  leaf values
     tree_offsets : int64 (n_trees + 1,); tree_group, tree_depth : int32 (n_trees,)  # IN
     out : float64 (n_rows, n_groups)             # IN/OUT

@@ -9,7 +9,6 @@ import numpy as np
 from numba import prange
 
 from ..jit import kernel
-from ..layout import CAT_WORDS
 from ..split_math import cpu as _split_math
 
 # module-level names: Numba resolves globals, not attributes
@@ -93,11 +92,15 @@ def _set_gain(left_g, left_h, right_g, right_h, parent, scales, reg_lambda, reg_
                            lower, upper) - parent)
 
 
+_INSERTION_SORT_CODES = 256  # up to here an insertion sort; above, a merge sort (O(n log n))
+
+
 @kernel
 def _order_by_weight(h, n, scales, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
                      order):
     """Codes ``0 .. n-1`` into ``order`` by increasing leaf weight of their own (G, H),
-    a stable insertion sort (ties keep code order). A category lighter than
+    a stable sort (ties keep code order): insertion for a byte's codes, merge sort for
+    more (thousands of categories); both give the same order. A category lighter than
     min_child_weight counts as weight 0, as in XGBoost's ``CalcWeight``."""
     weight = np.empty(n)
     for c in range(n):
@@ -105,6 +108,12 @@ def _order_by_weight(h, n, scales, reg_lambda, reg_alpha, max_delta_step, min_ch
         w = 0.0
         if hess > 0.0 and hess >= min_child_weight:
             w = leaf_weight(h[c, 0] / scales[0], hess, reg_lambda, reg_alpha, max_delta_step)
+        weight[c] = w
+    if n > _INSERTION_SORT_CODES:
+        order[:] = np.argsort(weight, kind="mergesort")
+        return
+    for c in range(n):
+        w = weight[c]
         j = c
         while j > 0 and weight[j - 1] > w:
             weight[j] = weight[j - 1]
@@ -117,7 +126,7 @@ def _order_by_weight(h, n, scales, reg_lambda, reg_alpha, max_delta_step, min_ch
 @kernel
 def _categorical_best(h, n, total_g, total_h, parent, lower, upper, scales, reg_lambda,
                       reg_alpha, max_delta_step, min_child_weight, max_cat_to_onehot,
-                      max_cat_threshold, out, task_bits, task):
+                      max_cat_threshold, out, task_bits, task, bits_row):
     """Best set of one categorical feature (XGBoost's ``hist`` evaluator candidates):
 
     * fewer than ``max_cat_to_onehot`` categories: one-hot, each category alone on the
@@ -130,6 +139,7 @@ def _categorical_best(h, n, total_g, total_h, parent, lower, upper, scales, reg_
       (Fisher 1958).
 
     A candidate replaces the best only if strictly better: the first in this order wins ties.
+    The set goes to row ``bits_row`` of ``task_bits`` (zeroed by the caller).
     """
     task_gain, task_bin, task_left, task_sum = out
     miss_g, miss_h = h[n, 0], h[n, 1]
@@ -151,7 +161,7 @@ def _categorical_best(h, n, total_g, total_h, parent, lower, upper, scales, reg_
                     task_sum[task, 0] = total_g - right_g
                     task_sum[task, 1] = total_h - right_h
         if best_code >= 0:
-            task_bits[task, best_code >> 5] = np.uint32(1 << (best_code & 31))
+            task_bits[bits_row, best_code >> 5] = np.uint32(1 << (best_code & 31))
     else:
         order = np.empty(n, dtype=np.int64)
         _order_by_weight(h, n, scales, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
@@ -177,7 +187,7 @@ def _categorical_best(h, n, total_g, total_h, parent, lower, upper, scales, reg_
             task_left[task] = 1  # missing values stay with the categories outside the set
             for j in range(best_size):
                 c = order[j] if best_end == 0 else order[n - 1 - j]
-                task_bits[task, c >> 5] |= np.uint32(1 << (c & 31))
+                task_bits[bits_row, c >> 5] |= np.uint32(1 << (c & 31))
     task_gain[task] = best
 
 
@@ -209,8 +219,11 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
     out_bin : int32 (n_nodes,)                          # OUT numeric: bins <= it go left
     out_default_left : uint8 (n_nodes,)                 # OUT where missing values go
     out_left_sum : int64 (n_nodes, 2)                   # OUT (G, H) of the left child
-    out_cat_bits : uint32 (n_nodes, CAT_WORDS)          # OUT categorical: the set (goes
-                                                        #     right); zeros for numeric
+    out_cat_bits : uint32 (n_nodes, n_words)            # OUT categorical: the set (goes
+                                                        #     right); zeros for numeric;
+                                                        #     n_words >= layout.cat_words
+                                                        #     of the widest categorical
+                                                        #     feature's bins
 
     Among equal gains the lowest feature wins (a numeric feature needs at least 2 bins).
     """
@@ -221,22 +234,26 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
     task_bin = np.zeros(n_tasks, dtype=np.int32)
     task_left = np.zeros(n_tasks, dtype=np.uint8)
     task_sum = np.zeros((n_tasks, 2), dtype=np.int64)
-    task_bits = np.zeros((n_tasks, CAT_WORDS), dtype=np.uint32)
+    # one candidate set per (node, categorical feature), not per task: with thousands of
+    # categories a set is kilobytes
+    cat_slot = np.cumsum(is_categorical.astype(np.int64)) - 1
+    n_cat = max(1, int(cat_slot[-1]) + 1) if n_features else 1
+    task_bits = np.zeros((n_nodes * n_cat, out_cat_bits.shape[1]), dtype=np.uint32)
     out = (task_gain, task_bin, task_left, task_sum)
     # parallel loops whose bodies are one call: Numba's parallel passes then compile fast
     for task in prange(n_tasks):
         _evaluate_task(task, hist, feature_offsets, is_categorical, node_sums, feature_mask,
                        monotone, node_bounds, scales, split_params, max_cat_to_onehot,
-                       max_cat_threshold, out, task_bits)
+                       max_cat_threshold, out, task_bits, cat_slot, n_cat)
     for k in prange(n_nodes):
-        _best_of_node(k, n_features, out, task_bits, out_gain, out_feature, out_bin,
-                      out_default_left, out_left_sum, out_cat_bits)
+        _best_of_node(k, n_features, out, task_bits, is_categorical, cat_slot, n_cat, out_gain,
+                      out_feature, out_bin, out_default_left, out_left_sum, out_cat_bits)
 
 
 @kernel
 def _evaluate_task(task, hist, feature_offsets, is_categorical, node_sums, feature_mask, monotone,
                    node_bounds, scales, split_params, max_cat_to_onehot, max_cat_threshold, out,
-                   task_bits):
+                   task_bits, cat_slot, n_cat):
     """The best split of one (node, feature) pair into row ``task`` of ``out``."""
     n_features = feature_offsets.shape[0] - 1
     k = task // n_features
@@ -254,15 +271,15 @@ def _evaluate_task(task, hist, feature_offsets, is_categorical, node_sums, featu
     if is_categorical[f]:
         _categorical_best(h, n, total_g, total_h, parent, lower, upper, scales, reg_lambda,
                           reg_alpha, max_delta_step, min_child_weight, max_cat_to_onehot,
-                          max_cat_threshold, out, task_bits, task)
+                          max_cat_threshold, out, task_bits, task, k * n_cat + cat_slot[f])
     else:
         _numeric_best(h, n, total_g, total_h, parent, monotone[f], lower, upper, scales,
                       reg_lambda, reg_alpha, max_delta_step, min_child_weight, out, task)
 
 
 @kernel
-def _best_of_node(k, n_features, out, task_bits, out_gain, out_feature, out_bin,
-                  out_default_left, out_left_sum, out_cat_bits):
+def _best_of_node(k, n_features, out, task_bits, is_categorical, cat_slot, n_cat, out_gain,
+                  out_feature, out_bin, out_default_left, out_left_sum, out_cat_bits):
     """Node ``k``'s best over its features' bests: the highest gain, the lowest feature
     among equal gains."""
     task_gain, task_bin, task_left, task_sum = out
@@ -282,7 +299,9 @@ def _best_of_node(k, n_features, out, task_bits, out_gain, out_feature, out_bin,
             out_default_left[k] = task_left[task]
             out_left_sum[k, 0] = task_sum[task, 0]
             out_left_sum[k, 1] = task_sum[task, 1]
-            out_cat_bits[k, :] = task_bits[task]
+    f = out_feature[k]
+    if f >= 0 and is_categorical[f]:
+        out_cat_bits[k, :] = task_bits[k * n_cat + cat_slot[f]]
 
 
 @kernel

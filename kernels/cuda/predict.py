@@ -11,7 +11,7 @@ from ._device import THREADS, blocks_for, device_output, to_device
 
 @cuda.jit(device=True)
 def _categorical_goes_left(x, default_left, cat_bits, row):
-    if not (x >= 0.0 and x < 32.0 * CAT_WORDS):
+    if not (x >= 0.0 and x < 32.0 * cat_bits.shape[1]):
         return default_left
     code = int64(x)
     word = int64(cat_bits[row, code >> 5])

@@ -6,6 +6,10 @@ One thread per (node, feature) task scans the feature's bins (numeric: both miss
 directions; categorical: one-hot or the sorted-partition candidates, with a per-thread
 order of at most 256 codes); a second kernel, one thread per node, takes the best task in
 feature order, so ties go to the lowest feature as on the CPU.
+
+A categorical feature with more than 256 categories (uint16 codes) is not supported here:
+``evaluate_splits`` refuses it with a ``ValueError`` naming the feature (train it with
+``device="cpu"``), rather than scanning a truncated order.
 """
 import math
 
@@ -14,7 +18,7 @@ from numba import cuda, float64, int64, uint32
 
 from ..layout import CAT_WORDS
 from ._device import (THREADS, array_module, blocks_for, device_output, split_math,
-                      to_device)
+                      to_device, to_host)
 
 bounded_gain = split_math.bounded_gain
 bounded_weight = split_math.bounded_weight
@@ -206,7 +210,7 @@ def _reduce_kernel(n_features, task_gain, task_bin, task_left, task_sum, task_bi
         out_default_left[k] = 0
         out_left_sum[k, 0] = 0
         out_left_sum[k, 1] = 0
-        for word in range(CAT_WORDS):
+        for word in range(out_cat_bits.shape[1]):
             out_cat_bits[k, word] = 0
         if best_task >= 0:
             out_bin[k] = task_bin[best_task]
@@ -215,6 +219,18 @@ def _reduce_kernel(n_features, task_gain, task_bin, task_left, task_sum, task_bi
             out_left_sum[k, 1] = task_sum[best_task, 1]
             for word in range(CAT_WORDS):
                 out_cat_bits[k, word] = task_bits[best_task, word]
+
+
+def _check_codes_fit(feature_offsets, is_categorical):
+    """``ValueError`` for a categorical feature with more codes than a thread's order holds."""
+    n_bins = np.diff(to_host(feature_offsets).astype(np.int64)) - 1
+    too_many = np.flatnonzero((to_host(is_categorical) == 1) & (n_bins > _MAX_CODES))
+    if too_many.size:
+        f = int(too_many[0])
+        raise ValueError(
+            f"device='cuda' supports categorical features with at most {_MAX_CODES} "
+            f"categories, but feature {f} has {int(n_bins[f])}; train with device='cpu' "
+            "(which takes up to 65,536), or merge rare categories")
 
 
 def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_mask, monotone,
@@ -226,6 +242,7 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
     Arguments and results as in ``cpu.evaluate_splits``. ``hist`` lives on the device; the
     per-node arrays may be host arrays (copied in, and the outputs back, once per call).
     """
+    _check_codes_fit(feature_offsets, is_categorical)
     xp = array_module()
     n_nodes = hist.shape[0]
     n_features = feature_offsets.shape[0] - 1

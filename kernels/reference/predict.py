@@ -1,16 +1,16 @@
 """Twins of ``cpu/predict.py``: one row at a time through the walk table."""
 import numpy as np
 
-from ..layout import CAT_WORDS, FLAG_CATEGORICAL, FLAG_DEFAULT_LEFT
+from ..layout import FLAG_CATEGORICAL, FLAG_DEFAULT_LEFT
 
 
 def codes_of(bits):
     """The set of codes in one bitset row."""
-    return {c for c in range(32 * CAT_WORDS) if (int(bits[c // 32]) >> (c % 32)) & 1}
+    return {c for c in range(32 * len(bits)) if (int(bits[c // 32]) >> (c % 32)) & 1}
 
 
 def categorical_goes_left(x, default_left, cat_bits, row):
-    if not (x >= 0 and x < 32 * CAT_WORDS):
+    if not (x >= 0 and x < 32 * cat_bits.shape[1]):
         return bool(default_left)
     code = int(x)
     return not (int(cat_bits[row, code // 32]) >> (code % 32)) & 1

@@ -1,12 +1,11 @@
 """Twins of ``cpu/split.py``: every candidate listed in the kernel's order, then the best."""
 import numpy as np
 
-from ..layout import CAT_WORDS
 from ..split_math import python as split_math
 
 
-def _bits_of(codes):
-    bits = np.zeros(CAT_WORDS, dtype=np.uint32)
+def _bits_of(codes, n_words):
+    bits = np.zeros(n_words, dtype=np.uint32)
     for c in codes:
         bits[c // 32] |= np.uint32(1 << (c % 32))
     return bits
@@ -84,7 +83,8 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
                     out_gain[k], out_feature[k], out_bin[k] = gain, f, b
                     out_default_left[k] = default_left
                     out_left_sum[k] = left
-                    out_cat_bits[k] = 0 if chosen is None else _bits_of(chosen)
+                    out_cat_bits[k] = 0 if chosen is None else _bits_of(chosen,
+                                                                        out_cat_bits.shape[1])
 
 
 def node_weights(node_sums, node_bounds, scales, split_params, out):

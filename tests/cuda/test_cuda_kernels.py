@@ -324,3 +324,59 @@ def test_elementary_functions_on_the_device_are_the_cpus():
     expected = np.array([[elementary.cpu.exp(v), elementary.cpu.log(abs(v)),
                           elementary.cpu.log2(abs(v))] for v in x])
     np.testing.assert_array_equal(host(got), expected)
+
+
+def test_evaluate_splits_refuses_more_than_256_categories():
+    """The split kernel's per-thread order holds 256 codes: a wider categorical feature
+    is refused, naming it, rather than split on a truncated order."""
+    n_bins = np.array([5, 300], dtype=np.int32)
+    offsets = offsets_of(n_bins)
+    hist = np.zeros((1, int(offsets[-1]), 2), np.int64)
+    out = (np.empty(1), np.empty(1, np.int32), np.empty(1, np.int32), np.empty(1, np.uint8),
+           np.empty((1, 2), np.int64), np.empty((1, layout.cat_words(300)), np.uint32))
+    with pytest.raises(ValueError, match="at most 256 categories, but feature 1 has 300"):
+        cuda.evaluate_splits(dev(hist), offsets, np.array([0, 1], np.uint8),
+                             np.zeros((1, 2), np.int64), np.ones((1, 2), np.uint8),
+                             np.zeros(2, np.int8), np.array([[-np.inf, np.inf]]),
+                             np.array([1.0, 1.0]), np.array([1.0, 0.0, 0.0, 1.0]), 4, 64, *out)
+
+
+def test_partition_and_predict_with_wide_category_sets():
+    """uint16 codes and category sets wider than 256 bits (a model trained on the CPU)
+    partition and predict as the reference does."""
+    rng = np.random.default_rng(8)
+    n_rows, n_nodes = 300, 3
+    n_bins = np.array([1000, 40], dtype=np.int32)
+    bins = np.column_stack([rng.integers(0, nb + 1, n_rows) for nb in n_bins]).astype(np.uint16)
+    by_feature = np.ascontiguousarray(bins.T)
+    rows, starts, ends = segments(rng, n_rows, n_nodes)
+    feature = np.array([0, 1, 0], np.int32)
+    split_bin = np.array([0, 20, 0], np.int32)
+    default_left = np.array([1, 0, 0], np.uint8)
+    split_type = np.array([1, 0, 1], np.uint8)
+    words = layout.cat_words(1000)
+    cat_bits = rng.integers(0, 2**32, (n_nodes, words), dtype=np.uint64).astype(np.uint32)
+    args = (starts, ends, feature, split_bin, default_left, split_type, cat_bits, n_bins)
+    expected_rows, expected_left = rows.copy(), np.empty(n_nodes, np.int64)
+    reference.partition_rows(by_feature, expected_rows, *args, np.empty_like(rows), expected_left)
+    got_rows, got_left = dev(rows), np.empty(n_nodes, np.int64)
+    cuda.partition_rows(dev(by_feature), got_rows, *args, dev(np.empty_like(rows)), got_left)
+    np.testing.assert_array_equal(host(got_rows), expected_rows)
+    np.testing.assert_array_equal(got_left, expected_left)
+
+    import gbm
+
+    codes = rng.integers(0, 1000, 2000)
+    X = np.column_stack([codes, rng.normal(size=2000)]).astype(np.float32)
+    y = rng.normal(size=1000)[codes] + X[:, 1]
+    model = gbm.train({"max_depth": 3, "n_jobs": 1}, X, y, 2, categorical_features=[0])
+    f = model.forest()
+    assert f.cat_bits.shape[1] > CAT_WORDS
+    Xp = model._check_predict_X(X[:200])
+    expected = np.zeros((200, 1))
+    reference.predict(Xp, f.walk, f.cat_bits, f.value, f.tree_offsets, f.tree_group,
+                      f.tree_depth, expected)
+    got = dev(np.zeros((200, 1)))
+    cuda.predict(dev(Xp), f.walk, f.cat_bits, f.value, f.tree_offsets, f.tree_group,
+                 f.tree_depth, got)
+    np.testing.assert_array_equal(host(got), expected)

@@ -62,3 +62,19 @@ def test_same_predictions_on_the_cuda_backend():
     X = spec.X
     for kwargs in ({"output_margin": True}, {"pred_leaf": True}, {"pred_contribs": True}, {}):
         np.testing.assert_array_equal(model.predict(X, **kwargs), cpu_model.predict(X, **kwargs))
+
+
+def test_many_categories_are_refused_on_cuda_and_max_bin_1024_trains():
+    """More than 256 categories: a clear error on device="cuda" (the CPU takes them);
+    numeric features with more than 256 bins (uint16) give the CPU's model."""
+    rng = np.random.default_rng(0)
+    codes = rng.permutation(400) % 300  # every one of the 300 categories is seen
+    X = np.column_stack([rng.normal(size=400), codes]).astype(np.float32)
+    y = X[:, 0] + (codes % 3)
+    with pytest.raises(ValueError, match="at most 256 categories, but feature 1 has 300; "
+                                         "train with device='cpu'"):
+        gbm.train({"device": "cuda", "max_depth": 2}, X, y, 1, categorical_features=[1])
+    params = {"max_bin": 1024, "max_depth": 3}
+    wide = gbm.train(dict(params, device="cuda"), X, y, 2)
+    assert wide.to_json() == gbm.train(params, X, y, 2).to_json()
+    assert max(int(t.split_bin.max()) for t in wide.trees) > 255  # a uint16 bin split
