@@ -161,6 +161,16 @@ def test_lossguide_expands_the_best_leaf_first_by_hand():
     assert four.gain[1] == pytest.approx(2.0, rel=1e-12)
 
 
+def test_depthwise_max_leaves_splits_the_best_nodes_of_a_level():
+    """The data above, depthwise: level 1 holds the left leaf (gain 2) and the right one
+    (gain 200); with max_leaves=3 only the right one may split."""
+    X = np.repeat([0.0, 1.0, 2.0, 3.0], 4)[:, None]
+    y = np.repeat([0.0, 1.0, 10.0, 20.0], 4)
+    tree = gbm.train(dict(HAND, max_depth=2, max_leaves=3), X, y, 1).trees[0]
+    assert tree.left_child[1] == -1 and tree.left_child[2] >= 0
+    assert tree.threshold[2] == 2.5
+
+
 def test_lossguide_ties_go_to_the_lower_node_id():
     """Two leaves with the same gain: the first created (lower id) is split first."""
     X = np.repeat([0.0, 1.0, 2.0, 3.0], 4)[:, None]
