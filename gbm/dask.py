@@ -235,3 +235,8 @@ class _Checkpoint(TrainingCallback):
     def after_iteration(self, booster, epoch, evals_log):
         booster.save_model(self.path)
         return False
+
+
+from .dask_estimators import DaskGBMClassifier, DaskGBMRanker, DaskGBMRegressor  # noqa: E402
+
+__all__ = ["train", "DaskGBMRegressor", "DaskGBMClassifier", "DaskGBMRanker", "CHECKPOINT_FILE"]
