@@ -117,19 +117,26 @@ def _wait_for_ranks(client, futures):
     the ``CollectiveError`` of the ranks it stopped), without waiting on a lost rank."""
     pending = list(futures)
     while pending:  # distributed.wait has no FIRST_EXCEPTION
-        _, pending = distributed.wait(pending, return_when="FIRST_COMPLETED")
+        _, pending = _wait(client, pending, return_when="FIRST_COMPLETED")
         if any(f.status in ("error", "cancelled") for f in futures):
             break
     else:
         return client.gather(futures)
     if pending:  # the other ranks were told to stop; let them say why (a lost one never does)
         try:
-            distributed.wait(list(pending), timeout=_GRACE_S)
+            _wait(client, list(pending), timeout=_GRACE_S)
         except TimeoutError:
             pass
     errors = [f.exception() for f in futures if f.status == "error"]
     first = next((e for e in errors if not isinstance(e, CollectiveError)), errors[0])
     raise first
+
+
+def _wait(client, futures, timeout=None, return_when="ALL_COMPLETED"):
+    """``distributed.wait`` on ``client`` (which need not be the default client)."""
+    from distributed.client import _wait as wait_async
+
+    return client.sync(wait_async, futures, timeout=timeout, return_when=return_when)
 
 
 # -- on the worker ---------------------------------------------------------------------

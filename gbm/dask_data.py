@@ -137,8 +137,6 @@ def plan(client, addresses, X, y, sample_weight=None, group=None, qid=None, rank
     ``group_weight`` (per-group weights of a ranking objective), ``ranges`` (the rank's
     global row ranges), and ``empty`` (zero-row values for a rank without rows).
     """
-    from distributed import wait
-
     Xc = Collection(client, X, f"{what}X")
     n_parts = len(Xc.futures)
     cols = {"X": Xc, "y": Collection(client, y, f"{what}y", n_parts)}
@@ -151,7 +149,6 @@ def plan(client, addresses, X, y, sample_weight=None, group=None, qid=None, rank
                                                n_parts)
     if qid is not None:
         cols["qid"] = Collection(client, qid, f"{what}qid", n_parts)
-    wait([f for c in cols.values() for f in c.futures])
     lengths = client.gather(client.map(len, Xc.futures, pure=False))
     summaries = None
     if qid is not None:
