@@ -28,6 +28,7 @@ import time
 import numpy as np
 
 from .collective import CollectiveError, _check_op
+from .data import is_device_array, to_host
 
 _MESSAGE = "gbm_collective_message"  # the worker's comm handlers
 _ABORT = "gbm_collective_abort"
@@ -201,12 +202,19 @@ class DaskCollective:
 
     # -- the interface of gbm.collective ------------------------------------------------
     def allreduce(self, array, op="sum"):
-        array = np.asarray(array)
-        _check_op(array, op)
-        parts = self._exchange(array, range(self.world_size))
+        """Over host memory: a GPU rank's array (CuPy) is copied to the host, reduced
+        there and returned as a CuPy array (NCCL between GPUs is not written yet)."""
+        on_device = is_device_array(array)
+        host = np.asarray(to_host(array))
+        _check_op(host, op)
+        parts = self._exchange(host, range(self.world_size))
         out = np.array(parts[0], copy=True)
         for part in parts[1:]:  # integer sums: the order of the ranks does not matter
             _REDUCE[op](out, part, out=out)
+        if on_device:
+            import cupy
+
+            return cupy.asarray(out)
         return out
 
     def allgather(self, value):
