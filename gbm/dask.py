@@ -35,7 +35,7 @@ _GRACE_S = 3.0  # after the first failing rank: how long the others get to repor
 
 def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=(), group=None,
           qid=None, early_stopping_rounds=None, checkpoint_dir=None, workers=None,
-          collective_timeout=300.0, **kwargs):
+          balance=True, collective_timeout=300.0, _stats=None, **kwargs):
     """Train on the workers of a Dask cluster; returns the ``Booster`` (the same model
     file as ``gbm.train`` on the same data, for any number of workers and any chunking).
 
@@ -57,6 +57,11 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
         ending with the same model as an uninterrupted run.
     workers : list of worker addresses, optional (default: every worker); each is one
         rank, even one that holds no rows
+    balance : bool
+        Each worker trains on the partitions it holds, except that with ``balance`` a
+        worker holding more than 10% above an even share of the rows hands partitions to
+        the least loaded workers (moved worker to worker, never through the client).
+        The model does not depend on it.
     collective_timeout : float, seconds one exchange waits for the other ranks before
         failing (the backstop for a hung worker; a lost worker fails at once)
     kwargs : the other arguments of ``gbm.train`` (feature_names, callbacks, obj,
@@ -71,13 +76,14 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
     if not addresses:
         raise ValueError("the Dask cluster has no workers")
     ranking = str(params.get("objective", "")).startswith("rank:")
-    shares = dask_data.plan(client, addresses, X, y, sample_weight, group, qid, ranking)
+    shares = dask_data.plan(client, addresses, X, y, sample_weight, group, qid, ranking,
+                            balance=balance)
     eval_shares = []
     for i, entry in enumerate(evals):
         e = _eval_entry(entry, i)
         eval_shares.append((e["name"], dask_data.plan(
             client, addresses, e["X"], e["y"], e.get("sample_weight"), e.get("group"),
-            e.get("qid"), ranking, what=f"evals[{i}] ")))
+            e.get("qid"), ranking, what=f"evals[{i}] ", balance=balance)))
     session = f"gbm-{uuid.uuid4().hex}"
     from .dask_collective import end_session, start_session
 
@@ -95,6 +101,8 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
     finally:
         client.cancel(futures)
         end_session(client, session)
+    if _stats is not None:  # for the benchmark: rows and collective time of each rank
+        _stats["ranks"] = [r[2] for r in results]
     digests = {r[1] for r in results}
     if len(digests) != 1:  # the ranks' exchanges kept them in lockstep: they must agree
         raise CollectiveError("the ranks ended with different models; please report this")
@@ -177,9 +185,10 @@ def _train_rank(session, rank, addresses, share, eval_shares, spec):
         raise _global_rows(err, ids) from None
     finally:
         collective.close()
-    text = booster.to_json()
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    return (booster if rank == 0 else None), digest
+    digest = hashlib.sha256(booster.to_json().encode()).hexdigest()
+    stats = {"rows": int(ids.shape[0]), "exchanges": collective.n_exchanges,
+             "collective_s": collective.seconds}
+    return (booster if rank == 0 else None), digest, stats
 
 
 def _rank_eval(name, share):

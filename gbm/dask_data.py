@@ -115,21 +115,27 @@ def make_blocks(lengths, group=None, qid_summaries=None):
     return out
 
 
-def assign_blocks(blocks, keys, who_has, lengths, addresses):
+def assign_blocks(blocks, keys, who_has, lengths, addresses, balance=True):
     """The rank of each block: a worker that already holds its first partition (the
-    least loaded in rows when several do), else the least loaded worker."""
+    least loaded in rows when several do); with ``balance``, not one that would then hold
+    more than 10% above an even share: the block then goes to the least loaded worker
+    (Dask moves it worker to worker). Without holders, the least loaded worker."""
     load = {a: 0 for a in addresses}
+    cap = 1.1 * sum(lengths) / len(addresses)
     ranks = []
     for parts, _ in blocks:
-        holders = [a for a in who_has.get(keys[parts[0]], ()) if a in load] or list(addresses)
-        chosen = min(holders, key=lambda a: (load[a], addresses.index(a)))
-        load[chosen] += sum(lengths[i] for i in parts)
+        rows = sum(lengths[i] for i in parts)
+        holders = [a for a in who_has.get(keys[parts[0]], ()) if a in load]
+        if balance:
+            holders = [a for a in holders if load[a] + rows <= cap or load[a] == 0]
+        chosen = min(holders or list(addresses), key=lambda a: (load[a], addresses.index(a)))
+        load[chosen] += rows
         ranks.append(addresses.index(chosen))
     return ranks
 
 
 def plan(client, addresses, X, y, sample_weight=None, group=None, qid=None, ranking=False,
-         what=""):
+         what="", balance=True):
     """Each rank's share of one data set (training or an eval set).
 
     Returns a list (one per rank) of dicts: ``X``, ``y``, ``sample_weight``, ``qid``
@@ -162,7 +168,7 @@ def plan(client, addresses, X, y, sample_weight=None, group=None, qid=None, rank
                              "one weight per group")
     keys = [f.key for f in Xc.futures]
     who_has = client.who_has(Xc.futures)
-    ranks = assign_blocks(blocks, keys, who_has, lengths, list(addresses))
+    ranks = assign_blocks(blocks, keys, who_has, lengths, list(addresses), balance)
     offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
     group_sizes = None if group is None else np.asarray(group, np.int64)
     shares = []

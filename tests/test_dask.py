@@ -89,8 +89,29 @@ def test_a_worker_without_rows(client):
     dX, dy = (client.persist(v, workers=a) for v in _dask(X, y))
     wait([dX, dy])
     assert {tuple(v) for v in client.who_has(dX).values()} == {tuple(a)}  # all on one worker
-    model = gbm.dask.train(client, PARAMS, dX, dy, 3)  # both workers are ranks
+    model = gbm.dask.train(client, PARAMS, dX, dy, 3, balance=False)  # both are ranks
     assert model.to_json() == local
+
+
+def test_blocks_stay_where_they_are_unless_unbalanced():
+    from gbm.dask_data import assign_blocks, make_blocks
+
+    lengths = [100, 100, 100, 100]
+    keys = ["p0", "p1", "p2", "p3"]
+    on_a = {k: ("a",) for k in keys}
+    blocks = make_blocks(lengths)
+    assert assign_blocks(blocks, keys, on_a, lengths, ["a", "b"], balance=False) == [0, 0, 0, 0]
+    assert assign_blocks(blocks, keys, on_a, lengths, ["a", "b"]) == [0, 0, 1, 1]
+    spread = {"p0": ("b",), "p1": ("a",), "p2": ("b",), "p3": ("a",)}
+    assert assign_blocks(blocks, keys, spread, lengths, ["a", "b"]) == [1, 0, 1, 0]
+    # a query group spanning partitions 1 and 2 keeps them together
+    blocks = make_blocks(lengths, group=[100, 150, 50, 100])
+    assert [b for b, _ in blocks] == [[0], [1, 2], [3]]
+    assert [g for _, g in blocks] == [(0, 1), (1, 3), (3, 4)]
+    summaries = [(100, 0, 1, 1), (100, 1, 2, 1), (0, None, None, 0), (100, 3, 3, 0)]
+    blocks = make_blocks(lengths[:3] + [100], qid_summaries=summaries)
+    assert [b for b, _ in blocks] == [[0, 1, 2], [3]]
+    assert [g for _, g in blocks] == [(0, 3), (3, 4)]
 
 
 @pytest.mark.parametrize("objective", ["reg:absoluteerror", "multi:softprob", "count:poisson",
