@@ -205,7 +205,7 @@ class DaskCollective:
         """Over host memory: a GPU rank's array (CuPy) is copied to the host, reduced
         there and returned as a CuPy array (NCCL between GPUs is not written yet)."""
         on_device = is_device_array(array)
-        host = np.asarray(to_host(array))
+        host = np.array(to_host(array), copy=True)  # the caller may overwrite it while it is sent
         _check_op(host, op)
         parts = self._exchange(host, range(self.world_size))
         out = np.array(parts[0], copy=True)
@@ -242,22 +242,24 @@ class DaskCollective:
         return [got[s] for s in senders]
 
     def _send_all(self, seq, value):
+        """Send ``value`` to every other rank without waiting for their replies (the
+        worker's event loop sends it); a failed send aborts this rank's next wait."""
         from distributed.protocol import to_serialize
-        from distributed.utils import sync
 
         payload = to_serialize(value)
         targets = [a for r, a in enumerate(self.addresses) if r != self.rank]
+        mailbox, session, rank, rpc = self._mailbox, self.session, self.rank, self._worker.rpc
 
         async def send():
-            await asyncio.gather(*(self._worker.rpc(a).gbm_collective_message(
-                session=self.session, seq=seq, src=self.rank, payload=payload) for a in targets))
+            try:
+                await asyncio.gather(*(rpc(a).gbm_collective_message(
+                    session=session, seq=seq, src=rank, payload=payload) for a in targets))
+            except Exception as err:  # noqa: BLE001 - a lost peer shows here as a comm error
+                mailbox.abort(session, f"rank {rank} could not send exchange {seq} to the other "
+                              f"ranks ({type(err).__name__}: {err}); a worker was lost or is "
+                              "unreachable")
 
-        try:
-            sync(self._worker.loop, send, callback_timeout=self.timeout)
-        except Exception as err:  # noqa: BLE001 - a lost peer shows here as a comm error
-            raise CollectiveError(f"rank {self.rank} could not send exchange {seq} to the "
-                                  f"other ranks ({type(err).__name__}: {err}); a worker was "
-                                  "lost or is unreachable") from err
+        self._worker.loop.add_callback(send)
 
     def abort(self, reason):
         """Tell the other ranks to stop (best effort: they may be gone)."""
