@@ -20,6 +20,8 @@ DEV = [
 # The CUDA kernels' tests without a GPU: Numba's CUDA simulator (numba-cuda), and NVRTC and
 # NVVM so that tests/test_cuda_ptx.py can compile the formulas to PTX and look for FMAs.
 CUDA_SIM = ["numba-cuda==0.30.*", "nvidia-cuda-nvrtc==13.*", "nvidia-nvvm==13.*"]
+# distributed pinned: gbm.dask_collective adds comm handlers to ``worker.handlers``, not a
+# documented API; the dev extra includes it so that CI runs tests/test_dask.py
 DASK = ["dask[distributed]==2026.7.1", "distributed==2026.7.1"]
 GPU = ["numba-cuda[cu12]==0.30.*", "cupy-cuda12x", "dask-cuda==26.10.*"]
 
@@ -36,6 +38,6 @@ setup(
     # tbb: Numba's fork- and thread-safe threading layer (see gbm/threading_layer.py)
     install_requires=["numpy>=1.24", "numba>=0.60", "scipy>=1.10", "scikit-learn>=1.5",
                       "tbb>=2021.6"],
-    extras_require={"dev": DEV + CUDA_SIM, "cuda-sim": CUDA_SIM, "dask": DASK, "gpu": GPU},
+    extras_require={"dev": DEV + CUDA_SIM + DASK, "cuda-sim": CUDA_SIM, "dask": DASK, "gpu": GPU},
     license="Apache-2.0",
 )

@@ -4,13 +4,14 @@
 * ``binning``: the bin-edge accuracy study (``bench/binning.py``);
 * ``gpu``: the GPU benchmark (``bench/gpu.py``);
 * ``linear``: the linear models against scikit-learn and Snap ML (``bench/linear.py``);
-* ``mutation``: the mutation score of the tests (``bench/mutation.py``).
+* ``mutation``: the mutation score of the tests (``bench/mutation.py``);
+* ``dask``: distributed scaling, collective times and xgboost.dask (``bench/dask.py``).
 """
 import importlib
 import sys
 
 SUBCOMMANDS = {"binning": "bench.binning", "gpu": "bench.gpu", "linear": "bench.linear",
-               "mutation": "bench.mutation"}
+               "mutation": "bench.mutation", "dask": "bench.dask"}
 
 if __name__ == "__main__":
     argv = sys.argv[1:]

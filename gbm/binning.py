@@ -294,9 +294,16 @@ class BinMapper:
             limit = min(self.max_bin, 255) if narrow else self.max_bin
             return feature_cuts(col[ok], ws[ok], limit)
 
-        # NumPy's sorts release the GIL: features are cut in parallel threads.
+        # NumPy's sorts release the GIL: features are cut in parallel threads. Over several
+        # ranks each cuts every world_size-th feature of the (same) gathered sample, and
+        # the ranks swap their cuts: the same cuts, for a share of the work.
+        world, rank = collective.world_size, collective.rank
         with ThreadPoolExecutor(max_workers=max(1, n_threads)) as pool:
-            self.cuts = list(pool.map(cuts_of, range(n_features)))
+            mine = list(pool.map(cuts_of, range(rank, n_features, world)))
+        if world > 1:
+            shares = collective.allgather(mine)
+            mine = [shares[f % world][f // world] for f in range(n_features)]
+        self.cuts = mine
         self._set_layout(has_missing)
         return self
 

@@ -1,0 +1,196 @@
+"""``python -m bench dask``: the distributed cases of BENCHMARKS.md.
+
+* scaling: ``clf-1m``-like data (``make_classification``, 28 features, ``--rows`` rows),
+  depth 6, learning rate 0.1, max_bin 256, ``--rounds`` rounds, on a ``LocalCluster`` of
+  1 worker and one of 2 workers (processes, 1 thread each); efficiency =
+  t(1 worker) / (2 x t(2 workers)). gbm and ``xgboost.dask`` (``hist``) side by side, fits
+  interleaved, median of ``--repeats``; and whether each library's 1- and 2-worker models
+  agree (gbm: identical model files; xgboost: the largest difference of predicted
+  probabilities on the test rows).
+* collective: the time of one all-reduce of one level's histograms (int64,
+  ``(nodes, 28 features x 256 bins, 2)``, as ``gbm.grower`` sends them) between the ranks
+  of 2 and of 3 local workers, through ``gbm.dask_collective`` (median of 30).
+
+Writes the tables as Markdown to ``--out`` (default ``bench/RESULTS_dask.md``).
+"""
+import argparse
+import datetime
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
+FEATURES, BINS, DEPTH = 28, 256, 6
+
+
+def _data(rows):
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=rows, n_features=FEATURES, n_informative=20,
+                               random_state=0)
+    n_train = rows * 4 // 5
+    return X[:n_train].astype(np.float32), y[:n_train].astype(np.float64), \
+        X[n_train:].astype(np.float32)
+
+
+def _fit_gbm(client, dX, dy, rounds, stats=None):
+    import gbm.dask
+
+    params = {"objective": "binary:logistic", "max_depth": DEPTH, "learning_rate": 0.1,
+              "max_bin": BINS}
+    start = time.perf_counter()
+    booster = gbm.dask.train(client, params, dX, dy, rounds, _stats=stats)
+    return time.perf_counter() - start, booster
+
+
+def _fit_xgboost(client, dX, dy, rounds):
+    import xgboost.dask as dxgb
+
+    params = {"objective": "binary:logistic", "max_depth": DEPTH, "learning_rate": 0.1,
+              "max_bin": BINS, "tree_method": "hist", "nthread": 1}
+    start = time.perf_counter()
+    with client.as_current():  # xgboost.dask looks for a default client
+        dtrain = dxgb.DaskDMatrix(client, dX, dy)
+        out = dxgb.train(client, params, dtrain, rounds)
+    return time.perf_counter() - start, out["booster"]
+
+
+def _allreduce_probe(session, rank, addresses, shapes, repeats):
+    from gbm.dask_collective import DaskCollective
+
+    c = DaskCollective(session, rank, addresses, 120.0)
+    out = {}
+    try:
+        for shape in shapes:
+            hist = np.full(shape, rank + 1, dtype=np.int64)
+            c.allreduce(hist)  # warm the connections
+            times = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                total = c.allreduce(hist)
+                times.append(time.perf_counter() - start)
+            expected = len(addresses) * (len(addresses) + 1) // 2
+            if not (total == expected).all():
+                raise AssertionError("all-reduce gave a wrong sum")
+            out[shape] = float(np.median(times))
+    finally:
+        c.close()
+    return out
+
+
+def _collective_times(client, shapes, repeats=30):
+    """Median seconds per all-reduce of each shape, as rank 0 measured it."""
+    import uuid
+
+    from gbm.dask_collective import end_session, start_session
+
+    addresses = sorted(client.scheduler_info()["workers"])
+    session = f"bench-{uuid.uuid4().hex}"
+    start_session(client, session, addresses)
+    try:
+        futures = [client.submit(_allreduce_probe, session, r, addresses, shapes, repeats,
+                                 workers=[a], pure=False) for r, a in enumerate(addresses)]
+        return client.gather(futures)[0]
+    finally:
+        end_session(client, session)
+
+
+def main(argv=None, prog=None):
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
+    ap.add_argument("--rows", type=int, default=200_000, help="rows (80%% train)")
+    ap.add_argument("--rounds", type=int, default=20)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--no-xgboost", action="store_true")
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "RESULTS_dask.md"))
+    args = ap.parse_args(argv)
+    from distributed import Client, LocalCluster
+
+    import dask.array as da
+
+    X, y, X_test = _data(args.rows)
+    chunk = max(1, X.shape[0] // 4)
+    libs = ["gbm"] + ([] if args.no_xgboost else ["xgboost"])
+    fit = {"gbm": _fit_gbm, "xgboost": _fit_xgboost}
+    load_start = os.getloadavg()[0]
+    times = {(lib, n): [] for lib in libs for n in (1, 2)}
+    models, stats = {}, {}
+    clusters = {n: LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                dashboard_address=None) for n in (1, 2)}
+    clients = {n: Client(clusters[n], set_as_default=False) for n in (1, 2)}
+    try:
+        data = {}
+        for n, client in clients.items():
+            dX = client.persist(da.from_array(X, chunks=(chunk, FEATURES)))
+            dy = client.persist(da.from_array(y, chunks=(chunk,)))
+            data[n] = (dX, dy)
+            for lib in libs:  # warm up (Numba kernels load in each worker), untimed
+                fit[lib](client, dX, dy, 2)
+        for _ in range(args.repeats):  # interleaved: drift hits every column alike
+            for lib in libs:
+                for n in (1, 2):
+                    extra = {"stats": stats.setdefault(n, {})} if lib == "gbm" else {}
+                    seconds, model = fit[lib](clients[n], *data[n], args.rounds, **extra)
+                    times[(lib, n)].append(seconds)
+                    models[(lib, n)] = model
+                    print(f"[dask] {lib} {n} worker(s): {seconds:.2f} s", file=sys.stderr, flush=True)
+        shapes = [(1, FEATURES * BINS, 2), (16, FEATURES * BINS, 2)]
+        collective = {2: _collective_times(clients[2], shapes)}
+    finally:
+        for n in (1, 2):
+            clients[n].close()
+            clusters[n].close()
+    with LocalCluster(n_workers=3, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster3, Client(cluster3, set_as_default=False) as c3:
+        collective[3] = _collective_times(c3, shapes)
+    agree = {"gbm": "identical model files" if models[("gbm", 1)].to_json()
+             == models[("gbm", 2)].to_json() else "DIFFERENT model files"}
+    if "xgboost" in libs:
+        import xgboost
+
+        p = [models[("xgboost", n)].inplace_predict(X_test) for n in (1, 2)]
+        agree["xgboost"] = f"max |p1 - p2| = {float(np.abs(p[0] - p[1]).max()):.3g}"
+    lines = _report(args, libs, times, agree, collective, shapes, load_start, stats[2])
+    text = "\n".join(lines) + "\n"
+    print(text)
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.write(text)
+    return 0
+
+
+def _report(args, libs, times, agree, collective, shapes, load_start, stats2):
+    import distributed
+
+    med = {k: float(np.median(v)) for k, v in times.items()}
+    lines = [
+        "# Distributed benchmark (`python -m bench dask`)", "",
+        f"{datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, load average "
+        f"{load_start:.1f} at start (a shared machine: read ratios, not seconds), "
+        f"distributed {distributed.__version__}. "
+        f"`make_classification` {args.rows * 4 // 5:,} x {FEATURES} train rows, binary, "
+        f"{args.rounds} rounds, depth {DEPTH}, max_bin {BINS}; LocalCluster worker processes, "
+        f"1 thread each; median of {args.repeats}.", "",
+        "| library | 1 worker (s) | 2 workers (s) | scaling efficiency t1 / (2 t2) | 1 vs 2 workers |",
+        "|---|---|---|---|---|"]
+    for lib in libs:
+        t1, t2 = med[(lib, 1)], med[(lib, 2)]
+        lines.append(f"| {lib} | {t1:.2f} | {t2:.2f} | {t1 / (2 * t2):.2f} | {agree[lib]} |")
+    ranks = stats2["ranks"]
+    lines += ["", f"gbm on 2 workers (last fit): rows per rank {[r['rows'] for r in ranks]}; "
+              f"{ranks[0]['exchanges'] / args.rounds:.0f} exchanges per round, "
+              f"{ranks[0]['collective_s'] / args.rounds * 1e3:.0f} ms per round in the collective "
+              "(rank 0: sending and waiting for the other rank, which includes waiting for a "
+              "slower rank to reach the exchange)."]
+    lines += ["", "All-reduce of one level's histograms (int64, nodes x 28 features x 256 bins x 2),"
+              " worker to worker over Dask's comms (`gbm.dask_collective`), median ms:", "",
+              "| level histograms | bytes | 2 workers (ms) | 3 workers (ms) |", "|---|---|---|---|"]
+    for shape in shapes:
+        nbytes = int(np.prod(shape)) * 8
+        lines.append(f"| {shape[0]} node(s) | {nbytes / 1e6:.2f} MB | "
+                     f"{collective[2][shape] * 1e3:.2f} | {collective[3][shape] * 1e3:.2f} |")
+    return lines
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,258 @@
+"""Training on a Dask cluster: one model, whatever the number of workers or the chunking.
+
+SPMD, as in ``DESIGN.md``: the client plans which partitions each worker trains on (those
+it already holds, ``gbm.dask_data``), then submits one long task per worker. Every task
+runs the same ``gbm.train`` as local training over its worker's rows, with a collective
+whose exchanges go worker to worker (``gbm.dask_collective``); the client waits, and gets
+the model from rank 0. Histograms are integers and bin edges come from a hash-chosen row
+sample, so the model file is the one local training writes, byte for byte.
+
+Needs the ``dask`` extra: ``pip install 'gbm[dask]'``.
+"""
+import hashlib
+import os
+import re
+import time
+import uuid
+
+import numpy as np
+
+from . import dask_data
+from .booster import Booster
+from .callback import TrainingCallback
+from .collective import CollectiveError
+from .training import train as _train
+
+try:
+    import dask  # noqa: F401
+    import distributed
+except ImportError as err:  # pragma: no cover - exercised only without the extra
+    raise ImportError("gbm.dask needs dask and distributed: pip install 'gbm[dask]'") from err
+
+CHECKPOINT_FILE = "gbm-checkpoint.json"
+_GRACE_S = 3.0  # after the first failing rank: how long the others get to report theirs
+
+
+def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=(), group=None,
+          qid=None, early_stopping_rounds=None, checkpoint_dir=None, workers=None,
+          balance=True, collective_timeout=300.0, _stats=None, **kwargs):
+    """Train on the workers of a Dask cluster; returns the ``Booster`` (the same model
+    file as ``gbm.train`` on the same data, for any number of workers and any chunking).
+
+    Parameters
+    ----------
+    client : distributed.Client or None (the default client)
+    params : dict, as for ``gbm.train``; ``n_jobs`` None = each worker's thread count
+    X : dask array (n_samples, n_features) or dask DataFrame (pandas ``category`` columns
+        included); rows are partitioned along chunks, columns are not
+    y, sample_weight, qid : dask arrays or Series partitioned as X; for a ranking
+        objective ``sample_weight`` is one weight per query group (a NumPy array)
+    group : array-like of int, optional, sizes of consecutive query groups (NumPy)
+    evals : sequence of (X, y, name), (X, y, sample_weight, name) or dict (keys X, y,
+        name, sample_weight, group, qid), with dask X and y
+    early_stopping_rounds : int, optional, as for ``gbm.train``
+    checkpoint_dir : path, optional
+        A folder rank 0's worker can write (shared with later fits): the model is saved
+        there after every round, and a fit that finds a checkpoint resumes from it,
+        ending with the same model as an uninterrupted run.
+    workers : list of worker addresses, optional (default: every worker); each is one
+        rank, even one that holds no rows
+    balance : bool
+        Each worker trains on the partitions it holds, except that with ``balance`` a
+        worker holding more than 10% above an even share of the rows hands partitions to
+        the least loaded workers (moved worker to worker, never through the client).
+        The model does not depend on it.
+    collective_timeout : float, seconds one exchange waits for the other ranks before
+        failing (the backstop for a hung worker; a lost worker fails at once)
+    kwargs : the other arguments of ``gbm.train`` (feature_names, callbacks, obj,
+        custom_metric, maximize, categorical_features, verbose_eval, init_model), sent to
+        every rank
+
+    Raises the first rank's error (e.g. ``ValueError`` for bad input, with the global row),
+    or ``gbm.collective.CollectiveError`` when a worker is lost or hangs.
+    """
+    client = client if client is not None else distributed.default_client()
+    addresses = sorted(workers if workers is not None else client.scheduler_info()["workers"])
+    if not addresses:
+        raise ValueError("the Dask cluster has no workers")
+    ranking = str(params.get("objective", "")).startswith("rank:")
+    shares = dask_data.plan(client, addresses, X, y, sample_weight, group, qid, ranking,
+                            balance=balance)
+    eval_shares = []
+    for i, entry in enumerate(evals):
+        e = _eval_entry(entry, i)
+        eval_shares.append((e["name"], dask_data.plan(
+            client, addresses, e["X"], e["y"], e.get("sample_weight"), e.get("group"),
+            e.get("qid"), ranking, what=f"evals[{i}] ", balance=balance)))
+    session = f"gbm-{uuid.uuid4().hex}"
+    from .dask_collective import end_session, start_session
+
+    start_session(client, session, addresses)
+    spec = dict(params=params, num_boost_round=num_boost_round,
+                early_stopping_rounds=early_stopping_rounds, checkpoint_dir=checkpoint_dir,
+                timeout=collective_timeout, kwargs=kwargs)
+    futures = [client.submit(_train_rank, session, rank, addresses, shares[rank],
+                             [(name, s[rank]) for name, s in eval_shares], spec,
+                             workers=[addr], allow_other_workers=False, pure=False, retries=0,
+                             key=f"gbm-train-rank{rank}-{session}")
+               for rank, addr in enumerate(addresses)]
+    try:
+        results = _wait_for_ranks(client, futures)
+    finally:
+        client.cancel(futures)
+        end_session(client, session)
+    if _stats is not None:  # for the benchmark: rows and collective time of each rank
+        _stats["ranks"] = [r[2] for r in results]
+    digests = {r[1] for r in results}
+    if len(digests) != 1:  # the ranks' exchanges kept them in lockstep: they must agree
+        raise CollectiveError("the ranks ended with different models; please report this")
+    return results[0][0]
+
+
+def _eval_entry(entry, index):
+    if isinstance(entry, dict):
+        return entry
+    if len(entry) == 3:
+        return {"X": entry[0], "y": entry[1], "name": entry[2]}
+    if len(entry) == 4:
+        return {"X": entry[0], "y": entry[1], "sample_weight": entry[2], "name": entry[3]}
+    raise ValueError(f"evals[{index}] must be (X, y, name), (X, y, sample_weight, name) or a "
+                     "dict with keys X, y, name (and sample_weight, group, qid)")
+
+
+def _wait_for_ranks(client, futures):
+    """Every rank's result; on a failure, the most telling error (a rank's own error over
+    the ``CollectiveError`` of the ranks it stopped), without waiting on a lost rank."""
+    pending = list(futures)
+    while pending:  # distributed.wait has no FIRST_EXCEPTION
+        _, pending = _wait(client, pending, return_when="FIRST_COMPLETED")
+        if any(f.status in ("error", "cancelled") for f in futures):
+            break
+    else:
+        return client.gather(futures)
+    if pending:  # the other ranks were told to stop; let them say why (a lost one never does)
+        try:
+            _wait(client, list(pending), timeout=_GRACE_S)
+        except TimeoutError:
+            pass
+    errors = [f.exception() for f in futures if f.status == "error"]
+    first = next((e for e in errors if not isinstance(e, CollectiveError)), errors[0])
+    raise first
+
+
+def _wait(client, futures, timeout=None, return_when="ALL_COMPLETED"):
+    """``distributed.wait`` on ``client`` (which need not be the default client)."""
+    from distributed.client import _wait as wait_async
+
+    return client.sync(wait_async, futures, timeout=timeout, return_when=return_when)
+
+
+# -- on the worker ---------------------------------------------------------------------
+def _train_rank(session, rank, addresses, share, eval_shares, spec):
+    """One rank's training (a long task on its worker): ``(booster or None, digest)``."""
+    from distributed import get_worker
+
+    from .dask_collective import DaskCollective
+
+    worker = get_worker()
+    collective = DaskCollective(session, rank, addresses, spec["timeout"])
+    params = dict(spec["params"])
+    if params.get("n_jobs") is None:  # Numba threads: the worker's share of the machine
+        params["n_jobs"] = worker.state.nthreads
+    ids = dask_data.row_ids(share)
+    try:
+        X, y = dask_data.assemble(share, "X"), dask_data.assemble(share, "y")
+        w = share.get("group_weight", dask_data.assemble(share, "sample_weight"))
+        qid = dask_data.assemble(share, "qid")
+        evals = [_rank_eval(name, s) for name, s in eval_shares]
+        kwargs = dict(spec["kwargs"])
+        callbacks = list(kwargs.pop("callbacks", ()))
+        rounds = spec["num_boost_round"]
+        if spec["checkpoint_dir"] is not None:
+            init, rounds = _resume(collective, spec["checkpoint_dir"], rounds)
+            if init is not None:
+                kwargs["init_model"] = init
+            if rank == 0:
+                callbacks.insert(0, _Checkpoint(spec["checkpoint_dir"]))
+        booster = _train(params, X, y, num_boost_round=rounds, sample_weight=w, evals=evals,
+                         group=share.get("group"), qid=qid,
+                         early_stopping_rounds=spec["early_stopping_rounds"],
+                         callbacks=callbacks, _collective=collective, _row_ids=ids, **kwargs)
+    except CollectiveError:
+        raise
+    except Exception as err:
+        collective.abort(f"rank {rank} ({worker.address}) failed: {type(err).__name__}: {err}")
+        raise _global_rows(err, ids) from None
+    finally:
+        collective.close()
+    digest = hashlib.sha256(booster.to_json().encode()).hexdigest()
+    stats = {"rows": int(ids.shape[0]), "exchanges": collective.n_exchanges,
+             "collective_s": collective.seconds}
+    return (booster if rank == 0 else None), digest, stats
+
+
+def _rank_eval(name, share):
+    entry = {"X": dask_data.assemble(share, "X"), "y": dask_data.assemble(share, "y"),
+             "name": name}
+    if "group_weight" in share:
+        entry["sample_weight"] = share["group_weight"]
+    elif "sample_weight" in share["empty"]:
+        entry["sample_weight"] = dask_data.assemble(share, "sample_weight")
+    if "group" in share:
+        entry["group"] = share["group"]
+    if "qid" in share["empty"]:
+        entry["qid"] = dask_data.assemble(share, "qid")
+    return entry
+
+
+_ROW = re.compile(r"\b(at row|row) (\d+)\b")
+
+
+def _global_rows(err, ids):
+    """``err`` with the rank's row numbers in its message made global (the message local
+    training gives on the same data)."""
+    if not isinstance(err, ValueError) or not err.args or not isinstance(err.args[0], str):
+        return err
+
+    def fix(m):
+        row = int(m.group(2))
+        return f"{m.group(1)} {ids[row]}" if row < len(ids) else m.group(0)
+
+    new = type(err)(_ROW.sub(fix, err.args[0]), *err.args[1:])
+    new.__traceback__ = err.__traceback__
+    return new
+
+
+def _resume(collective, folder, rounds):
+    """``(init_model, rounds left)`` from rank 0's checkpoint, the same on every rank."""
+    text = None
+    if collective.rank == 0:
+        path = os.path.join(folder, CHECKPOINT_FILE)
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+    text = collective.broadcast(text, root=0)
+    if text is None:
+        return None, rounds
+    init = Booster.from_json(text)
+    return init, max(0, rounds - init.num_boosted_rounds)
+
+
+class _Checkpoint(TrainingCallback):
+    """Rank 0 saves the model after every round (atomically: ``save_model``)."""
+
+    def __init__(self, folder):
+        self.path = os.path.join(folder, CHECKPOINT_FILE)
+
+    def before_training(self, booster):
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        return booster
+
+    def after_iteration(self, booster, epoch, evals_log):
+        booster.save_model(self.path)
+        return False
+
+
+from .dask_estimators import DaskGBMClassifier, DaskGBMRanker, DaskGBMRegressor  # noqa: E402
+
+__all__ = ["train", "DaskGBMRegressor", "DaskGBMClassifier", "DaskGBMRanker", "CHECKPOINT_FILE"]

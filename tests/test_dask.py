@@ -1,0 +1,235 @@
+"""Training on a Dask cluster gives the local model, byte for byte, and fails fast.
+
+One ``LocalCluster(n_workers=2, threads_per_worker=1, processes=True)`` for the module
+(worker processes are spawned: Numba's TBB layer is safe there); a test that needs 3
+workers scales it up and back. The data are continuous with more rows than the binning
+sample (``bin_sample_size``), so bin edges come from the hash-chosen sample.
+"""
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+pd = pytest.importorskip("pandas")
+
+import cloudpickle  # noqa: E402  (a dependency of distributed)
+from distributed import Client, LocalCluster, wait  # noqa: E402
+
+import gbm  # noqa: E402
+import gbm.dask  # noqa: E402
+from gbm.callback import TrainingCallback  # noqa: E402
+from gbm.collective import CollectiveError  # noqa: E402
+from gbm.sklearn import GBMClassifier, GBMRanker, GBMRegressor  # noqa: E402
+
+PARAMS = {"max_depth": 3, "max_bin": 32, "bin_sample_size": 1000, "learning_rate": 0.3}
+N_ROWS = 2400
+CHUNKS = (700, 0, 1100, 600)  # uneven, one empty
+
+
+@pytest.fixture(scope="module")
+def client():
+    import sys
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import tests/
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as c:
+        yield c
+
+
+def _data(seed=0, n=N_ROWS, f=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, f)).astype(np.float32)
+    X[rng.uniform(size=X.shape) < 0.03] = np.nan
+    signal_ = np.nan_to_num(X[:, 0]) * 2 + np.sin(np.nan_to_num(X[:, 1])) - np.nan_to_num(X[:, 2])
+    return X, signal_ + rng.normal(scale=0.3, size=n)
+
+
+def _dask(*arrays, chunks=CHUNKS):
+    return [da.from_array(a, chunks=(chunks,) + a.shape[1:]) for a in arrays]
+
+
+def _workers(client, n):
+    return sorted(client.scheduler_info()["workers"])[:n]
+
+
+def test_same_model_on_one_two_and_three_workers(client):
+    X, y = _data()
+    w = np.random.default_rng(1).uniform(0.5, 2.0, size=N_ROWS)
+    local = gbm.train(PARAMS, X, y, 4, sample_weight=w).to_json()
+    dX, dy, dw = _dask(X, y, w)
+    for n in (1, 2):
+        model = gbm.dask.train(client, PARAMS, dX, dy, 4, sample_weight=dw,
+                               workers=_workers(client, n))
+        assert model.to_json() == local, f"{n} workers"
+    cluster = client.cluster
+    cluster.scale(3)
+    try:
+        client.wait_for_workers(3, timeout=120)
+        dX, dy, dw = _dask(X, y, w, chunks=(300, 900, 200, 1000))
+        model = gbm.dask.train(client, PARAMS, dX, dy, 4, sample_weight=dw)
+        assert len(client.scheduler_info()["workers"]) == 3
+        assert model.to_json() == local, "3 workers"
+    finally:
+        cluster.scale(2)
+        deadline = time.monotonic() + 60
+        while len(client.scheduler_info()["workers"]) > 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+
+
+def test_a_worker_without_rows(client):
+    X, y = _data(2)
+    local = gbm.train(PARAMS, X, y, 3).to_json()
+    a = _workers(client, 1)
+    dX, dy = (client.persist(v, workers=a) for v in _dask(X, y))
+    wait([dX, dy])
+    assert {tuple(v) for v in client.who_has(dX).values()} == {tuple(a)}  # all on one worker
+    model = gbm.dask.train(client, PARAMS, dX, dy, 3, balance=False)  # both are ranks
+    assert model.to_json() == local
+
+
+def test_blocks_stay_where_they_are_unless_unbalanced():
+    from gbm.dask_data import assign_blocks, make_blocks
+
+    lengths = [100, 100, 100, 100]
+    keys = ["p0", "p1", "p2", "p3"]
+    on_a = {k: ("a",) for k in keys}
+    blocks = make_blocks(lengths)
+    assert assign_blocks(blocks, keys, on_a, lengths, ["a", "b"], balance=False) == [0, 0, 0, 0]
+    assert assign_blocks(blocks, keys, on_a, lengths, ["a", "b"]) == [0, 0, 1, 1]
+    spread = {"p0": ("b",), "p1": ("a",), "p2": ("b",), "p3": ("a",)}
+    assert assign_blocks(blocks, keys, spread, lengths, ["a", "b"]) == [1, 0, 1, 0]
+    # a query group spanning partitions 1 and 2 keeps them together
+    blocks = make_blocks(lengths, group=[100, 150, 50, 100])
+    assert [b for b, _ in blocks] == [[0], [1, 2], [3]]
+    assert [g for _, g in blocks] == [(0, 1), (1, 3), (3, 4)]
+    summaries = [(100, 0, 1, 1), (100, 1, 2, 1), (0, None, None, 0), (100, 3, 3, 0)]
+    blocks = make_blocks(lengths[:3] + [100], qid_summaries=summaries)
+    assert [b for b, _ in blocks] == [[0, 1, 2], [3]]
+    assert [g for _, g in blocks] == [(0, 3), (3, 4)]
+
+
+@pytest.mark.parametrize("objective", ["reg:absoluteerror", "multi:softprob", "count:poisson",
+                                       "binary:logistic"])
+def test_objective_families(client, objective):
+    X, y = _data(3)
+    if objective == "multi:softprob":
+        y, extra = np.digitize(y, [-1.0, 1.0]).astype(float), {"num_class": 3}
+    elif objective == "count:poisson":
+        y, extra = np.floor(np.exp(np.clip(y, -3, 3) / 2)), {}
+    elif objective == "binary:logistic":
+        y, extra = (y > 0).astype(float), {}
+    else:
+        extra = {}
+    params = dict(PARAMS, objective=objective, **extra)
+    local = gbm.train(params, X, y, 3).to_json()
+    assert gbm.dask.train(client, params, *_dask(X, y), 3).to_json() == local
+
+
+def test_classifier_eval_set_early_stopping_and_predict(client):
+    X, y = _data(4)
+    y = (y > 0.5).astype(int)
+    Xv, yv = _data(5, n=900)
+    yv = (yv > 0.5).astype(int)
+    kw = dict(n_estimators=40, max_depth=3, max_bin=32, learning_rate=0.5,
+              early_stopping_rounds=3, eval_metric="logloss")
+    local = GBMClassifier(**kw).fit(X, y, eval_set=[(Xv, yv)])
+    dX, dy = _dask(X, y)
+    dXv, dyv = _dask(Xv, yv, chunks=(400, 500))
+    est = gbm.dask.DaskGBMClassifier(**kw).fit(dX, dy, eval_set=[(dXv, dyv)])
+    assert est.get_booster().to_json() == local.get_booster().to_json()
+    assert est.best_iteration == local.best_iteration < 39  # it stopped early
+    assert est.evals_result() == local.evals_result()
+    proba = est.predict_proba(dXv)
+    assert isinstance(proba, da.Array)  # lazy
+    np.testing.assert_array_equal(proba.compute(), local.predict_proba(Xv))
+    np.testing.assert_array_equal(est.predict(dXv).compute(), local.predict(Xv))
+    np.testing.assert_array_equal(est.to_local().predict_proba(Xv), local.predict_proba(Xv))
+
+
+def test_regressor_on_a_dataframe_with_a_category_column(client):
+    X, y = _data(6)
+    df = pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])])
+    df["c"] = pd.Categorical(np.random.default_rng(6).choice(["a", "b", "c", "d"], N_ROWS))
+    y = y + (df["c"] == "b").to_numpy() * 2.0
+    local = GBMRegressor(n_estimators=4, max_depth=3, max_bin=32).fit(df, y)
+    ddf = dd.from_pandas(df, npartitions=3)
+    dy = dd.from_pandas(pd.Series(y), npartitions=3)
+    est = gbm.dask.DaskGBMRegressor(n_estimators=4, max_depth=3, max_bin=32,
+                                    client=client).fit(ddf, dy)
+    assert est.get_booster().to_json() == local.get_booster().to_json()
+    pred = est.predict(ddf)
+    np.testing.assert_array_equal(pred.compute().to_numpy(), local.predict(df))
+    assert list(est.feature_names_in_) == list(df.columns)
+
+
+def test_ranker_keeps_query_groups_whole(client):
+    X, y = _data(7)
+    rng = np.random.default_rng(7)
+    sizes = rng.integers(5, 40, size=200)
+    sizes = sizes[np.cumsum(sizes) <= N_ROWS]
+    sizes[-1] += N_ROWS - sizes.sum()
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    rel = np.clip(np.round(y), 0, 4)
+    kw = dict(n_estimators=3, max_depth=3, max_bin=32)
+    local = GBMRanker(**kw).fit(X, rel, qid=qid)
+    dX, drel, dqid = _dask(X, rel, qid, chunks=(703, 998, 699))  # groups span partitions
+    est = gbm.dask.DaskGBMRanker(**kw).fit(dX, drel, qid=dqid)
+    assert est.get_booster().to_json() == local.get_booster().to_json()
+
+
+def test_nan_label_in_one_partition_gives_the_local_error(client):
+    X, y = _data(8)
+    y[1500] = np.nan
+    with pytest.raises(ValueError) as local:
+        gbm.train(PARAMS, X, y, 2)
+    with pytest.raises(ValueError) as remote:
+        gbm.dask.train(client, PARAMS, *_dask(X, y), 2)
+    assert str(remote.value) == str(local.value)
+    assert "row 1500" in str(remote.value)
+
+
+class _FailAt(TrainingCallback):
+    def __init__(self, epoch):
+        self.epoch = epoch
+
+    def after_iteration(self, booster, epoch, evals_log):
+        if epoch == self.epoch:
+            raise RuntimeError(f"simulated crash after round {epoch}")
+        return False
+
+
+def test_checkpoint_resume_gives_the_uninterrupted_model(client, tmp_path):
+    X, y = _data(9)
+    dX, dy = _dask(X, y)
+    uninterrupted = gbm.dask.train(client, PARAMS, dX, dy, 6).to_json()
+    with pytest.raises(RuntimeError, match="simulated crash after round 2"):
+        gbm.dask.train(client, PARAMS, dX, dy, 6, checkpoint_dir=str(tmp_path),
+                       callbacks=[_FailAt(2)])
+    saved = gbm.Booster.load_model(tmp_path / gbm.dask.CHECKPOINT_FILE)
+    assert 1 <= saved.num_boosted_rounds < 6
+    resumed = gbm.dask.train(client, PARAMS, dX, dy, 6, checkpoint_dir=str(tmp_path))
+    assert resumed.to_json() == uninterrupted
+
+
+def test_a_killed_worker_fails_within_seconds(client):
+    # last in the module: the nanny restarts the killed worker on a new address
+    X, y = _data(10)
+    dX, dy = _dask(X, y)
+    pids = client.run(os.getpid)
+    victim = pids[_workers(client, 2)[1]]
+    timer = threading.Timer(4.0, os.kill, (victim, signal.SIGKILL))
+    timer.start()
+    start = time.monotonic()
+    try:
+        with pytest.raises(CollectiveError, match="left the cluster|could not send"):
+            gbm.dask.train(client, dict(PARAMS, max_depth=4), dX, dy, 100_000)
+    finally:
+        timer.cancel()
+    elapsed = time.monotonic() - start
+    assert 4.0 <= elapsed < 4.0 + 20, elapsed  # killed mid-training, noticed in seconds
