@@ -30,6 +30,7 @@ def test_each_target_is_its_own_model(objective):
     np.testing.assert_array_equal(pred, separate)
 
 
+@pytest.mark.filterwarnings("ignore:A column-vector y was passed")  # y (n, 1), on purpose
 def test_scores_files_and_estimator_match_xgboost():
     xgb = pytest.importorskip("xgboost")
     X, Y = _data(400)
