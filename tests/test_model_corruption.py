@@ -56,6 +56,10 @@ def _inner_feature(value):
     return mutate
 
 
+def _estimator(section):
+    return lambda d: d.__setitem__("estimator", section)
+
+
 # (id, model, kind, mutation, message pattern), as CHECKS
 MORE = [
     ("child_one_past_end", "num", "dict", _child_past_end(0),
@@ -104,11 +108,30 @@ MORE = [
      r"params: max_depth"),
     ("cat_bits_not_list", "cat", "dict",
      lambda d: next(t for t in d["trees"] if "cat_bits" in t).__setitem__("cat_bits", 5),
-     r"trees\[\d+\]\.cat_bits must be a list of lists of 8 integers"),
+     r"trees\[\d+\]\.cat_bits must be a list of lists of integers, all of one length"),
     ("cat_bits_word_range", "cat", "dict",
      lambda d: next(t for t in d["trees"] if "cat_bits" in t)["cat_bits"][0].__setitem__(
          0, 1 << 32),
      r"trees\[\d+\]\.cat_bits holds 4294967296, outside \[0, 4294967295\]"),
+    # the optional estimator section (an estimator's save_model); "num" has 3 classes
+    ("estimator_not_object", "num", "dict", _estimator(5),
+     r"estimator must be an object, got int"),
+    ("estimator_missing_params", "num", "dict", _estimator({"class": "GBMClassifier"}),
+     r"estimator has missing fields \['params'\] or unknown fields \[\]"),
+    ("estimator_unknown_class", "num", "dict", _estimator({"class": "Ridge", "params": {}}),
+     r"estimator.class must be one of \['GBMRegressor'"),
+    ("estimator_params_not_object", "num", "dict",
+     _estimator({"class": "GBMClassifier", "params": [1]}),
+     r"estimator.params must be an object of JSON values"),
+    ("estimator_feature_names_short", "num", "dict",
+     _estimator({"class": "GBMClassifier", "params": {}, "feature_names_in": ["a"]}),
+     r"estimator.feature_names_in must be null or 6 strings"),
+    ("estimator_classes_mixed", "num", "dict",
+     _estimator({"class": "GBMClassifier", "params": {}, "classes": [0, "a", 2]}),
+     r"estimator.classes must be a list of labels of one kind"),
+    ("estimator_classes_count", "num", "dict",
+     _estimator({"class": "GBMClassifier", "params": {}, "classes": [0, 1]}),
+     r"estimator.classes must hold 3 distinct labels \(the model's classes\), got 2"),
 ]
 ALL = CHECKS + MORE
 

@@ -49,7 +49,7 @@ def test_failed_refit_keeps_the_previous_fit(failure):
     y6 = X6[:, 0]
     kwargs = {}
     if failure == "bad_param":
-        reg.set_params(max_bin=1000)
+        reg.set_params(max_bin=5000)
         error = ValueError
     elif failure == "bad_eval_set":  # the width was set before train ran: issue 12
         kwargs["eval_set"] = [(X4, Y_REG)]
@@ -82,7 +82,7 @@ def test_failed_classifier_refit_keeps_labels():
 
 
 def test_failed_first_fit_leaves_the_estimator_unfitted():
-    reg = gbm.GBMRegressor(n_estimators=5, max_bin=1000)
+    reg = gbm.GBMRegressor(n_estimators=5, max_bin=5000)
     with pytest.raises(ValueError, match="max_bin"):
         reg.fit(X4, Y_REG)
     assert not hasattr(reg, "n_features_in_") and not hasattr(reg, "_Booster")
