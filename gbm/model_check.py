@@ -239,10 +239,15 @@ def check_cuts(cuts, n_features, n_categories=None):
     out = []
     for f, values in enumerate(cuts):
         arr = _float32(values, f"cuts[{f}]")
-        most = MAX_CATEGORICAL_CUTS if n_categories is not None and n_categories[f] >= 0 \
-            else MAX_CUTS
-        if arr.size > most:
-            raise InvalidModel(f"cuts[{f}] has {arr.size} bin edges; at most {most}")
+        if n_categories is not None and n_categories[f] >= 0:
+            # codes 0 .. n - 1 need at most n - 1 edges (an imported model may have none)
+            most = min(MAX_CATEGORICAL_CUTS, max(0, int(n_categories[f]) - 1))
+            if arr.size > most:
+                raise InvalidModel(f"cuts[{f}] has {arr.size} bin edges; a categorical "
+                                   f"feature with {n_categories[f]} categories has at most "
+                                   f"{most}")
+        elif arr.size > MAX_CUTS:
+            raise InvalidModel(f"cuts[{f}] has {arr.size} bin edges; at most {MAX_CUTS}")
         if (np.diff(arr) <= 0).any():
             raise InvalidModel(f"cuts[{f}] is not strictly increasing (as float32)")
         out.append(arr)
@@ -430,6 +435,12 @@ def _check_categorical_nodes(tree, n_categories, name):
     is_cat = tree.split_type == 1
     if (is_cat & (tree.left_child < 0)).any():
         raise InvalidModel(f"{name} has a leaf marked as a categorical split")
+    numeric = np.flatnonzero(~is_cat & (tree.left_child >= 0))
+    on_cat = numeric[n_categories[tree.split_feature[numeric]] >= 0]
+    if on_cat.size:
+        node = int(on_cat[0])
+        raise InvalidModel(f"{name} node {node} is a numeric split on categorical feature "
+                           f"{int(tree.split_feature[node])}")
     if tree.cat_bits.shape[0] != int(is_cat.sum()):
         raise InvalidModel(f"{name} has {tree.cat_bits.shape[0]} rows of cat_bits, expected "
                            f"{int(is_cat.sum())}: one set per categorical node")

@@ -55,6 +55,19 @@ def _first_cat(d):
     raise AssertionError("no categorical split")
 
 
+def _numeric_split_on(feature):
+    """Mutation: the first numeric split of any tree moved to ``feature``."""
+    def mutate(d):
+        for tree in d["trees"]:
+            kinds = tree.get("split_type", [0] * len(tree["left_child"]))
+            for node, (left, kind) in enumerate(zip(tree["left_child"], kinds)):
+                if left >= 0 and kind == 0:
+                    tree["split_feature"][node] = feature
+                    return
+        raise AssertionError("no numeric split")
+    return mutate
+
+
 def _set(path, value):
     """Mutation: set the value at a key path, e.g. ("trees", 0, "group")."""
     def mutate(d):
@@ -185,8 +198,8 @@ CHECKS = [
      r"cuts\[0\] holds 1e\+39, beyond float32's range"),
     ("cuts_count", "num", "dict", _set(("cuts", 0), [float(i) for i in range(1100)]),
      r"cuts\[0\] has 1100 bin edges; at most 1023"),
-    ("cuts_count_categorical", "cat", "dict", _set(("cuts", 0), [float(i) for i in range(70000)]),
-     r"cuts\[0\] has 70000 bin edges; at most 65535"),
+    ("cuts_count_categorical", "cat", "dict", _set(("cuts", 0), [float(i) for i in range(1, 7)]),
+     r"cuts\[0\] has 6 bin edges; a categorical feature with 6 categories has at most 5"),
     ("cuts_increasing", "num", "dict", lambda d: d["cuts"][0].reverse(),
      r"cuts\[0\] is not strictly increasing \(as float32\)"),
     ("categories_per_feature", "cat", "dict", lambda d: d["categories"].pop(),
@@ -256,6 +269,8 @@ CHECKS = [
     ("categorical_feature", "cat", "dict",
      _cat_tree(lambda tree, node, d: tree["split_feature"].__setitem__(node, 1)),
      r"trees\[\d+\] node \d+ is a categorical split on numeric feature 1"),
+    ("numeric_split_on_categorical", "cat", "dict", _numeric_split_on(0),
+     r"trees\[\d+\] node \d+ is a numeric split on categorical feature 0"),
     ("category_set_empty", "cat", "dict", _cat_set([0] * 8),
      r"trees\[\d+\] node \d+ has a bad category set: it is empty"),
     ("category_set_codes", "cat", "dict", _cat_set([0, 0, 0, 0, 0, 0, 0, 1 << 31]),
