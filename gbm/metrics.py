@@ -80,8 +80,8 @@ def _curve(y, score, w):
     starting from (0, 0). With weights, rows are put in a canonical order (score
     descending, then label, then weight), so the sums do not depend on the input order;
     without, the counts are integers, exact in any order."""
-    if w is None:
-        order = np.argsort(-score, kind="stable")
+    if w is None:  # ties in any order: the counts are integers (introsort: 5x faster)
+        order = np.argsort(-score)
         score, y = score[order], y[order]
         positive, negative = y, 1.0 - y
     else:

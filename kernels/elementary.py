@@ -57,12 +57,14 @@ def _constants():
 _EXP_MAX = 709.782712893384  # above: exp overflows
 _EXP_MIN = -745.1332191019412  # below: exp is 0 (less than half the smallest subnormal)
 _SQRT_HALF = 0.7071067811865476
+_POWERS = np.array([math.ldexp(1.0, e) for e in range(-1022, 1024)])  # 2**-1022 .. 2**1023
 
 
 def make_elementary(jit, mul):
     """``exp``, ``log``, ``log2`` built with ``jit`` (identity, ``numba.njit`` or
     ``numba.cuda.jit(device=True)``) and ``mul`` (see the module docstring)."""
     t_hi, t_lo = _T_HI, _T_LO
+    powers = _POWERS
     step_hi, step_lo, inv_step = _STEP_HI, _STEP_LO, _INV_STEP
     ln2_hi, ln2_lo, inv_ln2 = _LN2_HI, _LN2_LO, _INV_LN2
     inv_ln2_hi, inv_ln2_lo = _INV_LN2_HI, _INV_LN2_LO
@@ -85,7 +87,10 @@ def make_elementary(jit, mul):
         p = r + mul(mul(r, r), 0.5 + mul(r, 1.0 / 6.0 + mul(r, 1.0 / 24.0 + mul(
             r, 1.0 / 120.0 + mul(r, 1.0 / 720.0)))))
         tail = (mul(t_hi[j], p) + t_lo[j]) + mul(t_lo[j], p)
-        return math.ldexp(t_hi[j] + tail, int(k >> 6))
+        e = k >> 6
+        if -1022 <= e <= 1023:  # a normal power of two: the product is ldexp's, rounded once
+            return mul(t_hi[j] + tail, powers[e + 1022])
+        return math.ldexp(t_hi[j] + tail, int(e))
 
     @jit
     def _log_parts(x):

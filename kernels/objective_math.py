@@ -35,37 +35,9 @@ def make_objective_math(jit, mul, elementary):
     exp, sigmoid = elementary.exp, elementary.sigmoid
 
     @jit
-    def _softmax_row(margin, i, label, w, grad, hess):
-        n_groups = margin.shape[1]
-        top = margin[i, 0]
-        for k in range(1, n_groups):
-            if margin[i, k] > top:
-                top = margin[i, k]
-        total = 0.0
-        for k in range(n_groups):
-            e = exp(margin[i, k] - top)
-            grad[i, k] = e
-            total += e
-        for k in range(n_groups):
-            p = grad[i, k] / total
-            onehot = 1.0 if k == label else 0.0
-            grad[i, k] = mul(p - onehot, w)
-            hess[i, k] = mul(max(mul(mul(2.0, p), 1.0 - p), _EPS), w)
-
-    @jit
-    def row_gradients(kind, margin, i, y, w, objective_params, grad, hess):
-        """Row ``i``'s gradients and hessians into ``grad[i, :]``, ``hess[i, :]``."""
-        if kind == SOFTMAX:
-            _softmax_row(margin, i, np.int64(y), w, grad, hess)
-            return
-        if kind == QUANTILE:
-            for k in range(margin.shape[1]):
-                alpha = objective_params[k]
-                g = (1.0 - alpha) if margin[i, k] >= y else -alpha
-                grad[i, k] = mul(g, w)
-                hess[i, k] = w
-            return
-        m = margin[i, 0]
+    def _pointwise(kind, m, y, w, objective_params):
+        """(g, h) of one row of a one-output objective (scalars in, scalars out: no
+        array is passed per row, which on the CPU costs more than the formulas)."""
         h = w
         if kind == SQUARED:
             g = mul(m - y, w)
@@ -100,10 +72,44 @@ def make_objective_math(jit, mul, elementary):
         else:
             g = math.nan
             h = math.nan
-        grad[i, 0] = g
-        hess[i, 0] = h
+        return g, h
 
-    return SimpleNamespace(row_gradients=row_gradients)
+    @jit
+    def rows_gradients(kind, margin, lo, hi, y, w, objective_params, grad, hess):
+        """Rows ``lo .. hi - 1``'s gradients and hessians into ``grad[i, :]``,
+        ``hess[i, :]`` (a CPU thread takes a range of rows, a GPU thread one row)."""
+        n_groups = margin.shape[1]
+        if kind == SOFTMAX:
+            for i in range(lo, hi):
+                label = np.int64(y[i])
+                top = margin[i, 0]
+                for k in range(1, n_groups):
+                    if margin[i, k] > top:
+                        top = margin[i, k]
+                total = 0.0
+                for k in range(n_groups):
+                    e = exp(margin[i, k] - top)
+                    grad[i, k] = e
+                    total += e
+                for k in range(n_groups):
+                    p = grad[i, k] / total
+                    onehot = 1.0 if k == label else 0.0
+                    grad[i, k] = mul(p - onehot, w[i])
+                    hess[i, k] = mul(max(mul(mul(2.0, p), 1.0 - p), _EPS), w[i])
+        elif kind == QUANTILE:
+            for i in range(lo, hi):
+                for k in range(n_groups):
+                    alpha = objective_params[k]
+                    g = (1.0 - alpha) if margin[i, k] >= y[i] else -alpha
+                    grad[i, k] = mul(g, w[i])
+                    hess[i, k] = w[i]
+        else:
+            for i in range(lo, hi):
+                g, h = _pointwise(kind, margin[i, 0], y[i], w[i], objective_params)
+                grad[i, 0] = g
+                hess[i, 0] = h
+
+    return SimpleNamespace(rows_gradients=rows_gradients)
 
 
 def _python():

@@ -6,7 +6,7 @@ from ..elementary import product
 from ..jit import kernel
 from ..objective_math import make_objective_math
 
-row_gradients = make_objective_math(kernel, kernel(product), _elementary).row_gradients
+rows_gradients = make_objective_math(kernel, kernel(product), _elementary).rows_gradients
 
 
 @kernel(parallel=True)
@@ -25,5 +25,5 @@ def pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_thre
     """
     n = margin.shape[0]
     for t in prange(n_threads):
-        for i in range(n * t // n_threads, n * (t + 1) // n_threads):
-            row_gradients(kind, margin, i, y[i], w[i], objective_params, grad, hess)
+        rows_gradients(kind, margin, n * t // n_threads, n * (t + 1) // n_threads, y, w,
+                       objective_params, grad, hess)

@@ -4,13 +4,13 @@ from numba import cuda
 
 from ._device import THREADS, blocks_for, device_output, objective_math, to_device
 
-row_gradients = objective_math.row_gradients
+rows_gradients = objective_math.rows_gradients
 
 
 @cuda.jit
 def _gradients_kernel(kind, margin, y, w, objective_params, grad, hess):
     for i in range(cuda.grid(1), margin.shape[0], cuda.gridsize(1)):
-        row_gradients(kind, margin, i, y[i], w[i], objective_params, grad, hess)
+        rows_gradients(kind, margin, i, i + 1, y, w, objective_params, grad, hess)
 
 
 def pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_threads=1):

@@ -1,9 +1,8 @@
 """Twin of ``cpu/objective.py``: the shared row formulas (``objective_math``) run as
-plain Python, row by row. Their independent oracles are in ``tests/test_objectives.py``
+plain Python, row by row (one range of all rows). Their independent oracles are in ``tests/test_objectives.py``
 (finite differences of the losses, and NumPy's own functions)."""
 from ..objective_math import python as _math
 
 
 def pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_threads=1):
-    for i in range(margin.shape[0]):
-        _math.row_gradients(kind, margin, i, y[i], w[i], objective_params, grad, hess)
+    _math.rows_gradients(kind, margin, 0, margin.shape[0], y, w, objective_params, grad, hess)
