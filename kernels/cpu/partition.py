@@ -50,27 +50,28 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
     split_type : uint8 (n_nodes,)          # 1: categorical, ``cat_bits[k]`` its set
     cat_bits : uint32 (n_nodes, n_words)
     n_bins : int32 (n_features,)           # a row with bin n_bins[f] is missing
-    scratch : int32 (m,)                   # work space: the rows' new order, then copied back
+    scratch : int32 (m,)                   # work space
     out_n_left : int64 (n_nodes,)          # OUT rows sent left per node
 
-    Two passes over chunks of every segment (in parallel): decide and count the rows
-    going left (the decisions kept, one byte a row), then scatter them into ``scratch``,
-    each chunk to its place given by a prefix sum of the counts; then copy back::
+    Two passes over chunks of every segment (in parallel). The first reads each chunk's
+    rows once and writes them into the chunk's own stretch of ``scratch``: left rows
+    forward from its start, right rows backward from its end. The second copies each
+    chunk's two runs to their places in ``rows`` (given by prefix sums of the chunks'
+    counts), the right run read backward, so the order is kept::
 
-        segment before:  [a b c d e f g h]     chunk 0 = a b c d, chunk 1 = e f g h
-        go left:          1 0 1 0 0 1 1 0
-        segment after:   [a c f g | b d e h]   left rows, then right rows, order kept
+        chunk rows:        a b c d e f g h      go left: 1 0 1 0 0 1 1 0
+        scratch:           a c f g | h e d b    (right rows backward from the end)
+        segment after:     a c f g | b d e h    left rows, then right rows, order kept
     """
     n_nodes = node_starts.shape[0]
     first_chunk, task_node = _chunk_tasks(node_starts, node_ends)
     n_tasks = task_node.shape[0]
     left_count = np.zeros(n_tasks, dtype=np.int64)
-    goes = np.empty(rows.shape[0], dtype=np.uint8)  # each row's way, read back in order
     # parallel loops whose bodies are one call: Numba's parallel passes then compile fast
     for task in prange(n_tasks):
-        left_count[task] = _decide_chunk(task, task_node, first_chunk, bins_by_feature, rows,
-                                         node_starts, node_ends, split_feature, split_bin,
-                                         default_left, split_type, cat_bits, n_bins, goes)
+        left_count[task] = _split_chunk(task, task_node, first_chunk, bins_by_feature, rows,
+                                        node_starts, node_ends, split_feature, split_bin,
+                                        default_left, split_type, cat_bits, n_bins, scratch)
     left_before = np.zeros(n_tasks, dtype=np.int64)
     for k in range(n_nodes):
         running = 0
@@ -79,19 +80,17 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
             running += left_count[task]
         out_n_left[k] = running
     for task in prange(n_tasks):
-        _scatter_chunk(task, task_node, first_chunk, rows, node_starts, node_ends, goes,
-                       left_before, out_n_left, scratch)
-    for task in prange(n_tasks):
-        k = task_node[task]
-        lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
-        rows[lo:min(lo + _PARTITION_CHUNK, node_ends[k])] = \
-            scratch[lo:min(lo + _PARTITION_CHUNK, node_ends[k])]
+        _place_chunk(task, task_node, first_chunk, rows, node_starts, node_ends, scratch,
+                     left_count, left_before, out_n_left)
 
 
 @kernel
-def _decide_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_starts, node_ends,
-                  split_feature, split_bin, default_left, split_type, cat_bits, n_bins, goes):
-    """Each row's way in one chunk, into ``goes``; returns the rows going left."""
+def _split_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_starts, node_ends,
+                 split_feature, split_bin, default_left, split_type, cat_bits, n_bins, scratch):
+    """One chunk's rows into its stretch of ``scratch``: left rows forward from the start,
+    right rows backward from the end; returns the rows going left. No branch on the way:
+    each row is written at both free ends and only the end it belongs to moves on (the
+    other write lands on a free place, overwritten later)."""
     k = task_node[task]
     column = bins_by_feature[split_feature[k]]
     missing_bin = n_bins[split_feature[k]]
@@ -100,33 +99,37 @@ def _decide_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_star
     categorical = split_type[k] == 1
     lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
     hi = min(lo + _PARTITION_CHUNK, node_ends[k])
-    count = 0
+    left = lo
+    right = hi - 1
     for p in range(lo, hi):
         if p + DISTANCE < hi:
             prefetch(column, np.uint64(rows[p + DISTANCE]))
-        b = np.int32(column[np.uint64(rows[p])])  # unsigned: no wrap-around test
-        go = _goes_left(b, missing_bin, threshold, missing_left, categorical, cat_bits, k)
-        goes[p] = go
-        count += go
-    return count
+        r = rows[p]
+        b = np.int32(column[np.uint64(r)])  # unsigned: no wrap-around test
+        go = np.int64(_goes_left(b, missing_bin, threshold, missing_left, categorical,
+                                 cat_bits, k))
+        scratch[np.uint64(left)] = r
+        scratch[np.uint64(right)] = r
+        left += go
+        right -= 1 - go
+    return left - lo
 
 
 @kernel
-def _scatter_chunk(task, task_node, first_chunk, rows, node_starts, node_ends, goes,
-                   left_before, n_left, scratch):
-    """One chunk's rows into their places in ``scratch``: left rows after the left rows of
-    the chunks before, right rows likewise after all the node's left rows."""
+def _place_chunk(task, task_node, first_chunk, rows, node_starts, node_ends, scratch,
+                 left_count, left_before, n_left):
+    """One chunk's left run after the left rows of the chunks before it, its right run
+    (read backward) after all the node's left rows and the right rows before it."""
     k = task_node[task]
     lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
     hi = min(lo + _PARTITION_CHUNK, node_ends[k])
-    left_pos = node_starts[k] + left_before[task]
-    right_pos = node_starts[k] + n_left[k] + (lo - node_starts[k]) - left_before[task]
-    for p in range(lo, hi):  # no branch: the write goes to one end or the other
-        r = rows[p]
-        go_left = goes[p]
-        scratch[np.uint64(left_pos if go_left else right_pos)] = r
-        left_pos += go_left
-        right_pos += 1 - go_left
+    n = left_count[task]
+    at = node_starts[k] + left_before[task]
+    for i in range(n):
+        rows[np.uint64(at + i)] = scratch[np.uint64(lo + i)]
+    at = node_starts[k] + n_left[k] + (lo - node_starts[k]) - left_before[task]
+    for i in range(hi - lo - n):
+        rows[np.uint64(at + i)] = scratch[np.uint64(hi - 1 - i)]
 
 
 @kernel(parallel=True)
