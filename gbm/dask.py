@@ -11,16 +11,12 @@ Needs the ``dask`` extra: ``pip install 'gbm[dask]'``.
 """
 import hashlib
 import os
-import re
-import time
-import uuid
-
-import numpy as np
 
 from . import dask_data
 from .booster import Booster
 from .callback import TrainingCallback
 from .collective import CollectiveError
+from .dask_spmd import run_ranks, worker_threads
 from .training import train as _train
 
 try:
@@ -30,7 +26,6 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
     raise ImportError("gbm.dask needs dask and distributed: pip install 'gbm[dask]'") from err
 
 CHECKPOINT_FILE = "gbm-checkpoint.json"
-_GRACE_S = 3.0  # after the first failing rank: how long the others get to report theirs
 
 
 def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=(), group=None,
@@ -84,23 +79,13 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
         eval_shares.append((e["name"], dask_data.plan(
             client, addresses, e["X"], e["y"], e.get("sample_weight"), e.get("group"),
             e.get("qid"), ranking, what=f"evals[{i}] ", balance=balance)))
-    session = f"gbm-{uuid.uuid4().hex}"
-    from .dask_collective import end_session, start_session
-
-    start_session(client, session, addresses)
     spec = dict(params=params, num_boost_round=num_boost_round,
                 early_stopping_rounds=early_stopping_rounds, checkpoint_dir=checkpoint_dir,
-                timeout=collective_timeout, kwargs=kwargs)
-    futures = [client.submit(_train_rank, session, rank, addresses, shares[rank],
-                             [(name, s[rank]) for name, s in eval_shares], spec,
-                             workers=[addr], allow_other_workers=False, pure=False, retries=0,
-                             key=f"gbm-train-rank{rank}-{session}")
-               for rank, addr in enumerate(addresses)]
-    try:
-        results = _wait_for_ranks(client, futures)
-    finally:
-        client.cancel(futures)
-        end_session(client, session)
+                kwargs=kwargs)
+    rank_args = [(shares[rank], [(name, s[rank]) for name, s in eval_shares], spec)
+                 for rank in range(len(addresses))]
+    results = run_ranks(client, addresses, _train_rank, rank_args, collective_timeout,
+                        name="gbm-train")
     if _stats is not None:  # for the benchmark: rows and collective time of each rank
         _stats["ranks"] = [r[2] for r in results]
     digests = {r[1] for r in results}
@@ -120,75 +105,34 @@ def _eval_entry(entry, index):
                      "dict with keys X, y, name (and sample_weight, group, qid)")
 
 
-def _wait_for_ranks(client, futures):
-    """Every rank's result; on a failure, the most telling error (a rank's own error over
-    the ``CollectiveError`` of the ranks it stopped), without waiting on a lost rank."""
-    pending = list(futures)
-    while pending:  # distributed.wait has no FIRST_EXCEPTION
-        _, pending = _wait(client, pending, return_when="FIRST_COMPLETED")
-        if any(f.status in ("error", "cancelled") for f in futures):
-            break
-    else:
-        return client.gather(futures)
-    if pending:  # the other ranks were told to stop; let them say why (a lost one never does)
-        try:
-            _wait(client, list(pending), timeout=_GRACE_S)
-        except TimeoutError:
-            pass
-    errors = [f.exception() for f in futures if f.status == "error"]
-    first = next((e for e in errors if not isinstance(e, CollectiveError)), errors[0])
-    raise first
-
-
-def _wait(client, futures, timeout=None, return_when="ALL_COMPLETED"):
-    """``distributed.wait`` on ``client`` (which need not be the default client)."""
-    from distributed.client import _wait as wait_async
-
-    return client.sync(wait_async, futures, timeout=timeout, return_when=return_when)
-
-
 # -- on the worker ---------------------------------------------------------------------
-def _train_rank(session, rank, addresses, share, eval_shares, spec):
-    """One rank's training (a long task on its worker): ``(booster or None, digest)``."""
-    from distributed import get_worker
-
-    from .dask_collective import DaskCollective
-
-    worker = get_worker()
-    collective = DaskCollective(session, rank, addresses, spec["timeout"])
+def _train_rank(collective, share, eval_shares, spec):
+    """One rank's training (``run_ranks``'s body): ``(booster or None, digest, stats)``."""
     params = dict(spec["params"])
     if params.get("n_jobs") is None:  # Numba threads: the worker's share of the machine
-        params["n_jobs"] = worker.state.nthreads
+        params["n_jobs"] = worker_threads()
+    X, y = dask_data.assemble(share, "X"), dask_data.assemble(share, "y")
+    w = share.get("group_weight", dask_data.assemble(share, "sample_weight"))
+    qid = dask_data.assemble(share, "qid")
+    evals = [_rank_eval(name, s) for name, s in eval_shares]
+    kwargs = dict(spec["kwargs"])
+    callbacks = list(kwargs.pop("callbacks", ()))
+    rounds = spec["num_boost_round"]
+    if spec["checkpoint_dir"] is not None:
+        init, rounds = _resume(collective, spec["checkpoint_dir"], rounds)
+        if init is not None:
+            kwargs["init_model"] = init
+        if collective.rank == 0:
+            callbacks.insert(0, _Checkpoint(spec["checkpoint_dir"]))
     ids = dask_data.row_ids(share)
-    try:
-        X, y = dask_data.assemble(share, "X"), dask_data.assemble(share, "y")
-        w = share.get("group_weight", dask_data.assemble(share, "sample_weight"))
-        qid = dask_data.assemble(share, "qid")
-        evals = [_rank_eval(name, s) for name, s in eval_shares]
-        kwargs = dict(spec["kwargs"])
-        callbacks = list(kwargs.pop("callbacks", ()))
-        rounds = spec["num_boost_round"]
-        if spec["checkpoint_dir"] is not None:
-            init, rounds = _resume(collective, spec["checkpoint_dir"], rounds)
-            if init is not None:
-                kwargs["init_model"] = init
-            if rank == 0:
-                callbacks.insert(0, _Checkpoint(spec["checkpoint_dir"]))
-        booster = _train(params, X, y, num_boost_round=rounds, sample_weight=w, evals=evals,
-                         group=share.get("group"), qid=qid,
-                         early_stopping_rounds=spec["early_stopping_rounds"],
-                         callbacks=callbacks, _collective=collective, _row_ids=ids, **kwargs)
-    except CollectiveError:
-        raise
-    except Exception as err:
-        collective.abort(f"rank {rank} ({worker.address}) failed: {type(err).__name__}: {err}")
-        raise _global_rows(err, ids) from None
-    finally:
-        collective.close()
+    booster = _train(params, X, y, num_boost_round=rounds, sample_weight=w, evals=evals,
+                     group=share.get("group"), qid=qid,
+                     early_stopping_rounds=spec["early_stopping_rounds"],
+                     callbacks=callbacks, _collective=collective, _row_ids=ids, **kwargs)
     digest = hashlib.sha256(booster.to_json().encode()).hexdigest()
     stats = {"rows": int(ids.shape[0]), "exchanges": collective.n_exchanges,
              "collective_s": collective.seconds}
-    return (booster if rank == 0 else None), digest, stats
+    return (booster if collective.rank == 0 else None), digest, stats
 
 
 def _rank_eval(name, share):
@@ -203,24 +147,6 @@ def _rank_eval(name, share):
     if "qid" in share["empty"]:
         entry["qid"] = dask_data.assemble(share, "qid")
     return entry
-
-
-_ROW = re.compile(r"\b(at row|row) (\d+)\b")
-
-
-def _global_rows(err, ids):
-    """``err`` with the rank's row numbers in its message made global (the message local
-    training gives on the same data)."""
-    if not isinstance(err, ValueError) or not err.args or not isinstance(err.args[0], str):
-        return err
-
-    def fix(m):
-        row = int(m.group(2))
-        return f"{m.group(1)} {ids[row]}" if row < len(ids) else m.group(0)
-
-    new = type(err)(_ROW.sub(fix, err.args[0]), *err.args[1:])
-    new.__traceback__ = err.__traceback__
-    return new
 
 
 def _resume(collective, folder, rounds):
@@ -254,5 +180,8 @@ class _Checkpoint(TrainingCallback):
 
 
 from .dask_estimators import DaskGBMClassifier, DaskGBMRanker, DaskGBMRegressor  # noqa: E402
+from .dask_linear import (DaskElasticNet, DaskLasso, DaskLinearSVC,  # noqa: E402
+                          DaskLogisticRegression, DaskRidge)
 
-__all__ = ["train", "DaskGBMRegressor", "DaskGBMClassifier", "DaskGBMRanker", "CHECKPOINT_FILE"]
+__all__ = ["train", "DaskGBMRegressor", "DaskGBMClassifier", "DaskGBMRanker", "CHECKPOINT_FILE",
+           "DaskElasticNet", "DaskLasso", "DaskLinearSVC", "DaskLogisticRegression", "DaskRidge"]

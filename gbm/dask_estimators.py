@@ -11,24 +11,24 @@ import inspect
 import numpy as np
 
 from . import dask_data
-from .dask import train
 from .sklearn import _FITTED, GBMClassifier, GBMRanker, GBMRegressor
 
 _DASK_ARGS = ("client", "checkpoint_dir")
 
 
-def _dask_init(local):
-    """``__init__`` of the Dask twin of ``local``: its arguments plus ``client`` and
-    ``checkpoint_dir`` (keyword-only), in a signature scikit-learn's ``get_params`` reads."""
+def _dask_init(local, extra=_DASK_ARGS):
+    """``__init__`` of the Dask twin of ``local``: its arguments plus the keyword-only
+    ``extra`` ones (default None), in a signature scikit-learn's ``get_params`` reads."""
 
-    def __init__(self, *args, client=None, checkpoint_dir=None, **kwargs):
+    def __init__(self, *args, **kwargs):
+        values = {name: kwargs.pop(name, None) for name in extra}
         local.__init__(self, *args, **kwargs)
-        self.client = client
-        self.checkpoint_dir = checkpoint_dir
+        for name, value in values.items():
+            setattr(self, name, value)
 
     sig = inspect.signature(local.__init__)
-    extra = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in _DASK_ARGS]
-    __init__.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + extra)
+    added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in extra]
+    __init__.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + added)
     return __init__
 
 
@@ -47,6 +47,8 @@ class _DaskMixin:
         names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
         if isinstance(xgb_model, _DaskMixin):
             xgb_model = xgb_model.get_booster()
+        from .dask import train  # here: gbm.dask imports this module
+
         booster = train(self.client, params, X, y, num_boost_round=self._boost_rounds(),
                         evals=evals(self), early_stopping_rounds=self.early_stopping_rounds,
                         checkpoint_dir=self.checkpoint_dir, feature_names=names,
