@@ -4,12 +4,14 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (_num_samples, check_array, check_consistent_length,
+                                      check_is_fitted, validate_data)
 
 from ..backend import get_backend
 from ..collective import LOCAL
 from ..data import check_sample_weight
 from .design import Design
+from .problem import allsum
 
 ACCEPT_SPARSE = ("csr", "csc")
 
@@ -61,13 +63,23 @@ class LinearBase(BaseEstimator):
                       y_numeric=False):
         """Checked X (float64; CSR/CSC kept sparse), y and weights (ones when None). A
         rank of a distributed fit may hold no rows; the weights are checked as a whole
-        by the caller then."""
+        then (one sum over the ranks)."""
         shard = collective.world_size > 1
-        X, y = validate_data(self, X, y, accept_sparse=ACCEPT_SPARSE, dtype=np.float64,
-                             multi_output=multi_output, y_numeric=y_numeric,
-                             ensure_min_samples=0 if shard else 1)
-        weight = check_sample_weight(sample_weight, X.shape[0],
-                                     shard=shard)
+        if shard and multi_output and _num_samples(y) == 0:
+            # scikit-learn checks a 2-d y for one row at least, whatever X's minimum
+            X = validate_data(self, X, accept_sparse=ACCEPT_SPARSE, dtype=np.float64,
+                              ensure_min_samples=0)
+            y = check_array(y, ensure_2d=False, dtype=np.float64 if y_numeric else None,
+                            ensure_min_samples=0, input_name="y")
+            check_consistent_length(X, y)
+        else:
+            X, y = validate_data(self, X, y, accept_sparse=ACCEPT_SPARSE, dtype=np.float64,
+                                 multi_output=multi_output, y_numeric=y_numeric,
+                                 ensure_min_samples=0 if shard else 1)
+        weight = check_sample_weight(sample_weight, X.shape[0], shard=shard)
+        if shard and not allsum(np.sum(weight), collective) > 0.0:
+            raise ValueError("sample_weight is zero for every row; at least one weight must be "
+                             "positive")
         return X, y, np.ascontiguousarray(weight, dtype=np.float64)
 
     def _design(self, X, backend, by="columns"):

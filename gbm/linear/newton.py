@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..collective import LOCAL
 from ..kernels.linear_math import SQUARED
 from .problem import allsum, certificate, penalty_value
 
@@ -73,10 +74,17 @@ class _Terms:
         return float(allsum(np.sum(self.losses), backend.collective))
 
 
-def choose_mode(design, problem):
-    """"gram" or "residual" (see the module's docstring); measured in bench/linear.py."""
+def choose_mode(design, problem, collective=LOCAL):
+    """"gram" or "residual" (see the module's docstring); measured in bench/linear.py.
+    Decided from every rank's data (dense on every rank that has rows, the total row
+    count), so all ranks take the same road."""
     size = problem.n_outputs * (design.d + 1)
-    if design.kind != "dense" or size > GRAM_MAX_SIZE or design.n < size:
+    facts = [(design.kind == "dense" or design.n == 0, design.n)]
+    if collective.world_size > 1:
+        facts = collective.allgather(facts[0])
+    dense = all(kind for kind, _ in facts)
+    n_rows = sum(n for _, n in facts)
+    if not dense or size > GRAM_MAX_SIZE or n_rows < size:
         return "residual"
     if problem.loss == SQUARED:
         return "gram"
@@ -90,7 +98,7 @@ class NewtonSolver:
         self.problem, self.design, self.backend = problem, design, backend
         self.collective = backend.collective
         self.tol, self.max_iter = float(tol), int(max_iter)
-        self.mode = choose_mode(design, problem) if mode == "auto" else mode
+        self.mode = choose_mode(design, problem, self.collective) if mode == "auto" else mode
         n, d, K = design.n, design.d, problem.n_outputs
         self.width, self.size = d + 1, K * (d + 1)
         self.scale = problem.scale

@@ -26,7 +26,7 @@ class _LeastSquares(RegressorMixin, LinearBase):
         X, y, weight = self._validate_fit(X, y, sample_weight, collective, multi_output=True,
                                           y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
-        targets = y.reshape(y.shape[0], -1)
+        targets = y if y.ndim == 2 else y[:, None]  # (n, n_targets), n = 0 on an empty rank
         problem = Problem(SQUARED, np.ascontiguousarray(targets),
                           self._objective_scale(weight, collective), targets.shape[1], l1, l2,
                           "free" if self.fit_intercept else "none")
