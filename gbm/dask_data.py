@@ -52,6 +52,11 @@ def _partition_futures(client, value):
     return client.compute(parts)
 
 
+def _n_rows(part):
+    """Rows of a partition (``len`` is ambiguous for a SciPy sparse chunk)."""
+    return int(part.shape[0])
+
+
 def _qid_summary(q):
     """(rows, first qid, last qid, query starts inside the partition after its first row)."""
     q = np.asarray(q).ravel()
@@ -155,7 +160,7 @@ def plan(client, addresses, X, y, sample_weight=None, group=None, qid=None, rank
                                                n_parts)
     if qid is not None:
         cols["qid"] = Collection(client, qid, f"{what}qid", n_parts)
-    lengths = client.gather(client.map(len, Xc.futures, pure=False))
+    lengths = client.gather(client.map(_n_rows, Xc.futures, pure=False))
     summaries = None
     if qid is not None:
         summaries = client.gather(client.map(_qid_summary, cols["qid"].futures, pure=False))
@@ -196,6 +201,10 @@ def assemble(share, name):
     parts = share[name]
     if not parts:
         return share["empty"][name]
+    import scipy.sparse as sp
+
+    if sp.issparse(parts[0]):  # chunks of a sparse dask array (the linear models take them)
+        return parts[0] if len(parts) == 1 else sp.vstack(parts, format=parts[0].format)
     if hasattr(parts[0], "iloc"):
         import pandas as pd
 
