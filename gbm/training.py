@@ -20,6 +20,7 @@ from .data import feature_names_of
 from .dmatrix import DMatrix
 from .evaluation import EvalSet, Evaluator, unpack_eval
 from .grower import HistogramBuffers, TreeData, TreeGrower
+from .group_threads import GroupRunner
 from .multi_target import check_targets, n_targets
 from .objectives import get_objective
 from .params import validate_params
@@ -163,7 +164,10 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
         if not _agree(collective, (w > 0).any()):
             raise ValueError("sample_weight is zero for every row of every worker; at least "
                              "one weight must be positive")
-    with backend.threads():
+    # the groups' trees of a round, grown concurrently where that pays (group_threads),
+    # each thread with its own levels' histograms, reused by every tree
+    runner = GroupRunner(backend, objective.n_groups, lambda: HistogramBuffers(backend.xp))
+    with backend.threads(), runner:
         data, mapper = _bin(X, w, categories, names, p, backend, row_ids, n_rows_total)
         _check_init_model(init, p, X.shape[1], names)
         if init is not None:
@@ -210,7 +214,6 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
             plan = getattr(cb, "plan_rounds", None)
             if plan is not None:
                 plan(first_round, first_round + num_boost_round)
-        buffers = HistogramBuffers(xp)  # the levels' histograms, reused by every tree
         for cb in callbacks:
             booster = cb.before_training(booster)
         for round_ in range(first_round, first_round + num_boost_round):
@@ -226,16 +229,22 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
                 grad, hess = objective.gradients(margin, y_fit, w_fit, backend)
             # group-major: no copy when the objective wrote them so (gbm.gradients)
             grad, hess = xp.ascontiguousarray(grad.T), xp.ascontiguousarray(hess.T)
-            new_trees = []
-            for group_ in range(objective.n_groups):
+
+            def grow(group_, group_backend, buffers):
                 residual = None  # absolute / quantile loss: leaves become residual quantiles
                 if leaf_alphas is not None:
                     y_group = y if y.ndim == 1 else y[:, group_]
                     residual = (y_group - backend.to_host(by_group[group_]), leaf_alphas[group_])
-                new_trees += _grow_group(booster, data, grad[group_], hess[group_],
-                                         by_group[group_], group_, round_, residual, row_ids,
-                                         n_rows_total, None if sample_weight is None else w, p,
-                                         backend, buffers)
+                return _grow_group(data, grad[group_], hess[group_], by_group[group_], group_,
+                                   round_, residual, row_ids, n_rows_total,
+                                   None if sample_weight is None else w, p, group_backend,
+                                   buffers)
+
+            new_trees = []
+            for group_, trees in enumerate(runner.map(grow, range(objective.n_groups))):
+                for tree in trees:
+                    booster.add_tree(tree, group_)
+                new_trees += trees
             booster.end_round()
             stop = evaluator.after_round(booster, new_trees, backend)
             asked = [cb.after_iteration(booster, round_, booster.evals_result) for cb in callbacks]
@@ -300,11 +309,12 @@ def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
     return data, mapper
 
 
-def _grow_group(booster, data, grad, hess, column, group, round_, residual, row_ids,
-                n_rows_total, weights, p, backend, buffers):
+def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_rows_total,
+                weights, p, backend, buffers):
     """Grow one round's trees of one output group (``num_parallel_tree`` of them, sharing
-    the round's gradients, as XGBoost does), add them to ``booster`` and their leaf values
-    to ``column`` (the group's margins, contiguous, updated in place); returns the trees."""
+    the round's gradients, as XGBoost does) and add their leaf values to ``column`` (the
+    group's margins, contiguous, updated in place); returns the trees, for the caller to
+    add to the booster in group order."""
     gpair, scales = quantize(grad, hess, backend, n_rows_total)
     n_parallel = p["num_parallel_tree"]
     # Each parallel tree's leaves carry learning_rate / num_parallel_tree, so a round
@@ -328,7 +338,6 @@ def _grow_group(booster, data, grad, hess, column, group, round_, residual, row_
             backend.kernels.add_leaf_values(rows, starts, ends, values, column)
             if kept is not None:  # rows left out of the sample: walk them through the tree
                 _add_tree(backend, data, tree, np.flatnonzero(~kept), column)
-        booster.add_tree(tree, group)
         trees.append(tree)
     return trees
 
