@@ -32,6 +32,24 @@ class _instance_or_class_method:
         return functools.partial(self.func, cls if obj is None else obj)
 
 
+def _is_c_float32_matrix(X, n_features):
+    """Whether ``X`` is a C-ordered float32 matrix of ``n_features`` columns: a NumPy
+    array, or a GPU array (CuPy, or anything with ``__cuda_array_interface__``), read
+    from its interface (its shape, type string and strides: None means C order)."""
+    if is_device_array(X):
+        face = X.__cuda_array_interface__
+        shape, strides = tuple(face["shape"]), face.get("strides")
+        if len(shape) != 2 or np.dtype(face["typestr"]) != np.float32:
+            return False
+        # a dimension of length 1 may carry any stride
+        c_order = strides is None or all(
+            n <= 1 or stride == step for n, stride, step in
+            zip(shape, strides, (shape[1] * 4, 4)))
+        return c_order and shape[1] == n_features
+    return (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype == np.float32
+            and X.flags.c_contiguous and X.shape[1] == n_features)
+
+
 class Booster:
     """A fitted model: the trees, how to start and how to turn margins into predictions.
 
@@ -216,8 +234,7 @@ class Booster:
         The kernels index rows by ``n_features`` without bounds checks, so the width is
         checked here too, against this booster (a caller may hold another's checks).
         """
-        if not (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype == np.float32
-                and X.flags.c_contiguous and X.shape[1] == self.n_features):
+        if not _is_c_float32_matrix(X, self.n_features):
             raise ValueError(
                 f"X must be a C-ordered float32 matrix with {self.n_features} columns, the "
                 f"model's feature count; got {getattr(X, 'shape', None)} "

@@ -22,7 +22,7 @@ import numbers
 import numpy as np
 
 from .collective import LOCAL
-from .data import FLOAT, check_X, feature_names_of, to_host
+from .data import FLOAT, check_X, feature_names_of, is_device_array, to_host
 
 # Codes 0 .. 65535 are uint16 bins (gbm.binning stores a feature with more than 256 bins so);
 # a feature with all 65,536 categories has no symbol left for its missing bin, so its
@@ -243,30 +243,47 @@ def check_same_categorical(categories, categorical_features, X, feature_names):
 
 
 def _encode(frame, arr, categories, cat_cols, feature_names, name):
-    """Overwrite the categorical columns of ``arr`` with codes, matching by value."""
+    """Overwrite the categorical columns of ``arr`` with codes, matching by value.
+
+    A GPU ``arr`` (CuPy, from ``check_X``) stays there: each categorical column is copied
+    to the host, encoded as on the CPU, and its codes copied back (the other columns
+    never move)."""
+    on_device = is_device_array(arr)
     for f, labels in enumerate(categories):
         if labels is None:
             continue
-        column = _column_name(feature_names, f)
-        index = {label: i for i, label in enumerate(labels)}
-        if f in cat_cols:
-            col = frame.iloc[:, f]
-            mapping = np.array([index.get(label, -1) for label in col.cat.categories.tolist()]
-                               + [-1], dtype=np.int64)  # code -1 (missing) reads mapping[-1]
-            codes = mapping[col.cat.codes.to_numpy()]
+        if on_device:
+            import cupy
+
+            host = np.ascontiguousarray(to_host(arr[:, f]))[:, None]
+            _encode_column(frame, host, 0, f, labels, cat_cols, feature_names, name)
+            arr[:, f] = cupy.asarray(host[:, 0])
         else:
-            values = arr[:, f]
-            _check_integer_codes(values, column, name)
-            numeric = {lab: i for lab, i in index.items() if not isinstance(lab, str)}
-            keys = np.array(sorted(numeric), dtype=np.float64)
-            codes = np.full(values.shape, -1, dtype=np.int64)
-            if keys.size:
-                at = np.minimum(np.searchsorted(keys, values), keys.size - 1)
-                found = keys[at] == values  # NaN never equals
-                codes[found] = np.array([numeric[k] for k in keys.tolist()])[at[found]]
-            elif labels and (~np.isnan(values)).any():
-                raise ValueError(
-                    f"{name} column {column} holds numbers, but the model learned this feature's "
-                    "categories as strings; pass it as a pandas 'category' column")
-        arr[:, f] = np.where(codes >= 0, codes, np.nan).astype(FLOAT)
+            _encode_column(frame, arr, f, f, labels, cat_cols, feature_names, name)
+
+
+def _encode_column(frame, arr, j, f, labels, cat_cols, feature_names, name):
+    """Overwrite column ``j`` of host ``arr`` (feature ``f``) with its codes."""
+    column = _column_name(feature_names, f)
+    index = {label: i for i, label in enumerate(labels)}
+    if f in cat_cols:
+        col = frame.iloc[:, f]
+        mapping = np.array([index.get(label, -1) for label in col.cat.categories.tolist()]
+                           + [-1], dtype=np.int64)  # code -1 (missing) reads mapping[-1]
+        codes = mapping[col.cat.codes.to_numpy()]
+    else:
+        values = arr[:, j]
+        _check_integer_codes(values, column, name)
+        numeric = {lab: i for lab, i in index.items() if not isinstance(lab, str)}
+        keys = np.array(sorted(numeric), dtype=np.float64)
+        codes = np.full(values.shape, -1, dtype=np.int64)
+        if keys.size:
+            at = np.minimum(np.searchsorted(keys, values), keys.size - 1)
+            found = keys[at] == values  # NaN never equals
+            codes[found] = np.array([numeric[k] for k in keys.tolist()])[at[found]]
+        elif labels and (~np.isnan(values)).any():
+            raise ValueError(
+                f"{name} column {column} holds numbers, but the model learned this feature's "
+                "categories as strings; pass it as a pandas 'category' column")
+    arr[:, j] = np.where(codes >= 0, codes, np.nan).astype(FLOAT)
 

@@ -11,7 +11,7 @@ draw per output group, the same trees as ``k`` separate fits with the same param
 import numpy as np
 
 from .collective import LOCAL
-from .data import check_y
+from .data import check_y, to_host
 
 
 def check_targets(y, n_rows, name="y"):
@@ -19,6 +19,7 @@ def check_targets(y, n_rows, name="y"):
     each column checked as ``gbm.data.check_y`` checks one."""
     if y is None:
         raise ValueError(f"{name} is None; training needs labels")
+    y = to_host(y)  # labels are checked on the host (a GPU array: one copy)
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] > 1:
         if arr.shape[0] != n_rows:

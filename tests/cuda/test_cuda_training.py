@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import gbm
+from device_arrays import SIMULATOR, device_array, host
 from model_cases import CASES, Spec
 from test_model_fixtures import _first_difference
 
@@ -62,6 +63,25 @@ def test_same_predictions_on_the_cuda_backend():
     X = spec.X
     for kwargs in ({"output_margin": True}, {"pred_leaf": True}, {"pred_contribs": True}, {}):
         np.testing.assert_array_equal(model.predict(X, **kwargs), cpu_model.predict(X, **kwargs))
+
+
+def test_gpu_input_is_predicted_on_the_device():
+    """A GPU matrix is predicted on the GPU whatever the model's device, and the result
+    stays there (a CuPy array); margins, leaves and contributions are the CPU's, bit for
+    bit. Under the simulator ``device_array`` is NumPy: this then checks the values only
+    (``tests/test_gpu_input.py`` covers the dispatch without a GPU)."""
+    spec = small(CASES["binary"](), rounds=2)
+    model = spec.train()  # a CPU model
+    X = np.ascontiguousarray(spec.X, dtype=np.float32)
+    for kwargs in ({"output_margin": True}, {"pred_leaf": True}, {"pred_contribs": True}, {}):
+        out = model.predict(device_array(X), **kwargs)
+        if not SIMULATOR:
+            assert type(out).__module__.startswith("cupy"), type(out)
+        expected = model.predict(X, **kwargs)
+        if kwargs:
+            np.testing.assert_array_equal(host(out), expected)
+        else:  # transformed by CuPy's exp on a GPU: the last bit may differ (docs/gpu.md)
+            np.testing.assert_allclose(host(out), expected, rtol=1e-14)
 
 
 def test_many_categories_are_refused_on_cuda_and_max_bin_1024_trains():

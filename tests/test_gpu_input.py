@@ -1,0 +1,125 @@
+"""GPU input (CuPy, or anything with ``__cuda_array_interface__``) flows through predict,
+the estimators, continued training and eval sets, and comes back on the device.
+
+No GPU is needed: ``fake_gpu`` stands in for CuPy (NumPy memory behind CuPy's interface,
+refusing implicit host conversion as CuPy does) and runs the CPU kernels where the CUDA
+launchers would run; what is exercised is gbm's own dispatch from the input's location to
+the ``device="cuda"`` backend and back. On a GPU, ``tests/cuda`` repeats the predictions
+with real CuPy arrays (``GBM_TEST_GPU=1``, as ``bench/gpu_check.sh`` runs it)."""
+import numpy as np
+import pytest
+
+import gbm
+import fake_gpu
+from fake_gpu import FakeDeviceArray, device
+
+
+@pytest.fixture
+def gpu(monkeypatch):
+    return fake_gpu.install(monkeypatch)
+
+
+def _data(n=240, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4)).astype(np.float32)
+    X[::7, 1] = np.nan
+    X[:, 3] = rng.integers(0, 6, n)  # category codes
+    y = ((X[:, 0] + (X[:, 3] % 2)) > 0.5).astype(np.float32)
+    return X, y
+
+
+class _Foreign:
+    """A GPU array of another library: only ``__cuda_array_interface__``."""
+
+    def __init__(self, array):
+        self._array = array
+
+    @property
+    def __cuda_array_interface__(self):
+        return self._array.__cuda_array_interface__
+
+
+def _host(value):
+    assert isinstance(value, FakeDeviceArray), f"expected a device array, got {type(value)}"
+    return value.get()
+
+
+@pytest.mark.parametrize("objective", ["binary:logistic", "multi:softprob"])
+def test_predict_on_gpu_input_is_on_the_device_and_the_cpus(gpu, objective):
+    X, y = _data()
+    params = {"objective": objective, "max_depth": 3}
+    if objective == "multi:softprob":
+        params["num_class"] = 3
+        y = (X[:, 3] % 3).astype(np.float32)
+    model = gbm.train(params, X, y, 4, categorical_features=[3])
+    n_groups = model.n_groups
+    margin = np.random.default_rng(1).normal(size=(len(X), n_groups) if n_groups > 1 else len(X))
+    for kwargs, host_kwargs in (({}, {}), ({"output_margin": True}, {}),
+                                ({"pred_leaf": True}, {}), ({"pred_contribs": True}, {}),
+                                ({"iteration_range": (1, 3)}, {}),
+                                ({"base_margin": device(margin)}, {"base_margin": margin})):
+        gpu.calls.clear()
+        on_device = model.predict(device(X), **kwargs)
+        assert gpu.calls, "the prediction did not run on the cuda backend"
+        np.testing.assert_array_equal(_host(on_device),
+                                      model.predict(X, **(host_kwargs or kwargs)))
+    # a DMatrix holding GPU data, and another library's GPU array
+    np.testing.assert_array_equal(_host(model.predict(gbm.DMatrix(device(X)))), model.predict(X))
+    np.testing.assert_array_equal(_host(model.predict(_Foreign(device(X)))), model.predict(X))
+
+
+def test_unseen_and_invalid_category_codes_on_gpu_input_as_on_the_host(gpu):
+    X, y = _data()
+    model = gbm.train({"max_depth": 3}, X, y, 3, categorical_features=[3])
+    unseen = X.copy()
+    unseen[:5, 3] = 9  # not seen at fit: the missing direction
+    np.testing.assert_array_equal(_host(model.predict(device(unseen))), model.predict(unseen))
+    bad = X.copy()
+    bad[2, 3] = 1.5
+    with pytest.raises(ValueError, match="column 3 is categorical but holds 1.5 at row 2"):
+        model.predict(device(bad))
+
+
+def test_the_predict_check_reads_a_gpu_arrays_interface(gpu):
+    """``_predict_checked`` (what the estimators, eval sets and continued training call)
+    takes a C-ordered float32 GPU matrix and refuses other layouts, as for NumPy."""
+    X, y = _data()
+    model = gbm.train({"max_depth": 2}, X, y, 2)
+    np.testing.assert_array_equal(_host(model._predict_checked(device(X))), model.predict(X))
+    for bad in (device(X.astype(np.float64)), device(np.asfortranarray(X)), device(X[:, :3])):
+        with pytest.raises(ValueError, match="C-ordered float32 matrix with 4 columns"):
+            model._predict_checked(bad)
+
+
+def test_continued_training_and_eval_sets_on_gpu_input(gpu):
+    """Both start from the model's predictions on the (GPU) rows."""
+    X, y = _data()
+    Xd, yd = device(X), device(y)
+    params = {"objective": "binary:logistic", "max_depth": 3}
+    first = gbm.train(params, X, y, 2)
+    runs = []
+    for device_name, X_, y_ in (("cuda", Xd, yd), ("cpu", X, y)):
+        result = {}
+        model = gbm.train(dict(params, device=device_name), X_, y_, 2, init_model=first,
+                          evals=[(X_, y_, "valid")], evals_result=result)
+        runs.append((model, result))
+    (gpu_model, gpu_result), (cpu_model, cpu_result) = runs
+    assert gpu_model.to_json() == cpu_model.to_json()
+    assert gpu_result == cpu_result
+
+
+def test_dask_predict_on_gpu_blocks(gpu):
+    da = pytest.importorskip("dask.array")
+    from gbm.dask import DaskGBMRegressor
+    from gbm.sklearn import _FITTED
+
+    X, y = _data()
+    local = gbm.GBMRegressor(n_estimators=3, max_depth=3).fit(X, y)
+    est = DaskGBMRegressor(n_estimators=3, max_depth=3)
+    for name in _FITTED:
+        if name in local.__dict__:
+            setattr(est, name, local.__dict__[name])
+    Xd = device(X)
+    blocks = da.from_array(Xd, chunks=(100, 4), asarray=False, meta=Xd[:0])
+    out = est.predict(blocks).compute(scheduler="synchronous")
+    np.testing.assert_array_equal(_host(out), local.predict(X))
