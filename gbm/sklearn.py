@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from . import estimator_io
 from .training import train
 from .categorical import _as_frame, category_columns, encode_X
-from .data import check_X
+from .data import check_X, is_device_array, to_host
 from .dmatrix import replace_missing
 
 # Estimator argument -> training parameter (the same name unless listed).
@@ -200,7 +200,8 @@ class _GBMBase(BaseEstimator):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         raw = self._categorical_input(X)
         X = self._validate_X(X, reset=True, raw=raw)
-        y, extra_params = self._encode_y(self._column_y(y))
+        # labels are checked and encoded on the host (GPU labels: one copy), as in train
+        y, extra_params = self._encode_y(self._column_y(to_host(y)))
         params = dict(self._train_params(), **extra_params)
         names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
         if isinstance(xgb_model, _GBMBase):
@@ -227,7 +228,7 @@ class _GBMBase(BaseEstimator):
                                  f"{len(eval_set)}")
         evals = []
         for i, (X_eval, y_eval) in enumerate(eval_set):
-            y_eval = self._encode_eval_y(self._column_y(y_eval))
+            y_eval = self._encode_eval_y(self._column_y(to_host(y_eval)))
             entry = {"X": self._validate_X(X_eval, reset=False, raw=raw), "y": y_eval,
                      "name": f"validation_{i}"}
             if weights is not None and weights[i] is not None:
@@ -426,11 +427,20 @@ class GBMClassifier(ClassifierMixin, _GBMBase):
         """Most probable class label per row, (n_samples,), of ``classes_``'s dtype;
         with ``output_margin``, the raw margins instead: (n_samples,) for two classes
         (of the second), (n_samples, n_classes) else. ``iteration_range``,
-        ``base_margin``: as for ``GBMRegressor.predict``."""
+        ``base_margin``: as for ``GBMRegressor.predict``. For GPU input the labels come
+        back as a CuPy array, except labels CuPy cannot hold (strings): NumPy then."""
         booster, classes = self._fitted_state("_Booster", "classes_")
         if output_margin:
             return self._predict_with(booster, X, True, iteration_range, base_margin)
-        return classes[np.argmax(self._proba(booster, X, iteration_range, base_margin), axis=1)]
+        # np.argmax of a CuPy array is CuPy's (NEP 18): the indices stay where proba is
+        index = np.argmax(self._proba(booster, X, iteration_range, base_margin), axis=1)
+        if is_device_array(index):
+            if classes.dtype.kind not in "biuf":
+                return classes[to_host(index)]
+            import cupy
+
+            return cupy.asarray(classes)[index]
+        return classes[index]
 
 
 _RANK_PARAMS = ("objective", "lambdarank_pair_method", "lambdarank_num_pair_per_sample",

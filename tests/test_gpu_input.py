@@ -91,6 +91,25 @@ def test_the_predict_check_reads_a_gpu_arrays_interface(gpu):
             model._predict_checked(bad)
 
 
+def test_estimators_fit_and_predict_on_gpu_input(gpu):
+    X, y = _data()
+    Xd, yd = device(X), device(y)
+    kwargs = {"n_estimators": 3, "max_depth": 3}
+    reg = gbm.GBMRegressor(device="cuda", **kwargs).fit(Xd, yd)
+    cpu = gbm.GBMRegressor(**kwargs).fit(X, y)
+    assert reg.get_booster().to_json() == cpu.get_booster().to_json()
+    np.testing.assert_array_equal(_host(reg.predict(Xd)), cpu.predict(X))
+
+    clf = gbm.GBMClassifier(device="cuda", **kwargs).fit(Xd, yd, eval_set=[(Xd, yd)])
+    cpu = gbm.GBMClassifier(**kwargs).fit(X, y, eval_set=[(X, y)])
+    assert clf.evals_result() == cpu.evals_result()
+    np.testing.assert_array_equal(_host(clf.predict_proba(Xd)), cpu.predict_proba(X))
+    np.testing.assert_array_equal(_host(clf.predict(Xd)), cpu.predict(X))
+    labels = np.array(["no", "yes"])[y.astype(int)]  # labels CuPy cannot hold come back in NumPy
+    named = gbm.GBMClassifier(**kwargs).fit(X, labels)
+    np.testing.assert_array_equal(named.predict(Xd), named.predict(X))
+
+
 def test_continued_training_and_eval_sets_on_gpu_input(gpu):
     """Both start from the model's predictions on the (GPU) rows."""
     X, y = _data()
