@@ -37,8 +37,8 @@ class EvalSet:
                 self.margin - backend.asarray(booster.base_margin)[None, :]
                 + backend.asarray(base_margin.T))
 
-    def add_trees(self, backend, trees, groups):
-        f = Forest(trees, groups)
+    def add_trees(self, backend, f):
+        """Add the margins of the trees of ``f`` (a ``Forest``: the round's new trees)."""
         with backend.threads(self.X.size * max(1, f.n_trees // 8)):
             if self.binned:
                 backend.kernels.predict_binned(self.bins, self.rows, self.n_bins, f.walk_binned,
@@ -124,8 +124,9 @@ class Evaluator:
         groups = booster.tree_group[len(booster.trees) - len(new_trees):]
         line = [f"[{round_}]"]
         collective = backend.collective
+        forest = Forest(new_trees, groups)  # packed once for every eval set
         for es in self.eval_sets:
-            es.add_trees(backend, new_trees, groups)
+            es.add_trees(backend, forest)
             # metrics on the host, in NumPy, whatever the backend: a score that drives
             # early stopping must be the same bits everywhere
             pred = self.objective.transform_for_metric(backend.to_host(es.margin))
