@@ -84,7 +84,9 @@ def get_backend(device="cpu", n_jobs=None, collective=LOCAL):
     raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
 
 
-_GPU_EXTRA = "pip install 'gbm[gpu]' (numba-cuda and CuPy for CUDA 12)"
+# the distribution is detgbm (``gbm`` on the package index is an unrelated project)
+_GPU_EXTRA = ("pip install 'detgbm[gpu]', or from a checkout pip install -e '.[gpu]' "
+              "(numba-cuda and CuPy for CUDA 12)")
 
 
 def _simulator():

@@ -7,7 +7,8 @@ whose exchanges go worker to worker (``gbm.dask_collective``); the client waits,
 the model from rank 0. Histograms are integers and bin edges come from a hash-chosen row
 sample, so the model file is the one local training writes, byte for byte.
 
-Needs the ``dask`` extra: ``pip install 'gbm[dask]'``.
+Needs the ``dask`` extra: ``pip install 'detgbm[dask]'`` (from a checkout:
+``pip install -e '.[dask]'``).
 """
 import hashlib
 import os
@@ -23,7 +24,8 @@ try:
     import dask  # noqa: F401
     import distributed
 except ImportError as err:  # pragma: no cover - exercised only without the extra
-    raise ImportError("gbm.dask needs dask and distributed: pip install 'gbm[dask]'") from err
+    raise ImportError("gbm.dask needs dask and distributed: pip install 'detgbm[dask]' "
+                      "(from a checkout: pip install -e '.[dask]')") from err
 
 CHECKPOINT_FILE = "gbm-checkpoint.json"
 

@@ -38,7 +38,7 @@ def _check_device_X(X, name, shard):
         import cupy
     except ImportError:
         raise ImportError(f"{name} is a GPU array; reading it needs CuPy: pip install "
-                          "'gbm[gpu]'") from None
+                          "'detgbm[gpu]' (from a checkout: pip install -e '.[gpu]')") from None
     arr = cupy.asarray(X)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} has unsupported dtype {arr.dtype}")

@@ -118,5 +118,5 @@ def test_cuda_device_gives_a_clear_error():
 
     if _gpu_here():
         pytest.skip("a GPU and the CUDA packages are here")
-    with pytest.raises(RuntimeError, match=r"device='cuda' .*gbm\[gpu\]"):
+    with pytest.raises(RuntimeError, match=r"device='cuda' .*'detgbm\[gpu\]'"):
         gbm.GBMRegressor(n_estimators=2, device="cuda").fit(X, y)
