@@ -95,7 +95,7 @@ class ElasticNet(_LeastSquares):
     Parameters
     ----------
     alpha : float > 0; l1_ratio : float in [0, 1]
-    fit_intercept, tol, max_iter (None: 100), device, n_jobs : as ``Ridge``
+    fit_intercept, tol, device, n_jobs : as ``Ridge``; max_iter : Newton steps (1000; None: 100)
 
     Attributes: as ``Ridge``.
     """

@@ -8,7 +8,7 @@ host. Under Numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) kernels run in P
 threads on NumPy arrays, and nothing moves.
 
 Rounding: products in the shared formulas go through libdevice's ``dmul_rn``, which NVVM
-and ptxas never fuse with an addition into an FMA (``tests/cuda/test_ptx.py`` checks the
+and ptxas never fuse with an addition into an FMA (``tests/test_cuda_ptx.py`` checks the
 PTX); the simulator has no libdevice, and a plain product there is the same thing.
 """
 import numpy as np

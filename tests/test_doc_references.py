@@ -1,0 +1,45 @@
+"""What the docs and comments point at exists, and the limits they state are gbm's."""
+import re
+from pathlib import Path
+
+from gbm.categorical import MAX_CATEGORIES
+from gbm.model_check import MAX_CUTS
+
+ROOT = Path(__file__).resolve().parent.parent
+MAX_BIN = MAX_CUTS + 1  # value bins: one more than the bin edges
+
+
+def _texts():
+    for pattern in ("README.md", "setup.py", "gbm/**/*.py", "kernels/**/*.py", "bench/**/*.py",
+                    "bench/*.sh", "docs/**/*.md"):
+        for path in ROOT.glob(pattern):
+            yield path, path.read_text(encoding="utf-8")
+
+
+def test_cited_test_files_exist():
+    missing = []
+    for path, text in _texts():
+        for cited in set(re.findall(r"\btests/[\w/]+\.py\b", text)):
+            if not (ROOT / cited).is_file():
+                missing.append(f"{path.relative_to(ROOT)} cites {cited}")
+    assert not missing, "\n".join(missing)
+
+
+def _number(text):
+    return int(text.replace(",", ""))
+
+
+def test_stated_max_bin_and_category_limits_are_gbms():
+    stated = []
+    for path, text in _texts():
+        if path.suffix != ".md":
+            continue
+        flat = " ".join(text.split())
+        for match in re.finditer(r"`max_bin`\**\s+is\s+(?:at most|capped at)\s+\**([\d,]+)", flat):
+            stated.append((path.name, "max_bin", _number(match.group(1)), MAX_BIN))
+        for match in re.finditer(r"categorical feature (?:has|may have) at most ([\d,]+)", flat):
+            stated.append((path.name, "categories", _number(match.group(1)), MAX_CATEGORIES))
+    wrong = [s for s in stated if s[2] != s[3]]
+    assert not wrong, f"docs state limits other than gbm's (doc, what, stated, real): {wrong}"
+    assert {s[:2] for s in stated} >= {("coming_from_xgboost.md", "max_bin"),
+                                       ("coming_from_xgboost.md", "categories")}
