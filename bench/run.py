@@ -188,8 +188,11 @@ def header_lines(command, args, load_start):
             f"- machine: {os.cpu_count()} CPUs ({m.group(1).strip() if m else platform.processor()}), "
             f"{platform.platform()}; load average at start {load_start:.2f}, at end {os.getloadavg()[0]:.2f}",
             f"- python: {platform.python_version()} ({sys.executable})",
-            "- versions: " + ", ".join(f"{d} {ver(d)}" for d in
-                                       ("gbm", "numpy", "numba", "xgboost", "lightgbm", "scikit-learn")),
+            # gbm's distribution is detgbm (``gbm`` on the package index is another project)
+            "- versions: " + ", ".join(f"{name} {ver(dist)}" for name, dist in
+                                       (("gbm", "detgbm"), ("numpy",) * 2, ("numba",) * 2,
+                                        ("xgboost",) * 2, ("lightgbm",) * 2,
+                                        ("scikit-learn",) * 2)),
             f"- command: `{command}`",
             f"- settings: learning rate {LEARNING_RATE}, max_bin {MAX_BIN}, n_jobs {args.n_jobs}, "
             f"{args.repeats} timed repeats (+1 first fit), libraries interleaved; clf-1m / reg-1m "
