@@ -28,13 +28,17 @@ The Hessian of ``f_i`` in ``z`` is ``diag(a_i) - b_i b_i^T`` (``a``, ``b`` of le
 Hessian). One diagonal-minus-rank-one form serves every loss, so one coordinate-descent
 kernel serves them all.
 
-``make_linear_math(jit)`` builds the functions with a decorator: the identity gives plain
-Python, ``kernels.jit.kernel`` the CPU versions and ``numba.cuda.jit(device=True)`` the
-CUDA ones, all from this one source.
+``make_linear_math(jit, mul)`` builds the functions with a decorator: the identity gives
+plain Python, ``kernels.jit.kernel`` the CPU versions and ``numba.cuda.jit(device=True)``
+the CUDA ones, all from this one source. Products go through ``mul`` (as in
+``split_math``): a plain product on the CPU, libdevice's ``dmul_rn`` on CUDA, which the
+GPU compilers never fuse with an addition into an FMA, so the CUDA results do not depend
+on where a compiler chose to contract.
 """
 import math
 from types import SimpleNamespace
 
+from .elementary import product
 from .jit import kernel
 
 SQUARED, LOGISTIC, MULTINOMIAL, SQUARED_HINGE, HINGE = 0, 1, 2, 3, 4
@@ -42,7 +46,7 @@ LOSS_IDS = {"squared": SQUARED, "logistic": LOGISTIC, "multinomial": MULTINOMIAL
             "squared_hinge": SQUARED_HINGE, "hinge": HINGE}
 
 
-def make_linear_math(jit):
+def make_linear_math(jit, mul=product):
     @jit
     def log1pexp(x):
         """log(1 + e^x) without overflow."""
@@ -59,7 +63,7 @@ def make_linear_math(jit):
 
     @jit
     def xlogx(p):
-        return p * math.log(p) if p > 0.0 else 0.0
+        return mul(p, math.log(p)) if p > 0.0 else 0.0
 
     @jit
     def binary_entropy(s):
@@ -86,15 +90,15 @@ def make_linear_math(jit):
         """(loss, gradient, curvature) of one output of a separable loss."""
         if loss == 0:  # squared
             r = z - y
-            return 0.5 * c * r * r, c * r, c
-        m = y * z
+            return mul(mul(mul(0.5, c), r), r), mul(c, r), c
+        m = mul(y, z)
         if loss == 1:  # logistic, y in {-1, +1}
             s = sigmoid(-m)
-            return c * log1pexp(-m), -c * y * s, c * s * (1.0 - s)
+            return mul(c, log1pexp(-m)), -mul(mul(c, y), s), mul(mul(c, s), 1.0 - s)
         # squared hinge, y in {-1, +1}
         slack = 1.0 - m
         if slack > 0.0:
-            return c * slack * slack, -2.0 * c * y * slack, 2.0 * c
+            return (mul(mul(c, slack), slack), -mul(mul(mul(2.0, c), y), slack), mul(2.0, c))
         return 0.0, 0.0, 0.0
 
     @jit
@@ -102,12 +106,12 @@ def make_linear_math(jit):
         """-f*(-theta u) of one output at the primal point's dual point u = -f'(z)."""
         if loss == 0:
             r = y - z
-            return c * theta * r * (y - 0.5 * theta * r)
-        m = y * z
+            return mul(mul(mul(c, theta), r), y - mul(mul(0.5, theta), r))
+        m = mul(y, z)
         if loss == 1:
-            return c * binary_entropy(theta * sigmoid(-m))
-        s = -2.0 * theta * max(0.0, 1.0 - m)
-        return -c * (s + 0.25 * s * s)
+            return mul(c, binary_entropy(mul(theta, sigmoid(-m))))
+        s = -mul(mul(2.0, theta), max(0.0, 1.0 - m))
+        return -mul(c, s + mul(mul(0.25, s), s))
 
     return SimpleNamespace(log1pexp=log1pexp, sigmoid=sigmoid, xlogx=xlogx,
                            binary_entropy=binary_entropy, soft_threshold=soft_threshold,
@@ -115,4 +119,4 @@ def make_linear_math(jit):
                            separable_terms=separable_terms, separable_dual=separable_dual)
 
 
-CPU = make_linear_math(kernel(inline="always"))
+CPU = make_linear_math(kernel(inline="always"), kernel(inline="always")(product))

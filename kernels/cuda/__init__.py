@@ -8,10 +8,17 @@ threads), under which the test suite checks every kernel against the reference.
 Same results as the CPU kernels, bit for bit: integer histograms (64-bit integer
 atomics, no float atomics), the split, objective and elementary formulas compiled from
 the CPU's source with products that no compiler fuses into an FMA, and every float sum
-in a fixed order. ``tree_shap`` runs the CPU kernel on host copies (see ``shap.py``).
+in a fixed order. ``tree_shap`` runs the CPU kernel on host copies (see ``shap.py``). The
+linear models' kernels (``linear.py``, ``linear_cd.py``) sum in fixed orders too, but their
+sums are not the CPU's (which vectorise them): they agree with the CPU to rounding, and the
+solvers' certificates, not bits, make the fits agree.
 """
 from .binning import bin_values
 from .histogram import build_histograms, subtract_histograms
+from .linear import (dual_terms, gradient_csc, gradient_dense, gram_dense, hessian_diagonal_csc,
+                     hessian_diagonal_dense, loss_terms, margins_csc, margins_csr, margins_dense)
+from .linear_cd import (cd_gram, cd_residual_csc, cd_residual_dense, svc_dual_cd_csr,
+                        svc_dual_cd_dense)
 from .objective import pointwise_gradients
 from .partition import add_leaf_values, partition_rows
 from .predict import predict, predict_binned, predict_leaf
@@ -23,4 +30,8 @@ from .split import evaluate_splits, node_weights
 __all__ = ("add_leaf_values", "bin_values", "build_histograms", "evaluate_splits",
            "lambdarank_gradients", "max_abs", "node_weights", "partition_rows",
            "pointwise_gradients", "predict", "predict_binned", "predict_leaf",
-           "quantize_gradients", "subtract_histograms", "tree_shap")
+           "quantize_gradients", "subtract_histograms", "tree_shap", "cd_gram",
+           "cd_residual_csc", "cd_residual_dense", "dual_terms", "gradient_csc",
+           "gradient_dense", "gram_dense", "hessian_diagonal_csc", "hessian_diagonal_dense",
+           "loss_terms", "margins_csc", "margins_csr", "margins_dense", "svc_dual_cd_csr",
+           "svc_dual_cd_dense")

@@ -23,7 +23,7 @@ __all__ = ("add_leaf_values", "bin_values", "build_histograms", "evaluate_splits
            "gradient_dense", "gram_dense", "hessian_diagonal_csc", "hessian_diagonal_dense",
            "loss_terms", "margins_csc", "margins_csr", "margins_dense", "svc_dual_cd_csr",
            "svc_dual_cd_dense")
-# the linear models' kernels (gbm.linear); not yet on the CUDA backend (issue 13, item 4)
+# the linear models' kernels (gbm.linear), on every backend (CUDA: kernels/cuda/linear*.py)
 LINEAR_KERNELS = ("cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms",
                   "gradient_csc", "gradient_dense", "gram_dense", "hessian_diagonal_csc",
                   "hessian_diagonal_dense", "loss_terms", "margins_csc", "margins_csr",
