@@ -79,50 +79,69 @@ def build_histograms(bins, gpair, rows, node_starts, node_ends, feature_offsets,
     for f in range(n_features):
         slot2[f] = np.uint64(2 * feature_offsets[f])
     flat_hist = hist.reshape(n_nodes, n_slots * 2)
-    if n_parts > 1 and n_nodes >= 4 * n_parts:
-        # Many nodes: each thread sums whole nodes (those whose rows start in its share of
-        # the batch) straight into ``hist``; no private copies to clear and add up.
-        for t in prange(n_parts):
-            lo = total * t // n_parts
-            hi = total * (t + 1) // n_parts
-            for k in range(n_nodes):
-                if not (lo <= cumulative[k] < hi or (t == n_parts - 1 and cumulative[k] == total)):
-                    continue
-                h = flat_hist[k]
-                h[:] = 0
-                _accumulate(flat_bins, flat_gpair, rows, node_starts[k], node_ends[k], n_f,
-                            slot2, h)
-        return
     if n_parts == 1:
         flat_hist[:] = 0
         for k in range(n_nodes):
             _accumulate(flat_bins, flat_gpair, rows, node_starts[k], node_ends[k], n_f, slot2,
                         flat_hist[k])
         return
-    private = np.zeros((n_parts, n_nodes, n_slots * 2), dtype=np.int64)
+    # Many nodes: each thread sums whole nodes (those whose rows start in its share of the
+    # batch) straight into ``hist``; no private copies to clear and add up. Few nodes:
+    # each thread sums its share of the rows into a private copy, added up afterwards.
+    whole_nodes = n_nodes >= 4 * n_parts
+    private = np.zeros((0 if whole_nodes else n_parts, n_nodes, n_slots * 2), dtype=np.int64)
+    # one parallel loop (each costs seconds of compile time), its body one call
     for t in prange(n_parts):
-        lo = total * t // n_parts
-        hi = total * (t + 1) // n_parts
-        if lo >= hi:
-            continue
-        k = _segment_of(lo, cumulative)
-        position = lo
-        while position < hi:
-            seg_end = min(hi, cumulative[k + 1])
-            offset = node_starts[k] - cumulative[k]
-            _accumulate(flat_bins, flat_gpair, rows, position + offset, seg_end + offset, n_f,
-                        slot2, private[t, k])
-            position = seg_end
-            k += 1
-    n_cells = n_nodes * n_slots * 2
-    for part in prange(n_parts):  # add the private copies, each thread a share of cells
-        for cell in range(n_cells * part // n_parts, n_cells * (part + 1) // n_parts):
-            k = cell // (n_slots * 2)
-            at = cell - k * (n_slots * 2)
-            total_ = private[0, k, at]
-            for t in range(1, n_parts):
-                total_ += private[t, k, at]
-            flat_hist[k, at] = total_
+        _accumulate_part(t, n_parts, whole_nodes, total, cumulative, flat_bins, flat_gpair, rows,
+                         node_starts, node_ends, n_f, slot2, flat_hist, private)
+    if not whole_nodes:
+        _add_private(private, flat_hist)
+
+
+@kernel
+def _accumulate_part(t, n_parts, whole_nodes, total, cumulative, flat_bins, flat_gpair, rows,
+                     node_starts, node_ends, n_f, slot2, flat_hist, private):
+    """Thread ``t``'s share of the batch: its whole nodes into ``flat_hist``, or its rows
+    into ``private[t]``."""
+    lo = total * t // n_parts
+    hi = total * (t + 1) // n_parts
+    n_nodes = node_starts.shape[0]
+    if whole_nodes:
+        for k in range(n_nodes):
+            if not (lo <= cumulative[k] < hi or (t == n_parts - 1 and cumulative[k] == total)):
+                continue
+            h = flat_hist[k]
+            for i in range(h.shape[0]):
+                h[i] = 0
+            _accumulate(flat_bins, flat_gpair, rows, node_starts[k], node_ends[k], n_f, slot2, h)
+        return
+    if lo >= hi:
+        return
+    k = _segment_of(lo, cumulative)
+    position = lo
+    while position < hi:
+        seg_end = min(hi, cumulative[k + 1])
+        offset = node_starts[k] - cumulative[k]
+        _accumulate(flat_bins, flat_gpair, rows, position + offset, seg_end + offset, n_f,
+                    slot2, private[t, k])
+        position = seg_end
+        k += 1
+
+
+@kernel
+def _add_private(private, flat_hist):
+    """``flat_hist`` = the sum of the threads' private copies (few nodes: a few hundred
+    kilobytes at most, one pass)."""
+    n_parts, n_nodes, width = private.shape
+    for k in range(n_nodes):
+        out = flat_hist[k]
+        first = private[0, k]
+        for i in range(width):
+            out[i] = first[i]
+        for t in range(1, n_parts):
+            part = private[t, k]
+            for i in range(width):
+                out[i] += part[i]
 
 
 def subtract_histograms(parent, child, out):

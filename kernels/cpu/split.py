@@ -110,7 +110,7 @@ def _order_by_weight(h, n, scales, reg_lambda, reg_alpha, max_delta_step, min_ch
             w = leaf_weight(h[c, 0] / scales[0], hess, reg_lambda, reg_alpha, max_delta_step)
         weight[c] = w
     if n > _INSERTION_SORT_CODES:
-        order[:] = np.argsort(weight, kind="mergesort")
+        _merge_sort(weight, n, order)
         return
     for c in range(n):
         w = weight[c]
@@ -121,6 +121,35 @@ def _order_by_weight(h, n, scales, reg_lambda, reg_alpha, max_delta_step, min_ch
             j -= 1
         weight[j] = w
         order[j] = c
+
+
+@kernel
+def _merge_sort(weight, n, order):
+    """``order`` = codes ``0 .. n-1`` by increasing ``weight``, ties in code order (a
+    bottom-up merge sort: stable, as NumPy's ``argsort(kind="mergesort")``, whose own
+    compiled form costs seconds of compile time)."""
+    src = np.empty(n, dtype=np.int64)
+    dst = np.empty(n, dtype=np.int64)
+    for c in range(n):
+        src[c] = c
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j = lo, mid
+            for out in range(lo, hi):
+                # the left run's element first unless the right one is strictly lighter
+                if i < mid and (j >= hi or weight[src[j]] >= weight[src[i]]):
+                    dst[out] = src[i]
+                    i += 1
+                else:
+                    dst[out] = src[j]
+                    j += 1
+        src, dst = dst, src
+        width *= 2
+    for c in range(n):
+        order[c] = src[c]
 
 
 @kernel
@@ -245,7 +274,7 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
         _evaluate_task(task, hist, feature_offsets, is_categorical, node_sums, feature_mask,
                        monotone, node_bounds, scales, split_params, max_cat_to_onehot,
                        max_cat_threshold, out, task_bits, cat_slot, n_cat)
-    for k in prange(n_nodes):
+    for k in range(n_nodes):  # a few features a node: not worth a parallel loop to compile
         _best_of_node(k, n_features, out, task_bits, is_categorical, cat_slot, n_cat, out_gain,
                       out_feature, out_bin, out_default_left, out_left_sum, out_cat_bits)
 
