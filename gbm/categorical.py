@@ -136,7 +136,7 @@ def fit_categories(X, categorical_features=None, feature_names=None, name="X",
     mask = categorical_mask(categorical_features, arr.shape[1], feature_names, cat_cols)
     if not mask.any():
         return arr, None
-    arr = to_host(arr)  # categorical codes are checked and encoded on the host
+    arr = _writable_copy(to_host(arr), X)  # codes are checked and encoded on the host
     categories = [None] * arr.shape[1]
     order = {}  # pandas columns: the dtype's order of the categories
     for f in np.flatnonzero(mask):
@@ -223,8 +223,21 @@ def encode_X(X, categories, name="X", shard=False):
         if categories[f] is None:
             raise ValueError(f"{name} column {_column_name(names, f)} has dtype 'category' but "
                              "this feature was numeric when the model was trained")
+    arr = _writable_copy(arr, X)
     _encode(frame, arr, categories, cat_cols, names, name)
     return arr
+
+
+def _writable_copy(arr, X):
+    """``arr`` (``check_X`` of ``X``), copied when it may be ``X``'s own memory: the codes
+    are written into it, and the caller's array must not change (a C-ordered float32
+    NumPy or CuPy ``X`` comes back from ``check_X`` as itself)."""
+    if is_device_array(arr):
+        same = is_device_array(X) and (arr.__cuda_array_interface__["data"][0]
+                                       == X.__cuda_array_interface__["data"][0])
+    else:
+        same = arr is X or not arr.flags.owndata
+    return arr.copy() if same else arr
 
 
 def check_same_categorical(categories, categorical_features, X, feature_names):

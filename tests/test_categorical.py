@@ -126,6 +126,24 @@ def test_numeric_columns_named_categorical_match_category_columns():
     np.testing.assert_array_equal(b.predict(rows), b.predict(as_missing))
 
 
+def test_train_and_predict_leave_the_callers_matrix_unchanged():
+    """A C-ordered float32 X is used as it is (no copy): the category codes must be
+    written into a copy, not into the caller's numeric categorical column."""
+    rng = np.random.default_rng(7)
+    values = rng.choice([3, 5, 7, 10, 42], 300)
+    X = np.column_stack([rng.normal(size=300), values]).astype(np.float32)
+    y = X[:, 0] + (values == 7) - 2.0 * (values == 42)
+    before = X.copy()
+    b = gbm.train({"max_depth": 3}, X, y, 3, categorical_features=[1])
+    np.testing.assert_array_equal(X, before)
+    first = b.predict(X)
+    np.testing.assert_array_equal(X, before)
+    np.testing.assert_array_equal(b.predict(X), first)  # a second predict sees the values
+    b.predict(X, pred_contribs=True)
+    gbm.train({"max_depth": 3}, X, y, 1, init_model=b, evals=[(X, y, "train")])
+    np.testing.assert_array_equal(X, before)
+
+
 def test_all_missing_categorical_column():
     X, y = make_data(1000, n_cats=5)
     X["empty"] = pd.Categorical([None] * 1000, categories=["a", "b"])

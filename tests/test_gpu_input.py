@@ -80,6 +80,18 @@ def test_unseen_and_invalid_category_codes_on_gpu_input_as_on_the_host(gpu):
         model.predict(device(bad))
 
 
+def test_gpu_input_keeps_its_category_values(gpu):
+    """The codes are written into a copy on the device, not into the caller's array."""
+    X, y = _data()
+    X[:, 3] = 2 * X[:, 3] + 1  # values 1, 3, ...: their codes differ from them
+    model = gbm.train({"max_depth": 3}, X, y, 3, categorical_features=[3])
+    Xd = device(X)
+    first = _host(model.predict(Xd))
+    np.testing.assert_array_equal(Xd.get(), X)
+    np.testing.assert_array_equal(_host(model.predict(Xd)), first)
+    np.testing.assert_array_equal(first, model.predict(X))
+
+
 def test_the_predict_check_reads_a_gpu_arrays_interface(gpu):
     """``_predict_checked`` (what the estimators, eval sets and continued training call)
     takes a C-ordered float32 GPU matrix and refuses other layouts, as for NumPy."""
