@@ -28,7 +28,9 @@ import secrets
 
 import numpy as np
 
-from .kernels.layout import CAT_WORDS
+from .categorical import MAX_CATEGORIES
+from .kernels.layout import cat_words
+from .model_check import MAX_CUTS
 from .params import validate_params
 from .tree import Tree
 
@@ -367,9 +369,9 @@ def from_xgboost(cls, source):
                 thresholds[feat].add(np.float32(cond))
     cuts = []
     for f, values in enumerate(thresholds):
-        if len(values) > 255:
+        if len(values) > MAX_CUTS:  # gbm's bin edges: max_bin <= MAX_CUTS + 1
             raise ValueError(f"feature {f} is split at {len(values)} thresholds; a gbm model "
-                             "holds at most 255 per feature")
+                             f"holds at most {MAX_CUTS} per feature (max_bin {MAX_CUTS + 1})")
         cuts.append(np.array(sorted(values), dtype=np.float32))
     categories = [None] * n_features
     for f in range(n_features):
@@ -380,8 +382,9 @@ def from_xgboost(cls, source):
         if labels is None:
             top = max(cat_values[f]) + 1 if cat_values[f] else 1
             labels = list(range(top))  # the values XGBoost matched, as numeric labels
-        if len(labels) > 255:
-            raise ValueError(f"feature {f} has {len(labels)} categories; gbm holds at most 255")
+        if len(labels) > MAX_CATEGORIES:  # codes are uint16 bins
+            raise ValueError(f"feature {f} has {len(labels)} categories; gbm holds at most "
+                             f"{MAX_CATEGORIES}")
         categories[f] = labels
     if all(c is None for c in categories):
         categories = None
@@ -409,6 +412,8 @@ def _tree_from_xgboost(t, cuts, scale):
     new_id = {old: new for new, old in enumerate(order)}
     n = len(order)
     cat_at = {node: k for k, node in enumerate(t.get("categories_nodes", []))}
+    # one bitset width per tree: the words its highest code needs (at least 256 bits)
+    width = cat_words(max(t.get("categories") or [0]) + 1)
     arrays = {name: np.zeros(n, dtype=dtype) for name, dtype in (
         ("split_feature", np.int32), ("split_bin", np.int32), ("threshold", np.float32),
         ("default_left", np.uint8), ("left_child", np.int32), ("right_child", np.int32),
@@ -433,7 +438,7 @@ def _tree_from_xgboost(t, cuts, scale):
         if old in cat_at:
             k = cat_at[old]
             start, size = t["categories_segments"][k], t["categories_sizes"][k]
-            row = np.zeros(CAT_WORDS, dtype=np.uint32)
+            row = np.zeros(width, dtype=np.uint32)
             for code in t["categories"][start:start + size]:
                 row[code >> 5] |= np.uint32(1 << (code & 31))
             arrays["split_type"][new] = 1
@@ -442,5 +447,5 @@ def _tree_from_xgboost(t, cuts, scale):
             threshold = np.float32(t["split_conditions"][old])
             arrays["threshold"][new] = threshold
             arrays["split_bin"][new] = int(np.searchsorted(cuts[feat], threshold))
-    cat_bits = np.array(bits, dtype=np.uint32).reshape(-1, CAT_WORDS)
+    cat_bits = np.array(bits, dtype=np.uint32).reshape(-1, width)
     return Tree(cat_bits=cat_bits, **arrays)

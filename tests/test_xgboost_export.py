@@ -170,3 +170,76 @@ def test_shap_tree_explainer_on_the_export_gives_gbm_contributions(objective, tm
         bias = contribs[0, -1]
     np.testing.assert_allclose(values, contribs[..., :-1], rtol=RTOL, atol=ATOL)
     np.testing.assert_allclose(explainer.expected_value, bias, rtol=RTOL, atol=ATOL)
+
+
+def _thresholds_per_feature(model_dict):
+    trees = model_dict["learner"]["gradient_booster"]["model"]["trees"]
+    found = {}
+    for t in trees:
+        cat_nodes = set(t.get("categories_nodes", []))
+        for node, (left, f, cond) in enumerate(zip(t["left_children"], t["split_indices"],
+                                                   t["split_conditions"])):
+            if left != -1 and node not in cat_nodes:
+                found.setdefault(f, set()).add(np.float32(cond))
+    return {f: len(v) for f, v in found.items()}
+
+
+def test_import_of_an_xgboost_model_trained_with_max_bin_1024(tmp_path):
+    """More than 255 thresholds per feature (gbm holds max_bin up to 1024, uint16 bins):
+    the imported model predicts and explains as xgboost does, and survives both files."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(3000, 3)).astype(np.float32)
+    y = np.sin(3 * X[:, 0]) + X[:, 1] ** 2 + 0.1 * rng.normal(size=3000)
+    xb = xgb.train({"max_bin": 1024, "max_depth": 8, "learning_rate": 0.3,
+                    "min_child_weight": 0}, xgb.DMatrix(X, label=y), 40)
+    assert max(_thresholds_per_feature(json.loads(bytes(xb.save_raw("json")))).values()) > 255
+    imported = gbm.Booster.from_xgboost(xb)
+    dm = xgb.DMatrix(X)
+    np.testing.assert_allclose(imported.predict(X), xb.predict(dm), rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(imported.predict(X, pred_contribs=True),
+                               xb.predict(dm, pred_contribs=True), rtol=RTOL, atol=1e-4)
+    assert max(c.size for c in imported.cuts) > 255
+    path = tmp_path / "imported.json"
+    imported.save_model(path)
+    np.testing.assert_array_equal(gbm.Booster.load_model(path).predict(X), imported.predict(X))
+    np.testing.assert_allclose(_exported(imported, tmp_path).predict(dm), xb.predict(dm),
+                               rtol=RTOL, atol=ATOL)
+
+
+def test_a_model_with_1000_categories_exports_and_imports_back(tmp_path):
+    """Category codes up to 999: the sets are wider than 256 bits both ways."""
+    rng = np.random.default_rng(9)
+    n = 3000
+    codes = rng.permutation(n) % 1000  # every category seen
+    X = np.column_stack([rng.normal(size=n), codes]).astype(np.float32)
+    y = X[:, 0] + 2.0 * rng.normal(size=1000)[codes]
+    booster = gbm.train({"max_depth": 4, "max_cat_to_onehot": 1}, X, y, 3,
+                        categorical_features=[1])
+    assert len(booster.categories[1]) == 1000
+    assert max(t.cat_bits.shape[1] for t in booster.trees) > 8  # a code above 255 is split
+    xb = _exported(booster, tmp_path)
+    dm = xgb.DMatrix(X)
+    expected = booster.predict(X)
+    np.testing.assert_allclose(xb.predict(dm), expected, rtol=RTOL, atol=ATOL)
+    back = gbm.Booster.from_xgboost(xb)
+    assert back.categories == booster.categories
+    np.testing.assert_allclose(back.predict(X), expected, rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(back.predict(X, pred_contribs=True),
+                               booster.predict(X, pred_contribs=True), rtol=RTOL, atol=ATOL)
+    path = tmp_path / "back.json"
+    back.save_model(path)
+    np.testing.assert_array_equal(gbm.Booster.load_model(path).predict(X), back.predict(X))
+
+
+def test_import_of_an_xgboost_model_with_1000_categories():
+    rng = np.random.default_rng(10)
+    n = 3000
+    codes = rng.permutation(n) % 1000
+    X = np.column_stack([rng.normal(size=n), codes]).astype(np.float32)
+    y = X[:, 0] + 2.0 * rng.normal(size=1000)[codes]
+    dm = xgb.DMatrix(X, label=y, feature_types=["q", "c"], enable_categorical=True)
+    xb = xgb.train({"max_depth": 4, "max_cat_to_onehot": 1, "tree_method": "hist"}, dm, 3)
+    imported = gbm.Booster.from_xgboost(xb)
+    assert imported.categories[1] is not None and len(imported.categories[1]) > 256
+    assert max(t.cat_bits.shape[1] for t in imported.trees) > 8  # a set with codes above 255
+    np.testing.assert_allclose(imported.predict(X), xb.predict(dm), rtol=RTOL, atol=ATOL)
