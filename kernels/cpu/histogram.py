@@ -6,6 +6,7 @@ import numpy as np
 from numba import prange
 
 from ..jit import kernel
+from .views import flat
 from .prefetch import DISTANCE, prefetch
 
 
@@ -72,37 +73,37 @@ def build_histograms(bins, gpair, rows, node_starts, node_ends, feature_offsets,
         cumulative[k + 1] = cumulative[k] + (node_ends[k] - node_starts[k])
     total = cumulative[n_nodes]
     n_parts = max(1, min(n_threads, total // 4096 + 1))
-    flat_bins = bins.reshape(bins.size)
-    flat_gpair = gpair.reshape(gpair.size)
+    flat_bins = flat(bins)
+    flat_gpair = flat(gpair)
     n_f = np.uint64(n_features)
     slot2 = np.empty(n_features, dtype=np.uint64)
     for f in range(n_features):
         slot2[f] = np.uint64(2 * feature_offsets[f])
-    flat_hist = hist.reshape(n_nodes, n_slots * 2)
     if n_parts == 1:
-        flat_hist[:] = 0
         for k in range(n_nodes):
-            _accumulate(flat_bins, flat_gpair, rows, node_starts[k], node_ends[k], n_f, slot2,
-                        flat_hist[k])
+            h = flat(hist[k])
+            for i in range(h.shape[0]):
+                h[i] = 0
+            _accumulate(flat_bins, flat_gpair, rows, node_starts[k], node_ends[k], n_f, slot2, h)
         return
     # Many nodes: each thread sums whole nodes (those whose rows start in its share of the
     # batch) straight into ``hist``; no private copies to clear and add up. Few nodes:
     # each thread sums its share of the rows into a private copy, added up afterwards.
     whole_nodes = n_nodes >= 4 * n_parts
-    private = np.zeros((0 if whole_nodes else n_parts, n_nodes, n_slots * 2), dtype=np.int64)
+    private = np.zeros((0 if whole_nodes else n_parts, n_nodes, 2 * n_slots), dtype=np.int64)
     # one parallel loop (each costs seconds of compile time), its body one call
     for t in prange(n_parts):
         _accumulate_part(t, n_parts, whole_nodes, total, cumulative, flat_bins, flat_gpair, rows,
-                         node_starts, node_ends, n_f, slot2, flat_hist, private)
+                         node_starts, node_ends, n_f, slot2, hist, private)
     if not whole_nodes:
-        _add_private(private, flat_hist)
+        _add_private(private, hist)
 
 
 @kernel
 def _accumulate_part(t, n_parts, whole_nodes, total, cumulative, flat_bins, flat_gpair, rows,
-                     node_starts, node_ends, n_f, slot2, flat_hist, private):
-    """Thread ``t``'s share of the batch: its whole nodes into ``flat_hist``, or its rows
-    into ``private[t]``."""
+                     node_starts, node_ends, n_f, slot2, hist, private):
+    """Thread ``t``'s share of the batch: its whole nodes into ``hist``, or its rows into
+    ``private[t]``."""
     lo = total * t // n_parts
     hi = total * (t + 1) // n_parts
     n_nodes = node_starts.shape[0]
@@ -110,7 +111,7 @@ def _accumulate_part(t, n_parts, whole_nodes, total, cumulative, flat_bins, flat
         for k in range(n_nodes):
             if not (lo <= cumulative[k] < hi or (t == n_parts - 1 and cumulative[k] == total)):
                 continue
-            h = flat_hist[k]
+            h = flat(hist[k])
             for i in range(h.shape[0]):
                 h[i] = 0
             _accumulate(flat_bins, flat_gpair, rows, node_starts[k], node_ends[k], n_f, slot2, h)
@@ -129,12 +130,12 @@ def _accumulate_part(t, n_parts, whole_nodes, total, cumulative, flat_bins, flat
 
 
 @kernel
-def _add_private(private, flat_hist):
-    """``flat_hist`` = the sum of the threads' private copies (few nodes: a few hundred
+def _add_private(private, hist):
+    """``hist`` = the sum of the threads' private copies (few nodes: a few hundred
     kilobytes at most, one pass)."""
     n_parts, n_nodes, width = private.shape
     for k in range(n_nodes):
-        out = flat_hist[k]
+        out = flat(hist[k])
         first = private[0, k]
         for i in range(width):
             out[i] = first[i]

@@ -4,6 +4,7 @@ import numpy as np
 from numba import prange
 
 from ..jit import kernel
+from .views import flat
 
 _PREDICT_BLOCK = 64  # rows walked through one tree together, so the tree stays in cache
 
@@ -109,7 +110,7 @@ def predict(X, walk, cat_bits, value, tree_offsets, tree_group, tree_depth, out)
     """
     n_rows, n_features = X.shape
     rows = np.arange(n_rows)
-    _add_leaf_values_of_rows(X.reshape(n_rows * n_features), rows, n_features, walk, cat_bits,
+    _add_leaf_values_of_rows(flat(X), rows, n_features, walk, cat_bits,
                              value, tree_offsets, tree_group, tree_depth, False,
                              np.zeros(0, dtype=np.int32), out)
 
@@ -126,7 +127,7 @@ def predict_binned(bins, rows, n_bins, walk, cat_bits, value, tree_offsets, tree
     other arguments as in ``predict``; only ``out[rows]`` changes
     """
     n_rows, n_features = bins.shape
-    _add_leaf_values_of_rows(bins.reshape(n_rows * n_features), rows, n_features, walk,
+    _add_leaf_values_of_rows(flat(bins), rows, n_features, walk,
                              cat_bits, value, tree_offsets, tree_group, tree_depth, True, n_bins,
                              out)
 
@@ -139,7 +140,7 @@ def predict_leaf(X, walk, cat_bits, tree_offsets, tree_depth, out):
     out : int32 (n_rows, n_trees)                                   # OUT
     """
     n_rows, n_features = X.shape
-    values = X.reshape(n_rows * n_features)
+    values = flat(X)
     rows = np.arange(n_rows)
     n_blocks = (n_rows + _PREDICT_BLOCK - 1) // _PREDICT_BLOCK
     for block in prange(n_blocks):

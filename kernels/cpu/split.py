@@ -318,7 +318,9 @@ def _best_of_node(k, n_features, out, task_bits, is_categorical, cat_slot, n_cat
     out_default_left[k] = 0
     out_left_sum[k, 0] = 0
     out_left_sum[k, 1] = 0
-    out_cat_bits[k, :] = 0
+    n_words = out_cat_bits.shape[1]
+    for i in range(n_words):  # loops, not slice assignments: no broadcast error path to compile
+        out_cat_bits[k, i] = 0
     for f in range(n_features):
         task = k * n_features + f
         if task_gain[task] > out_gain[k]:
@@ -330,7 +332,9 @@ def _best_of_node(k, n_features, out, task_bits, is_categorical, cat_slot, n_cat
             out_left_sum[k, 1] = task_sum[task, 1]
     f = out_feature[k]
     if f >= 0 and is_categorical[f]:
-        out_cat_bits[k, :] = task_bits[k * n_cat + cat_slot[f]]
+        row = k * n_cat + cat_slot[f]
+        for i in range(n_words):
+            out_cat_bits[k, i] = task_bits[row, i]
 
 
 @kernel
