@@ -6,11 +6,19 @@ XGBoost's ``doc/model.schema``):
 
 * a split sends ``x < threshold`` left in both, missing values to ``default_left``; at a
   leaf XGBoost keeps the value (learning rate applied) in ``split_conditions``;
-* a categorical split sends the categories in its set right in both, as category codes
-  (gbm: a bitset of indices into the model's ``categories``; XGBoost: a list). The
-  categories themselves are written in XGBoost's ``cats`` block, so XGBoost 3.1 and later
-  re-code a DataFrame's ``category`` columns by label, as gbm does; a NumPy matrix must
-  hold the codes (for a numeric categorical column, not its values);
+* a categorical split sends the categories in its set right in both (gbm: a bitset of
+  indices into the model's ``categories``; XGBoost: a list of the codes it reads). A
+  feature whose categories are non-negative integers below 65,536 (a numeric column named
+  in ``categorical_features``, or a ``category`` column of such integers) is written *by
+  value*: XGBoost's codes are the values themselves, which is how it reads a NumPy
+  matrix's categorical column, and its ``cats`` block lists ``0 .. max``, with which
+  XGBoost 3.1 and later re-code a DataFrame's ``category`` column by label to the same
+  values. Other categories (strings) are written by code: their labels go in the ``cats``
+  block (XGBoost then re-codes a DataFrame's column by label, as gbm does), and a NumPy
+  matrix must hold their codes. A category gbm did not see at fit takes the missing-value
+  branch in gbm and, in XGBoost, the left branch (not in the set). The model's own
+  category lists go in the learner's ``gbm_categories`` attribute, so an import gives
+  back the same categories;
 * gbm keeps the starting margin per output group; XGBoost (3.1 on) a ``base_score`` per
   output in prediction space, which its objective turns into the margin with its
   inverse link (logit for ``binary:logistic``, log for Poisson, gamma and Tweedie).
@@ -96,18 +104,29 @@ def _objective_block(params):
     return block
 
 
+def _by_value(categories):
+    """Per feature, whether XGBoost gets its categories by value (non-negative integers
+    below ``MAX_CATEGORIES``: XGBoost's code for category ``v`` is ``v``) rather than by
+    code (the category's index in gbm's list)."""
+    return [bool(labels) and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                 and 0 <= v < MAX_CATEGORIES for v in labels)
+            for labels in (categories or [])]
+
+
 def _cats_block(categories, n_features):
     """XGBoost's (3.1 on) stored categories, with which it re-codes a DataFrame's category
-    columns to the training codes, as gbm does: per feature UTF-8 strings cut at offsets,
-    or int64 values (array type 15); empty for numeric features. Written only when every
-    categorical feature's labels are all strings or all integers; else empty (XGBoost
-    then reads category codes as they come)."""
+    columns to the codes the trees use: per feature UTF-8 strings cut at offsets, or int64
+    values (array type 15), ``0 .. max`` for a feature written by value; empty for numeric
+    features. Written only when every categorical feature's labels are all strings or all
+    integers; else empty (XGBoost then reads category codes as they come)."""
     empty = {"enc": [], "feature_segments": [], "sorted_idx": []}
     if categories is None:
         return empty
     enc, segments, sorted_idx = [], [0], []
-    for labels in categories:
+    for labels, by_value in zip(categories, _by_value(categories)):
         labels = labels or []
+        if by_value:  # the codes are the values: every value up to the largest is one
+            labels = list(range(max(labels) + 1))
         if all(isinstance(v, str) for v in labels):
             raw = [v.encode("utf-8") for v in labels]
             offsets = np.concatenate(([0], np.cumsum([len(r) for r in raw]))).tolist() if raw else []
@@ -121,7 +140,7 @@ def _cats_block(categories, n_features):
     return {"enc": enc, "feature_segments": segments, "sorted_idx": sorted_idx}
 
 
-def _tree_to_xgboost(tree, tree_id, n_features):
+def _tree_to_xgboost(tree, tree_id, n_features, categories=None, by_value=()):
     leaf = tree.left_child < 0
     n = tree.n_nodes
     parents = np.full(n, _ROOT_PARENT, dtype=np.int64)
@@ -131,7 +150,10 @@ def _tree_to_xgboost(tree, tree_id, n_features):
     conditions = np.where(leaf, tree.value, tree.threshold).astype(np.float32)
     cat_nodes, cat_segments, cat_sizes, cat_values = [], [], [], []
     for node in np.flatnonzero(tree.split_type == 1).tolist():
-        chosen = tree.node_categories(node)  # gbm codes, which are XGBoost's codes too
+        chosen = tree.node_categories(node)  # gbm codes: XGBoost's, unless by value
+        feature = int(tree.split_feature[node])
+        if feature < len(by_value) and by_value[feature]:
+            chosen = sorted(int(categories[feature][c]) for c in chosen)
         cat_nodes.append(node)
         cat_segments.append(len(cat_values))
         cat_sizes.append(len(chosen))
@@ -177,7 +199,8 @@ def to_xgboost(booster):
                                    "num_trees": str(len(booster.trees))},
             "iteration_indptr": [int(i) for i in booster.iteration_indptr],
             "tree_info": [int(g) for g in booster.tree_group],
-            "trees": [_tree_to_xgboost(t, i, booster.n_features)
+            "trees": [_tree_to_xgboost(t, i, booster.n_features, categories,
+                                       _by_value(categories))
                       for i, t in enumerate(booster.trees)],
             "cats": _cats_block(categories, booster.n_features),
         }},
@@ -189,6 +212,8 @@ def to_xgboost(booster):
     }
     if categories is not None:
         learner["feature_types"] = ["c" if c is not None else "float" for c in categories]
+        if any(_by_value(categories)):  # gbm's lists, for from_xgboost (XGBoost keeps them)
+            learner["attributes"]["gbm_categories"] = json.dumps(categories)
     if booster.best_iteration is not None:
         learner["attributes"]["best_iteration"] = str(booster.best_iteration)
         if booster.best_score is not None:
@@ -374,6 +399,8 @@ def from_xgboost(cls, source):
                              f"holds at most {MAX_CUTS} per feature (max_bin {MAX_CUTS + 1})")
         cuts.append(np.array(sorted(values), dtype=np.float32))
     categories = [None] * n_features
+    code_of = [None] * n_features  # features written by value: XGBoost's code -> gbm's
+    saved = _saved_categories(learner, n_features)
     for f in range(n_features):
         is_cat = (f < len(feature_types) and feature_types[f] == "c") or cat_values[f]
         if not is_cat:
@@ -382,6 +409,11 @@ def from_xgboost(cls, source):
         if labels is None:
             top = max(cat_values[f]) + 1 if cat_values[f] else 1
             labels = list(range(top))  # the values XGBoost matched, as numeric labels
+        own = saved[f] if saved is not None else None
+        if own is not None and _by_value([own])[0] and labels == list(range(len(labels))) \
+                and cat_values[f] <= set(own):  # gbm's export by value: its own labels back
+            labels = list(own)
+            code_of[f] = {v: i for i, v in enumerate(own)}
         if len(labels) > MAX_CATEGORIES:  # codes are uint16 bins
             raise ValueError(f"feature {f} has {len(labels)} categories; gbm holds at most "
                              f"{MAX_CATEGORIES}")
@@ -393,7 +425,7 @@ def from_xgboost(cls, source):
     booster = cls(params, n_features, names, base_margin, cuts, categories)
     for i, t in enumerate(raw_trees):
         scale = 1.0 if weight_drop is None else float(weight_drop[i])
-        booster.add_tree(_tree_from_xgboost(t, cuts, scale), groups[i])
+        booster.add_tree(_tree_from_xgboost(t, cuts, scale, code_of), groups[i])
     indptr = model.get("iteration_indptr")
     if not indptr:
         step = params["num_parallel_tree"] * n_groups
@@ -407,13 +439,37 @@ def from_xgboost(cls, source):
     return model_io.loads(cls, model_io.dumps(booster), source="the imported XGBoost model")
 
 
-def _tree_from_xgboost(t, cuts, scale):
+def _saved_categories(learner, n_features):
+    """gbm's category lists from the ``gbm_categories`` attribute an export writes, or
+    None (absent, or not a list per feature: XGBoost's attributes are anyone's to set,
+    and the import then keeps XGBoost's codes as the categories)."""
+    text = (learner.get("attributes") or {}).get("gbm_categories")
+    if not isinstance(text, str):
+        return None
+    try:
+        saved = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(saved, list) or len(saved) != n_features or not all(
+            c is None or isinstance(c, list) for c in saved):
+        return None
+    return saved
+
+
+def _tree_from_xgboost(t, cuts, scale, code_of=None):
+    """One XGBoost tree as a gbm ``Tree``; ``code_of[f]``: for a feature written by value,
+    a dict from XGBoost's codes (the values) to gbm's codes."""
     order = _renumber(t)
     new_id = {old: new for new, old in enumerate(order)}
     n = len(order)
-    cat_at = {node: k for k, node in enumerate(t.get("categories_nodes", []))}
+    sets = {}  # categorical node (XGBoost id) -> its gbm codes
+    for k, node in enumerate(t.get("categories_nodes", [])):
+        start, size = t["categories_segments"][k], t["categories_sizes"][k]
+        codes = [int(v) for v in t["categories"][start:start + size]]
+        mapping = code_of[t["split_indices"][node]] if code_of else None
+        sets[node] = [mapping[v] for v in codes] if mapping else codes
     # one bitset width per tree: the words its highest code needs (at least 256 bits)
-    width = cat_words(max(t.get("categories") or [0]) + 1)
+    width = cat_words(max((max(c) for c in sets.values() if c), default=0) + 1)
     arrays = {name: np.zeros(n, dtype=dtype) for name, dtype in (
         ("split_feature", np.int32), ("split_bin", np.int32), ("threshold", np.float32),
         ("default_left", np.uint8), ("left_child", np.int32), ("right_child", np.int32),
@@ -435,11 +491,9 @@ def _tree_from_xgboost(t, cuts, scale):
         arrays["default_left"][new] = 1 if t["default_left"][old] else 0
         arrays["value"][new] = t["base_weights"][old] if "base_weights" in t else 0.0
         arrays["gain"][new] = t["loss_changes"][old]
-        if old in cat_at:
-            k = cat_at[old]
-            start, size = t["categories_segments"][k], t["categories_sizes"][k]
+        if old in sets:
             row = np.zeros(width, dtype=np.uint32)
-            for code in t["categories"][start:start + size]:
+            for code in sets[old]:
                 row[code >> 5] |= np.uint32(1 << (code & 31))
             arrays["split_type"][new] = 1
             bits.append(row)

@@ -243,3 +243,31 @@ def test_import_of_an_xgboost_model_with_1000_categories():
     assert imported.categories[1] is not None and len(imported.categories[1]) > 256
     assert max(t.cat_bits.shape[1] for t in imported.trees) > 8  # a set with codes above 255
     np.testing.assert_allclose(imported.predict(X), xb.predict(dm), rtol=RTOL, atol=ATOL)
+
+
+def test_a_numeric_categorical_column_with_gaps_predicts_the_same_in_xgboost(tmp_path):
+    """Integer categories (3, 5, 7, 10, 42: not their codes 0..4) are exported by value:
+    xgboost reads a NumPy column's values as its categories, and re-codes a DataFrame's
+    category column by label to the same values; the import gives the categories back."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(11)
+    values = rng.choice([3, 5, 7, 10, 42], 400)
+    X = np.column_stack([rng.normal(size=400), values]).astype(np.float32)
+    y = X[:, 0] + 1.5 * (values == 7) - 2.0 * (values == 42) + (values == 3)
+    booster = gbm.train({"max_depth": 3, "max_cat_to_onehot": 1}, X, y, 4,
+                        categorical_features=[1])
+    expected = booster.predict(X)
+    xb = _exported(booster, tmp_path)
+    np.testing.assert_allclose(xb.predict(xgb.DMatrix(X)), expected, rtol=RTOL, atol=ATOL)
+    frame = pd.DataFrame({"x": X[:, 0], "c": pd.Categorical(values, categories=[42, 10, 7, 5, 3])})
+    np.testing.assert_allclose(xb.predict(xgb.DMatrix(frame, enable_categorical=True)),
+                               expected, rtol=RTOL, atol=ATOL)
+    back = gbm.Booster.from_xgboost(xb)
+    assert back.categories == booster.categories
+    np.testing.assert_allclose(back.predict(X), expected, rtol=RTOL, atol=ATOL)
+    # without gbm's lists (an attribute anyone may change) the import keeps XGBoost's
+    # codes, the values, as categories: the same predictions on those values
+    xb.set_attr(gbm_categories="not json")
+    plain = gbm.Booster.from_xgboost(xb)
+    assert plain.categories[1] == list(range(43))
+    np.testing.assert_allclose(plain.predict(X), expected, rtol=RTOL, atol=ATOL)
