@@ -18,8 +18,11 @@ DEV = [
     "shap>=0.45",  # tests/test_xgboost_export.py: shap.TreeExplainer on an exported model
 ]
 # The CUDA kernels' tests without a GPU: Numba's CUDA simulator (numba-cuda), and NVRTC and
-# NVVM so that tests/test_cuda_ptx.py can compile the formulas to PTX and look for FMAs.
-CUDA_SIM = ["numba-cuda==0.30.*", "nvidia-cuda-nvrtc==13.*", "nvidia-nvvm==13.*"]
+# NVVM (cuda-toolkit's nvrtc and nvcc, from numba-cuda's cu12 extra) so that
+# tests/test_cuda_ptx.py can compile the formulas to PTX and look for FMAs. CUDA 12
+# everywhere, as the gpu extra: installing dev and gpu together must not mix in CUDA 13
+# libraries (an NVVM 13 writes PTX that a CUDA 12 driver cannot load).
+CUDA_SIM = ["numba-cuda[cu12]==0.30.*"]
 # distributed pinned: gbm.dask_collective adds comm handlers to ``worker.handlers``, not a
 # documented API; the dev extra includes it so that CI runs tests/test_dask.py
 DASK = ["dask[distributed]==2026.7.1", "distributed==2026.7.1"]

@@ -80,6 +80,54 @@ def _power_of_two_immediate(line):
     return value > 0 and math.frexp(value)[0] == 0.5
 
 
+def _power_of_two_registers(lines):
+    """Float registers that hold a power of two built from its bits, as NVVM 12 inlines
+    ``math.ldexp``: ``mov.b64 %fd, {lo, hi}`` with ``lo`` 0 and ``hi`` ``(k << 20) +
+    0x3FF00000`` (the bits of 2**k), and products of such registers. A register counts
+    only when every instruction that writes it is of that form."""
+    defs = {}
+    for line in lines:
+        parts = line.rstrip(";").replace(",", " ").replace("{", " ").replace("}", " ").split()
+        if len(parts) >= 2 and parts[1].startswith("%"):
+            defs.setdefault(parts[1], []).append(parts)
+
+    def every(register, form):
+        return register in defs and all(form(d) for d in defs[register])
+
+    def zero(r):
+        return every(r, lambda d: d[0] == "mov.u32" and d[2:] == ["0"])
+
+    def high(r):
+        return every(r, lambda d: d[0] == "add.s32" and d[3:] == ["1072693248"] and every(
+            d[2], lambda e: e[0] == "shl.b32" and e[3:] == ["20"]))
+
+    pow2 = set()
+    while True:  # products of powers of two are powers of two: to a fixed point
+        found = {r for r in defs if r not in pow2 and every(r, lambda d: (
+            d[0] == "mov.b64" and len(d) == 4 and zero(d[2]) and high(d[3])) or (
+            d[0] == "mul.f64" and len(d) == 4 and d[2] in pow2 and d[3] in pow2))}
+        if not found:
+            return pow2
+        pow2 |= found
+
+
+def _exact_scaling(line, pow2):
+    """A ``mul.f64`` by a power of two (an immediate, or a register built as one)."""
+    operands = line.rstrip(";").replace(",", " ").split()[2:]
+    return _power_of_two_immediate(line) or any(r in pow2 for r in operands)
+
+
+def test_a_power_of_two_built_from_bits_is_recognised():
+    lines = ["mov.u32 %r1, 0;", "shl.b32 %r2, %r9, 20;", "add.s32 %r3, %r2, 1072693248;",
+             "mov.b64 %fd1, {%r1, %r3};", "mul.f64 %fd2, %fd1, %fd1;",
+             "mul.f64 %fd3, %fd7, %fd2;", "mul.f64 %fd4, %fd7, %fd8;",
+             "mov.b64 %fd5, {%r1, %r3};", "add.f64 %fd5, %fd5, %fd7;"]  # %fd5: not only
+    pow2 = _power_of_two_registers(lines)
+    assert pow2 == {"%fd1", "%fd2"}
+    assert [_exact_scaling(line, pow2) for line in lines if line.startswith("mul.f64")] == [
+        True, True, False]
+
+
 def test_the_trap_is_real_without_unfused_products(compile_ptx):
     # the plain expression is fused: the check below can see an FMA when there is one
     assert "fma.rn.f64" in compile_ptx(lambda a, b, c: a * b + c, (types.float64,) * 3,
@@ -93,8 +141,9 @@ def test_no_fused_multiply_add_in_the_kernels(compile_ptx, name):
     ptx = compile_ptx(kernel.py_func, signature)
     lines = [line.strip() for line in ptx.splitlines()]
     assert not [line for line in lines if "fma" in line], name
+    pow2 = _power_of_two_registers(lines)  # exact scalings: fusing cannot change them
     plain = [line for line in lines if line.startswith("mul.f64")
-             and not _power_of_two_immediate(line)]
+             and not _exact_scaling(line, pow2)]
     assert not plain, plain[:5]
     if name != "node_weights":  # a leaf weight has no product; the others' are there
         assert any(line.startswith("mul.rn.f64") for line in lines)
