@@ -1,7 +1,7 @@
 """Evaluation sets scored after every round, and early stopping."""
 import numpy as np
 
-from .data import check_sample_weight, check_X
+from .data import check_sample_weight, check_X, to_host
 from .metrics import get_metric, maximizes
 from .multi_target import check_targets
 from .queries import make_queries
@@ -17,6 +17,8 @@ class EvalSet:
         self.name, self.y, self.w, self.queries = name, y, w, queries
         self.X = booster._check_predict_X(X, name=f"evals[{name!r}] X",
                                           shard=backend.collective.world_size > 1)
+        if backend.name == "cpu":  # GPU input to a CPU fit: copied to the host once
+            self.X = to_host(self.X)
         self.binned = True
         try:
             self.bins = mapper.transform(self.X, backend.kernels, backend.xp)

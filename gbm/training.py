@@ -16,7 +16,7 @@ from .collective import LOCAL
 from .constraints import (interaction_matrix, parse_interaction_constraints,
                           parse_monotone_constraints)
 from . import compat
-from .data import feature_names_of
+from .data import feature_names_of, to_host
 from .dmatrix import DMatrix
 from .evaluation import EvalSet, Evaluator, unpack_eval
 from .grower import HistogramBuffers, TreeData, TreeGrower
@@ -148,6 +148,8 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
         X, categories = fit_categories(X, categorical_features, names, collective=collective)
     if names is not None and len(names) != X.shape[1]:
         raise ValueError(f"feature_names has {len(names)} names but X has {X.shape[1]} columns")
+    if backend.name == "cpu":  # GPU input to a CPU fit: copied to the host once
+        X = to_host(X)
     y = check_targets(y, X.shape[0])
     p = _with_targets(p, params, y)
     objective = get_objective(p)

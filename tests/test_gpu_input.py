@@ -154,3 +154,13 @@ def test_dask_predict_on_gpu_blocks(gpu):
     blocks = da.from_array(Xd, chunks=(100, 4), asarray=False, meta=Xd[:0])
     out = est.predict(blocks).compute(scheduler="synchronous")
     np.testing.assert_array_equal(_host(out), local.predict(X))
+
+
+def test_a_cpu_fit_on_gpu_input_copies_it_to_the_host(gpu):
+    X, y = _data()
+    params = {"objective": "binary:logistic", "max_depth": 3, "device": "cpu"}
+    for categorical in (None, [3]):
+        on_host = gbm.train(params, X, y, 4, categorical_features=categorical)
+        from_device = gbm.train(params, device(X), y, 4, categorical_features=categorical,
+                                evals=[(device(X), y, "train")])
+        assert from_device.to_json() == on_host.to_json()
