@@ -10,6 +10,7 @@ from sklearn.utils.validation import (_num_samples, check_array, check_consisten
 from ..backend import get_backend
 from ..collective import LOCAL
 from ..data import check_sample_weight
+from . import dual_cd, newton, working_set
 from .design import Design
 from .problem import allsum
 
@@ -82,8 +83,40 @@ class LinearBase(BaseEstimator):
                              "positive")
         return X, y, np.ascontiguousarray(weight, dtype=np.float64)
 
-    def _design(self, X, backend, by="columns"):
-        return Design(X, backend, by)
+    def _design(self, X, backend, by="columns", n_outputs=1):
+        """X for the solvers: a ``Design`` on ``backend``, or, on a device whose
+        ``max_device_memory`` it does not fit, a ``working_set.HostData`` (X on the host,
+        duality-gap working sets on the device)."""
+        budget = self.max_device_memory
+        if budget is not None:
+            budget = check_number("max_device_memory", budget, low=1, integer=True)
+        if budget is None or backend.name != "cuda":
+            return Design(X, backend, by)
+        host = working_set.host_design(X, backend, by)
+        needed = (working_set.primal_bytes(host, n_outputs) if by == "columns"
+                  else working_set.dual_bytes(host))
+        if needed <= budget:
+            return Design(X, backend, by)
+        return working_set.HostData(host, backend, budget)
+
+    def _solve_newton(self, problem, design, backend, max_iter):
+        """``newton.solve`` on ``design`` (with working sets for ``HostData``)."""
+        mode = getattr(self, "_mode", "auto")
+        if isinstance(design, working_set.HostData):
+            return working_set.newton(problem, design, self._tol, max_iter, mode)
+        return newton.solve(problem, design, backend, self._tol, max_iter, mode=mode)
+
+    def _solve_dual(self, loss, y, c, design, backend, intercept_scale, max_iter, seed):
+        """``dual_cd.solve`` on ``design`` (with working sets for ``HostData``); warns if
+        the certificate was not reached."""
+        if isinstance(design, working_set.HostData):
+            result = working_set.dual(loss, y, c, design, intercept_scale, self._tol, max_iter,
+                                      seed)
+        else:
+            result = dual_cd.solve(loss, y, c, design, backend, intercept_scale, self._tol,
+                                   max_iter, seed)
+        newton.warn_unconverged(result, self._tol, "epochs")
+        return result
 
     def _margins(self, X):
         """Margins ``X coef_^T + intercept_``: (n_samples,) for one output, else

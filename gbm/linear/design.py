@@ -6,6 +6,11 @@ indices are sorted in a copy first if they are not). A CSR matrix given to the p
 solver also serves its row passes (margins), which are faster by rows. Dense input is
 float64 in C order, or in Fortran order as given to the primal solver (its passes work on
 blocks of rows); coordinate descent on dense columns makes one Fortran-ordered copy.
+
+On the CUDA backend the kernels' copy of X is moved to the device once, when the Design is
+made (dense: in Fortran order for the primal solver, whose row-parallel passes then read
+consecutive rows, C order for the dual one); the host matrix still serves the few host
+computations (row norms, the active columns' small Hessian).
 """
 import numpy as np
 
@@ -39,23 +44,31 @@ class Design:
         self.kernels = backend.kernels
         self.n, self.d = X.shape
         self.rows = None
+        place = backend.asarray if backend.name == "cuda" else (lambda a: a)
         if sp.issparse(X):
             if by == "columns" and X.format == "csr":
                 # the given CSR serves the row passes (margins) without a copy
                 rows = _canonical(X)
-                self.rows = (rows.indptr, rows.indices, rows.data)
+                self.rows = tuple(place(a) for a in (rows.indptr, rows.indices, rows.data))
             X = _canonical(X.tocsc() if by == "columns" else X.tocsr())
             self.kind = "csc" if by == "columns" else "csr"
-            self.sparse = (X.indptr, X.indices, X.data)
+            self._host_sparse = (X.indptr, X.indices, X.data)
+            self.sparse = tuple(place(a) for a in self._host_sparse)
             self.nnz = X.nnz
             self.X = None
         else:
             X = np.asarray(X, dtype=np.float64)
             contiguous = X.flags.c_contiguous or (by == "columns" and X.flags.f_contiguous)
-            self.X = X if contiguous else np.ascontiguousarray(X)
+            self._host_X = X if contiguous else np.ascontiguousarray(X)
             self._columns = None
             self.kind = "dense"
             self.nnz = self.n * self.d
+            if backend.name == "cuda":
+                order = np.asfortranarray if by == "columns" else np.ascontiguousarray
+                self.X = place(order(self._host_X))
+                self._columns = self.X  # the kernels index either order
+            else:
+                self.X = self._host_X
 
     def columns(self):
         """Dense X in Fortran order (columns contiguous), for coordinate descent: a copy,
@@ -111,12 +124,12 @@ class Design:
         return out
 
     def column_block(self, columns):
-        """Columns ``columns`` (int array) of X: a CSC matrix, or a dense array."""
+        """Columns ``columns`` (int array) of X, on the host: a CSC matrix, or a dense array."""
         if self.kind == "dense":
-            return self.X[:, columns]
+            return self._host_X[:, columns]
         import scipy.sparse as sp
 
-        indptr, indices, data = self.sparse
+        indptr, indices, data = self._host_sparse
         return sp.csc_matrix((data, indices, indptr), shape=(self.n, self.d))[:, columns]
 
     def cd_residual(self, intercept_scale, curv_a, curv_b, rank_one, grad, diag, l1, l2, coef,
@@ -137,9 +150,9 @@ class Design:
         return self.kernels.svc_dual_cd_csr(*self.sparse, *args)
 
     def row_norms(self):
-        """|x_i|^2 per row, float64 (n,)."""
+        """|x_i|^2 per row, float64 (n,) (on the host)."""
         if self.kind == "dense":
-            return np.einsum("ij,ij->i", self.X, self.X)
-        indptr, _, data = self.sparse
+            return np.einsum("ij,ij->i", self._host_X, self._host_X)
+        indptr, _, data = self._host_sparse
         rows = np.repeat(np.arange(self.n), np.diff(indptr))
         return np.bincount(rows, weights=data * data, minlength=self.n)

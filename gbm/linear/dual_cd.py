@@ -40,12 +40,7 @@ def solve(loss, y, c, design, backend, intercept_scale, tol, max_iter, seed):
     """
     collective = backend.collective
     n, d = design.n, design.d
-    positive = c > 0.0
-    if loss == HINGE:
-        upper, diag_shift = np.where(positive, c, 0.0), np.zeros(n)
-    else:
-        upper = np.where(positive, np.inf, 0.0)
-        diag_shift = np.where(positive, 0.5 / np.where(positive, c, 1.0), 0.0)
+    upper, diag_shift = box(loss, c)
     row_norm = design.row_norms() + intercept_scale ** 2
     sigma = float(collective.world_size)
     rng = np.random.default_rng([seed, collective.rank])
@@ -61,18 +56,42 @@ def solve(loss, y, c, design, backend, intercept_scale, tol, max_iter, seed):
         w = w + allsum(v, collective)
         if epoch % every and epoch != max_iter:
             continue
-        primal, gap = _certificate(loss, y, c, design, w, alpha, diag_shift, intercept_scale,
-                                   collective)
+        m = signed_margins(y, design, w, intercept_scale)
+        primal, gap = certificate(loss, c, m, w, alpha, diag_shift, collective)
         if gap <= tol * primal:
             return Result(w.reshape(1, -1), epoch, primal, gap, True)
     return Result(w.reshape(1, -1), max_iter, primal, gap, False)
 
 
-def _certificate(loss, y, c, design, w, alpha, diag_shift, intercept_scale, collective):
-    """(P(w), P(w) - D(alpha)) over every rank."""
+def box(loss, c):
+    """``(upper, diag_shift)``, float64 (n,): the dual variables' box ``[0, upper]`` (``c``
+    for the hinge, unbounded for the squared hinge, ``[0, 0]`` for a row of weight 0) and
+    the squared hinge's diagonal term ``1 / (2 c)`` (0 for the hinge)."""
+    positive = c > 0.0
+    if loss == HINGE:
+        return np.where(positive, c, 0.0), np.zeros(c.shape[0])
+    return (np.where(positive, np.inf, 0.0),
+            np.where(positive, 0.5 / np.where(positive, c, 1.0), 0.0))
+
+
+def signed_margins(y, design, w, intercept_scale):
+    """``m_i = y_i (w . xt_i)``, float64 (n,)."""
     margins = np.empty((design.n, 1))
     design.margins(w[None, :-1], np.array([w[-1] * intercept_scale]), margins)
-    slack = np.maximum(0.0, 1.0 - y * margins[:, 0])
+    return y * margins[:, 0]
+
+
+def row_gaps(loss, c, m, alpha, diag_shift):
+    """Each row's part of ``P(w) - D(alpha)`` at ``w = w(alpha)``: ``c_i l(m_i) - alpha_i
+    + diag_shift_i alpha_i^2 / 2 + alpha_i m_i`` (>= 0; ``|w|^2 = sum_i alpha_i m_i``)."""
+    slack = np.maximum(0.0, 1.0 - m)
+    losses = c * (slack if loss == HINGE else slack * slack)
+    return losses - alpha + 0.5 * diag_shift * alpha * alpha + alpha * m
+
+
+def certificate(loss, c, m, w, alpha, diag_shift, collective):
+    """(P(w), P(w) - D(alpha)) over every rank, from the signed margins ``m``."""
+    slack = np.maximum(0.0, 1.0 - m)
     losses = c * (slack if loss == HINGE else slack * slack)
     local = np.array([np.sum(losses), np.sum(alpha) - 0.5 * np.sum(diag_shift * alpha * alpha)])
     loss_sum, dual_rows = allsum(local, collective)

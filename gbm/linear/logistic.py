@@ -6,7 +6,6 @@ from scipy.special import expit, log_softmax
 from sklearn.base import ClassifierMixin
 
 from ..kernels.linear_math import LOGISTIC, MULTINOMIAL
-from . import newton
 from .base import LinearBase, check_number
 from .classes import class_weights, encode_labels
 from .problem import Problem
@@ -34,6 +33,8 @@ class LogisticRegression(ClassifierMixin, LinearBase):
     class_weight : None, "balanced" or dict {label: weight}
     max_iter : int, Newton steps
     device : "cpu" or "cuda"; n_jobs : int or None, threads (None: all)
+    max_device_memory : int or None, bytes of GPU memory the fit may use (``device="cuda"``
+        only): data that do not fit are trained with duality-gap working sets
 
     Attributes
     ----------
@@ -44,7 +45,8 @@ class LogisticRegression(ClassifierMixin, LinearBase):
     """
 
     def __init__(self, penalty="l2", *, C=1.0, l1_ratio=None, tol=1e-4, fit_intercept=True,
-                 class_weight=None, max_iter=100, device="cpu", n_jobs=None):
+                 class_weight=None, max_iter=100, device="cpu", n_jobs=None,
+                 max_device_memory=None):
         self.penalty = penalty
         self.C = C
         self.l1_ratio = l1_ratio
@@ -54,6 +56,7 @@ class LogisticRegression(ClassifierMixin, LinearBase):
         self.max_iter = max_iter
         self.device = device
         self.n_jobs = n_jobs
+        self.max_device_memory = max_device_memory
 
     def _penalties(self):
         if self.penalty not in _PENALTIES:
@@ -86,8 +89,8 @@ class LogisticRegression(ClassifierMixin, LinearBase):
             targets = encoded.astype(np.float64)[:, None]
         problem = Problem(loss, targets, c, n_outputs, l1, l2,
                           "free" if self.fit_intercept else "none")
-        result = newton.solve(problem, self._design(X, backend), backend, self._tol,
-                              self.max_iter, mode=getattr(self, "_mode", "auto"))
+        result = self._solve_newton(problem, self._design(X, backend, n_outputs=n_outputs),
+                                    backend, self.max_iter)
         self.coef_ = result.coef[:, :-1].copy()
         intercept = result.coef[:, -1].copy() if self.fit_intercept else np.zeros(n_outputs)
         if n_outputs > 1:

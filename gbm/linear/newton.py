@@ -134,7 +134,12 @@ class NewtonSolver:
         with self.backend.threads(self.z.size):
             self.backend.kernels.dual_terms(self.problem.loss, self.z, self.problem.y,
                                             self.problem.c, float(theta), out)
-        return float(allsum(np.sum(out), self.collective))
+        total = np.sum(out)
+        if self.problem.offset is not None:
+            # f_i(s) = g_i(s + o_i) has f_i*(v) = g_i*(v) - v o_i: at v = -theta u_i, with
+            # u_i = -g_i'(z_i), the row's term gains theta g_i'(z_i) . o_i
+            total += theta * np.sum(self.terms.grad * self.problem.offset)
+        return float(allsum(total, self.collective))
 
     # -- the inner problem ------------------------------------------------------------
 
@@ -284,7 +289,18 @@ class NewtonSolver:
 
     def _refresh(self, coef):
         self._margins(coef, self.z)
+        if self.problem.offset is not None:
+            self.z += self.problem.offset
         return self.terms.evaluate(self.problem, self.backend, self.z)
+
+    def evaluate(self, coef):
+        """``(primal, gap, grad)`` at ``coef`` (flattened (K (d + 1),)): the objective, the
+        certificate and the loss part's gradient over every rank, from exact margins."""
+        coef = np.asarray(coef, dtype=np.float64).ravel()
+        loss_sum = self._refresh(coef)
+        grad = self._gradient()
+        primal, gap = certificate(loss_sum, self._dual_sum, grad, coef, self.l1, self.l2)
+        return primal, gap, grad
 
     def solve(self, coef=None):
         coef = np.zeros(self.size) if coef is None else np.array(coef, dtype=np.float64).ravel()

@@ -34,6 +34,9 @@ class Problem:
     intercept : "none", "free" (not penalised) or "penalized" (penalised like a feature)
     intercept_scale : float, the intercept feature's value (1 unless liblinear's
         ``intercept_scaling``)
+    offset : float64 (n, K) or None, added to every margin: the part of ``z`` that the
+        coordinates held fixed contribute (a duality-gap working set's restricted
+        problem, ``gbm/linear/working_set.py``)
     """
 
     loss: int
@@ -44,6 +47,7 @@ class Problem:
     l2: float
     intercept: str = "free"
     intercept_scale: float = 1.0
+    offset: np.ndarray = None
 
     @property
     def scale(self):

@@ -5,7 +5,6 @@ import numpy as np
 from sklearn.base import RegressorMixin
 
 from ..kernels.linear_math import SQUARED
-from . import newton
 from .base import LinearBase, check_number
 from .problem import Problem, allsum
 
@@ -30,8 +29,8 @@ class _LeastSquares(RegressorMixin, LinearBase):
         problem = Problem(SQUARED, np.ascontiguousarray(targets),
                           self._objective_scale(weight, collective), targets.shape[1], l1, l2,
                           "free" if self.fit_intercept else "none")
-        result = newton.solve(problem, self._design(X, backend), backend, self._tol,
-                              self.max_iter or 100, mode=getattr(self, "_mode", "auto"))
+        design = self._design(X, backend, n_outputs=targets.shape[1])
+        result = self._solve_newton(problem, design, backend, self.max_iter or 100)
         coef, intercept = result.coef[:, :-1], result.coef[:, -1]
         if y.ndim == 1:
             self.coef_, self.intercept_ = coef[0].copy(), float(intercept[0])
@@ -61,6 +60,8 @@ class Ridge(_LeastSquares):
         ``1 + tol`` of the optimum (a certificate, not an iteration count)
     max_iter : int or None, Newton steps (None: 100)
     device : "cpu" or "cuda"; n_jobs : int or None, threads (None: all)
+    max_device_memory : int or None, bytes of GPU memory the fit may use (``device="cuda"``
+        only): data that do not fit are trained with duality-gap working sets
 
     Attributes
     ----------
@@ -70,13 +71,14 @@ class Ridge(_LeastSquares):
     """
 
     def __init__(self, alpha=1.0, *, fit_intercept=True, max_iter=None, tol=1e-4, device="cpu",
-                 n_jobs=None):
+                 n_jobs=None, max_device_memory=None):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
         self.device = device
         self.n_jobs = n_jobs
+        self.max_device_memory = max_device_memory
 
     def _penalties(self):
         alpha = check_number("alpha", self.alpha, low=0.0, low_open=True)
@@ -101,7 +103,7 @@ class ElasticNet(_LeastSquares):
     """
 
     def __init__(self, alpha=1.0, *, l1_ratio=0.5, fit_intercept=True, max_iter=1000, tol=1e-4,
-                 device="cpu", n_jobs=None):
+                 device="cpu", n_jobs=None, max_device_memory=None):
         self.alpha = alpha
         self.l1_ratio = l1_ratio
         self.fit_intercept = fit_intercept
@@ -109,6 +111,7 @@ class ElasticNet(_LeastSquares):
         self.tol = tol
         self.device = device
         self.n_jobs = n_jobs
+        self.max_device_memory = max_device_memory
 
     def _penalties(self):
         alpha = check_number("alpha", self.alpha, low=0.0, low_open=True)
@@ -132,13 +135,14 @@ class Lasso(ElasticNet):
     """
 
     def __init__(self, alpha=1.0, *, fit_intercept=True, max_iter=1000, tol=1e-4, device="cpu",
-                 n_jobs=None):
+                 n_jobs=None, max_device_memory=None):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
         self.device = device
         self.n_jobs = n_jobs
+        self.max_device_memory = max_device_memory
 
     def _penalties(self):
         return check_number("alpha", self.alpha, low=0.0, low_open=True), 0.0

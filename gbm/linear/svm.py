@@ -12,7 +12,6 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 
 from ..kernels.linear_math import HINGE, SQUARED_HINGE
-from . import dual_cd, newton
 from .base import LinearBase, check_number
 from .classes import class_weights, encode_labels
 from .problem import Problem
@@ -36,6 +35,8 @@ class LinearSVC(ClassifierMixin, LinearBase):
     random_state : int or None, seed of the dual solver's row order
     max_iter : int, epochs (dual) or Newton steps (primal)
     device : "cpu" or "cuda"; n_jobs : int or None, threads (None: all)
+    max_device_memory : int or None, bytes of GPU memory the fit may use (``device="cuda"``
+        only): data that do not fit are trained with duality-gap working sets
 
     Attributes
     ----------
@@ -46,7 +47,8 @@ class LinearSVC(ClassifierMixin, LinearBase):
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0,
                  multi_class="ovr", fit_intercept=True, intercept_scaling=1.0, class_weight=None,
-                 random_state=None, max_iter=1000, device="cpu", n_jobs=None):
+                 random_state=None, max_iter=1000, device="cpu", n_jobs=None,
+                 max_device_memory=None):
         self.penalty = penalty
         self.loss = loss
         self.dual = dual
@@ -60,6 +62,7 @@ class LinearSVC(ClassifierMixin, LinearBase):
         self.max_iter = max_iter
         self.device = device
         self.n_jobs = n_jobs
+        self.max_device_memory = max_device_memory
 
     def _solver(self):
         """"dual" or "newton", after checking the argument combination."""
@@ -110,15 +113,13 @@ class LinearSVC(ClassifierMixin, LinearBase):
         for positive, c in tasks:
             signs = np.where(positive, 1.0, -1.0)
             if solver == "dual":
-                result = dual_cd.solve(loss, signs, c, design, backend, scale, self._tol,
-                                       self.max_iter, seed)
-                newton.warn_unconverged(result, self._tol, "epochs")
+                result = self._solve_dual(loss, signs, c, design, backend, scale,
+                                          self.max_iter, seed)
             else:
                 l1, l2 = (1.0, 0.0) if self.penalty == "l1" else (0.0, 1.0)
                 problem = Problem(SQUARED_HINGE, signs[:, None], c, 1, l1, l2,
                                   "penalized" if self.fit_intercept else "none", scaling)
-                result = newton.solve(problem, design, backend, self._tol, self.max_iter,
-                                      mode=getattr(self, "_mode", "auto"))
+                result = self._solve_newton(problem, design, backend, self.max_iter)
             results.append(result)
         coef = np.vstack([r.coef for r in results])
         self.coef_ = coef[:, :-1].copy()

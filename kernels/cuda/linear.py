@@ -18,10 +18,30 @@ import numpy as np
 from numba import cuda, int64
 
 from ..linear_math import MULTINOMIAL, make_linear_math
-from ._device import (THREADS, array_module, blocks_for, device_function, device_output, mul,
-                      to_device)
+from ._device import (SIMULATOR, THREADS, array_module, blocks_for, device_function,
+                      device_output, is_device_array, mul)
+from ._device import to_device as _to_device
 
 PARTIAL_ROWS = 1024  # rows of one partial sum of the dense passes over rows
+
+
+def to_device(array):
+    """A kernel input on the device (a host array in C order: the simulator, which passes
+    NumPy arrays as they are, takes only contiguous ones)."""
+    return array if is_device_array(array) else _to_device(np.ascontiguousarray(array))
+
+
+def output(array):
+    """``device_output`` that also takes a non-contiguous host view (a column block of a
+    coefficient table): the kernel writes a contiguous copy, copied back by ``finish``."""
+    if not SIMULATOR or is_device_array(array) or array.flags.c_contiguous:
+        return device_output(array)
+    copy = np.ascontiguousarray(array)
+
+    def finish():
+        array[...] = copy
+
+    return copy, finish
 
 _math = make_linear_math(device_function, mul)
 _separable_terms = _math.separable_terms
@@ -94,7 +114,7 @@ def loss_terms(loss, z, y, c, grad, curv_a, curv_b, losses):
     """Loss, gradient and Hessian pieces of every row at margins ``z`` (as
     ``cpu.loss_terms``: z (n, K), y (n, K_y), c (n,) IN; grad, curv_a, curv_b (n, K) and
     losses (n,) OUT)."""
-    outs = [device_output(a) for a in (grad, curv_a, curv_b, losses)]
+    outs = [output(a) for a in (grad, curv_a, curv_b, losses)]
     if z.shape[0]:
         _loss_terms_kernel[blocks_for(z.shape[0]), THREADS](
             int(loss), to_device(z), to_device(y), to_device(c), *(o for o, _ in outs))
@@ -104,7 +124,7 @@ def loss_terms(loss, z, y, c, grad, curv_a, curv_b, losses):
 
 def dual_terms(loss, z, y, c, theta, out):
     """``-f_i*(-theta u_i)`` per row (as ``cpu.dual_terms``; out float64 (n,) OUT)."""
-    d_out, finish = device_output(out)
+    d_out, finish = output(out)
     if z.shape[0]:
         _dual_terms_kernel[blocks_for(z.shape[0]), THREADS](
             int(loss), to_device(z), to_device(y), to_device(c), float(theta), d_out)
@@ -135,7 +155,7 @@ def _margins_csr_kernel(indptr, indices, data, coef, intercept, out):
 
 
 def _margins_launch(kernel, arrays, coef, intercept, out):
-    d_out, finish = device_output(out)
+    d_out, finish = output(out)
     cells = out.shape[0] * coef.shape[0]
     if cells:
         kernel[blocks_for(cells), THREADS](*(to_device(a) for a in arrays), to_device(coef),
@@ -262,7 +282,7 @@ def _over_row_blocks(kernel, X, row_arrays, out):
     n_outputs = out.shape[0]
     n_blocks = max(1, (n + PARTIAL_ROWS - 1) // PARTIAL_ROWS)
     partial = array_module().empty((n_blocks, n_outputs, d), dtype=np.float64)
-    d_out, finish = device_output(out)
+    d_out, finish = output(out)
     if n_outputs * d:
         kernel[blocks_for(partial.size), THREADS](to_device(X),
                                                   *(to_device(a) for a in row_arrays), partial)
@@ -305,7 +325,7 @@ def _hessian_csc_kernel(indptr, indices, data, curv_a, curv_b, out):
 
 
 def _over_columns(kernel, sparse, row_arrays, out):
-    d_out, finish = device_output(out)
+    d_out, finish = output(out)
     if out.size:
         kernel[blocks_for(out.size), THREADS](*(to_device(a) for a in sparse),
                                               *(to_device(a) for a in row_arrays), d_out)
@@ -372,7 +392,7 @@ def gram_dense(X, curv_a, curv_b, intercept_scale, block_rows, out):
     pairs = to_device(np.ascontiguousarray(upper))
     n_blocks = max(1, (n + int(block_rows) - 1) // int(block_rows))
     partial = xp.empty((n_blocks, upper.shape[0]), dtype=np.float64)
-    d_out, finish = device_output(out)
+    d_out, finish = output(out)
     _gram_partials_kernel[blocks_for(partial.size), THREADS](
         to_device(X), to_device(curv_a), to_device(curv_b), float(intercept_scale),
         int(block_rows), pairs, partial)

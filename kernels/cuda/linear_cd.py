@@ -18,8 +18,8 @@ import numpy as np
 from numba import cuda, float64
 
 from ..linear_math import make_linear_math
-from ._device import (SIMULATOR, array_module, device_function, device_output, mul,
-                      to_device, to_host)
+from ._device import SIMULATOR, array_module, device_function, mul, to_host
+from .linear import output, to_device
 
 COOP_THREADS = 1 if SIMULATOR else 256  # threads of the one block (read at each launch)
 _MAX_COOP = 256  # shared-memory slots for the partial sums (COOP_THREADS at most)
@@ -189,8 +189,8 @@ def cd_gram(hessian, grad, l1, l2, coef, delta, hdelta, active, max_sweeps, rel_
     if active.shape[0] == 0 or max_sweeps < 1:  # as the CPU kernel: no sweep, or one empty
         return int(max_sweeps) if max_sweeps < 1 else 1
     args = [to_device(a) for a in (hessian, grad, l1, l2, coef)]
-    d_delta, finish_delta = device_output(delta)
-    d_hdelta, finish_hdelta = device_output(hdelta)
+    d_delta, finish_delta = output(delta)
+    d_hdelta, finish_hdelta = output(hdelta)
     threads = _threads()
     result = array_module().zeros(1, dtype=np.int64)
     _cd_gram_kernel[1, threads](*args, d_delta, d_hdelta, to_device(active), int(max_sweeps),
@@ -211,7 +211,7 @@ def _residual(X, sparse_arrays, sparse, intercept_scale, curv_a, curv_b, rank_on
               l1, l2, coef, delta, q, t, active, max_sweeps, rel_tol, abs_tol):
     if active.shape[0] == 0 or max_sweeps < 1:  # as the CPU kernel
         return int(max_sweeps) if max_sweeps < 1 else 1
-    outs = [device_output(a) for a in (delta, q, t)]
+    outs = [output(a) for a in (delta, q, t)]
     result = array_module().zeros(1, dtype=np.int64)
     _cd_residual_kernel[1, _threads()](
         to_device(X), *(to_device(a) for a in sparse_arrays), sparse,
@@ -296,7 +296,7 @@ def _svc_kernel(X, indptr, indices, data, sparse, y, upper, diag_shift, row_norm
 
 def _svc(X, sparse_arrays, sparse, y, upper, diag_shift, row_norm, intercept_scale, order, sigma, w,
          alpha, v):
-    outs = [device_output(a) for a in (alpha, v)]
+    outs = [output(a) for a in (alpha, v)]
     result = array_module().zeros(1, dtype=np.int64)
     if order.shape[0]:
         _svc_kernel[1, _threads()](

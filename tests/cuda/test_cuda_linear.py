@@ -223,3 +223,108 @@ def test_svc_epoch(layout, hinge, coop_threads):
     assert out[0][0] == out[1][0] > 0
     np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(out[0][2], out[1][2], rtol=1e-10, atol=1e-12)
+
+
+# -- device="cuda" fits ----------------------------------------------------------------
+from sklearn.base import clone  # noqa: E402
+from sklearn.datasets import make_classification, make_regression  # noqa: E402
+
+from gbm import linear  # noqa: E402
+from gbm.linear import working_set  # noqa: E402
+
+N_ROWS = 60
+
+
+def _fit_data(kind, sparse):
+    if kind == "regression":
+        X, y = make_regression(N_ROWS, 6, n_informative=4, noise=2.0, random_state=1,
+                               n_targets=2 if sparse == "2-targets" else 1)
+    else:  # independent features: working sets converge like block coordinate descent
+        X, y = make_classification(N_ROWS, 6, n_informative=4, n_redundant=0, random_state=1,
+                                   n_classes=3 if kind == "multiclass" else 2)
+    if sparse is True:
+        X = sp.csr_matrix(np.where(np.abs(X) > 0.4, X, 0.0))
+    return X, y
+
+
+FITS = {  # estimator, data, whether the working-set variant runs too
+    "logistic-gram": (linear.LogisticRegression(C=0.5, tol=1e-9, max_iter=400),
+                      "classification", False, True),
+    "logistic-sparse-cg": (linear.LogisticRegression(C=0.5, tol=1e-9, max_iter=400),
+                           "classification", True, True),
+    "logistic-l1-active-gram": (linear.LogisticRegression(penalty="l1", C=0.5, tol=1e-6),
+                                "classification", False, False),
+    "multinomial-enet-cd": (linear.LogisticRegression(penalty="elasticnet", l1_ratio=0.5,
+                                                      C=0.5, tol=1e-9), "multiclass", False,
+                            False),
+    # a pure L1 penalty's certificate is loose until near the optimum: a looser tol
+    "lasso-sparse": (linear.Lasso(alpha=0.3, tol=1e-6), "regression", True, False),
+    "ridge-gram": (linear.Ridge(alpha=2.0, tol=1e-10), "regression", False, False),
+    "enet-2-targets": (linear.ElasticNet(alpha=0.2, tol=1e-9), "regression", "2-targets",
+                       True),
+    "svc-dual-hinge": (linear.LinearSVC(loss="hinge", C=0.1, tol=1e-5, max_iter=5000),
+                       "classification", False, True),
+    "svc-dual-sparse": (linear.LinearSVC(dual=True, C=0.1, tol=1e-5, max_iter=5000),
+                        "classification", True, True),
+    "svc-primal": (linear.LinearSVC(dual=False, tol=1e-9), "classification", False, False),
+}
+
+
+def _same_optimum(gpu, cpu, tol):
+    assert gpu.duality_gap_ <= tol * gpu.objective_
+    assert gpu.objective_ == pytest.approx(cpu.objective_, rel=3 * tol + 1e-12)
+    assert gpu.objective_ - gpu.duality_gap_ <= cpu.objective_ * (1 + 1e-12)
+    assert cpu.objective_ - cpu.duality_gap_ <= gpu.objective_ * (1 + 1e-12)
+
+
+def _budget(estimator, X, n_outputs):
+    """Device bytes for about half the columns (primal) or rows (dual)."""
+    if isinstance(estimator, linear.LinearSVC) and (estimator.dual is True
+                                                    or estimator.loss == "hinge"):
+        host = working_set.host_design(X, linear.LinearSVC()._backend(_LOCAL), "rows")
+        return int(working_set.row_bytes(host).sum() // 2) + 16 * (X.shape[1] + 1)
+    host = working_set.host_design(X, linear.LinearSVC()._backend(_LOCAL), "columns")
+    return int(working_set.column_bytes(host).sum() // 2) + working_set.primal_row_bytes(
+        X.shape[0], n_outputs)
+
+
+from gbm.collective import LOCAL as _LOCAL  # noqa: E402
+
+
+@pytest.mark.parametrize("case", list(FITS))
+def test_cuda_fit_reaches_the_cpu_optimum(case):
+    estimator, kind, sparse, _ = FITS[case]
+    X, y = _fit_data(kind, sparse)
+    cpu = clone(estimator).fit(X, y)
+    gpu = clone(estimator).set_params(device="cuda").fit(X, y)
+    _same_optimum(gpu, cpu, estimator.tol)
+    np.testing.assert_allclose(gpu.predict(X[:10]), cpu.predict(X[:10]), rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("case", [case for case, spec in FITS.items() if spec[3]])
+def test_working_sets_under_max_device_memory_reach_the_cpu_optimum(case, monkeypatch):
+    estimator, kind, sparse, _ = FITS[case]
+    X, y = _fit_data(kind, sparse)
+    cpu = clone(estimator).fit(X, y)
+    rounds = []
+    for name in ("newton", "dual"):  # count the working-set solves
+        solve = getattr(working_set, name)
+        monkeypatch.setattr(working_set, name,
+                            lambda *a, _solve=solve, **k: rounds.append(1) or _solve(*a, **k))
+    n_outputs = y.shape[1] if y.ndim == 2 else 1
+    gpu = clone(estimator).set_params(device="cuda",
+                                      max_device_memory=_budget(estimator, X, n_outputs))
+    gpu.fit(X, y)
+    assert rounds, "the data fit the device: no working sets"
+    _same_optimum(gpu, cpu, estimator.tol)
+
+
+def test_max_device_memory_is_checked():
+    X, y = _fit_data("classification", False)
+    for bad in (0, -5, 1.5, "1GB"):
+        with pytest.raises(ValueError, match="max_device_memory"):
+            linear.LogisticRegression(device="cuda", max_device_memory=bad).fit(X, y)
+    with pytest.raises(ValueError, match="max_device_memory=100 bytes is too small"):
+        linear.LogisticRegression(device="cuda", max_device_memory=100).fit(X, y)
+    with pytest.raises(ValueError, match="max_device_memory=100 bytes is too small"):
+        linear.LinearSVC(loss="hinge", device="cuda", max_device_memory=100).fit(X, y)
