@@ -22,7 +22,10 @@ from ._device import (SIMULATOR, THREADS, array_module, blocks_for, device_funct
                       device_output, is_device_array, mul)
 from ._device import to_device as _to_device
 
-PARTIAL_ROWS = 1024  # rows of one partial sum of the dense passes over rows
+# Rows of one partial sum of the dense passes over rows: a constant of the build, never of
+# the grid. The simulator's threads are Python threads polled by one loop, so a long one
+# is slow there: its blocks are smaller.
+PARTIAL_ROWS = 64 if SIMULATOR else 1024
 
 
 def to_device(array):
@@ -43,10 +46,10 @@ def output(array):
 
     return copy, finish
 
-_math = make_linear_math(device_function, mul)
-_separable_terms = _math.separable_terms
-_separable_dual = _math.separable_dual
-_xlogx = _math.xlogx
+linear_math = make_linear_math(device_function, mul)  # the formulas as device functions
+_separable_terms = linear_math.separable_terms
+_separable_dual = linear_math.separable_dual
+_xlogx = linear_math.xlogx
 
 
 # -- per-row terms ---------------------------------------------------------------------

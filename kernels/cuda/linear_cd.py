@@ -17,9 +17,8 @@ tests run both.
 import numpy as np
 from numba import cuda, float64
 
-from ..linear_math import make_linear_math
-from ._device import SIMULATOR, array_module, device_function, mul, to_host
-from .linear import output, to_device
+from ._device import SIMULATOR, array_module, mul, to_host
+from .linear import linear_math, output, to_device
 
 COOP_THREADS = 1 if SIMULATOR else 256  # threads of the one block (read at each launch)
 _MAX_COOP = 256  # shared-memory slots for the partial sums (COOP_THREADS at most)
@@ -27,8 +26,7 @@ _MAX_COOP = 256  # shared-memory slots for the partial sums (COOP_THREADS at mos
 _EMPTY_X = np.zeros((0, 0))  # the X argument of a sparse launch
 _NO_SPARSE = (np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0))  # ... of a dense one
 
-_math = make_linear_math(device_function, mul)
-_coordinate_minimizer = _math.coordinate_minimizer
+_coordinate_minimizer = linear_math.coordinate_minimizer
 
 
 @cuda.jit(device=True)
@@ -227,8 +225,8 @@ def cd_residual_dense(X, intercept_scale, curv_a, curv_b, rank_one, grad, diag, 
                       delta, q, t, active, max_sweeps, rel_tol, abs_tol):
     """Minimise the quadratic model for dense X (as ``cpu.cd_residual_dense``: delta, q, t
     IN/OUT); returns the sweeps done."""
-    return _residual(X, _NO_SPARSE, False, intercept_scale, curv_a, curv_b, rank_one, grad, diag, l1,
-                     l2, coef, delta, q, t, active, max_sweeps, rel_tol, abs_tol)
+    return _residual(X, _NO_SPARSE, False, intercept_scale, curv_a, curv_b, rank_one, grad,
+                     diag, l1, l2, coef, delta, q, t, active, max_sweeps, rel_tol, abs_tol)
 
 
 def cd_residual_csc(indptr, indices, data, intercept_scale, curv_a, curv_b, rank_one, grad,

@@ -60,7 +60,7 @@ def test_loss_and_dual_terms(name):
 @pytest.mark.parametrize("K", [1, 3])
 def test_margins_gradients_and_hessian_diagonals(K):
     # more rows than one partial sum, so the blocks' sums are added too
-    X = _matrix(n=cuda.linear.PARTIAL_ROWS + 37, d=3, density=0.4)
+    X = _matrix(n=2 * cuda.linear.PARTIAL_ROWS + 37, d=3, density=0.4)
     rng = np.random.default_rng(2)
     coef, intercept = rng.normal(size=(K, X.shape[1])), rng.normal(size=K)
     g = rng.normal(size=(X.shape[0], K))
