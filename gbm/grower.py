@@ -164,10 +164,16 @@ class TreeGrower:
     column_sampler : gbm.sampling.ColumnSampler
     buffers : HistogramBuffers, optional
         Where depthwise levels keep their histograms (shared by the trees of a fit).
+    column : float64 (n_rows,), optional
+        Margins the tree's leaf values go into (on the device). Given, a depthwise tree's
+        last level adds its leaves' values to it in the same pass that would partition its
+        rows (``add_split_values``), and those leaves get empty row segments; the caller
+        adds the other leaves' values. None (e.g. when leaves are refreshed from their rows
+        later): every leaf keeps its rows.
     """
 
     def __init__(self, data, gpair, scales, rows, params, backend, column_sampler,
-                 buffers=None):
+                 buffers=None, column=None):
         self.data, self.gpair, self.scales = data, gpair, scales
         depthwise = params["grow_policy"] == "depthwise"
         # lossguide keeps waiting leaves' histograms: those get memory of their own
@@ -184,6 +190,7 @@ class TreeGrower:
         self.nodes = _Nodes(data.n_features, capacity, data.interaction is not None,
                             data.cat_words)
         self.has_monotone = bool(data.monotone.any())
+        self.column = column if depthwise else None
 
     def _can_split_deeper(self, depth):
         max_depth = self.params["max_depth"]
@@ -258,20 +265,12 @@ class TreeGrower:
         histograms)``, smaller children first, or empty arrays when the children may not
         split further."""
         nodes, data = self.nodes, self.data
-        n_left = np.empty(ids.shape[0], dtype=np.int64)
         starts, ends = nodes.start[ids], nodes.end[ids]
-        with self.backend.threads(4 * int((ends - starts).sum())):
-            self.k.partition_rows(data.bins_by_feature, self.rows, starts, ends,
-                                  nodes.feature[ids], nodes.split_bin[ids],
-                                  nodes.default_left[ids], nodes.split_type[ids],
-                                  nodes.cat_bits[ids], data.n_bins, self.scratch, n_left)
+        depth = nodes.depth[ids] + 1
+        last = not self._can_split_deeper(int(depth[0]))  # the children will be leaves
         children = nodes.add(2 * ids.shape[0])
         left, right = children[0::2], children[1::2]
         nodes.left[ids] = left
-        middle = starts + n_left
-        nodes.start[left], nodes.end[left] = starts, middle
-        nodes.start[right], nodes.end[right] = middle, ends
-        depth = nodes.depth[ids] + 1
         nodes.depth[left] = nodes.depth[right] = depth
         nodes.sums[left] = left_sums
         nodes.sums[right] = nodes.sums[ids] - left_sums
@@ -280,7 +279,24 @@ class TreeGrower:
             path = nodes.path[ids]
             path[np.arange(ids.shape[0]), nodes.feature[ids]] = True
             nodes.path[left] = nodes.path[right] = path
-        if not self._can_split_deeper(int(depth[0])):
+        split = (data.bins_by_feature, self.rows, starts, ends, nodes.feature[ids],
+                 nodes.split_bin[ids], nodes.default_left[ids], nodes.split_type[ids],
+                 nodes.cat_bits[ids], data.n_bins)
+        work = 4 * int((ends - starts).sum())
+        if last and self.column is not None:  # leaves: add their values, leave the rows
+            values = self._leaf_values(children)
+            with self.backend.threads(work):
+                self.k.add_split_values(*split, np.ascontiguousarray(values[0::2]),
+                                        np.ascontiguousarray(values[1::2]), self.column)
+            nodes.start[children] = nodes.end[children] = 0
+            return np.empty(0, np.int64), None
+        n_left = np.empty(ids.shape[0], dtype=np.int64)
+        with self.backend.threads(work):
+            self.k.partition_rows(*split, self.scratch, n_left)
+        middle = starts + n_left
+        nodes.start[left], nodes.end[left] = starts, middle
+        nodes.start[right], nodes.end[right] = middle, ends
+        if last:
             return np.empty(0, np.int64), None
         small_is_left = nodes.sums[left, 1] <= nodes.sums[right, 1]
         level = np.concatenate([np.where(small_is_left, left, right),
@@ -295,6 +311,14 @@ class TreeGrower:
         with self.backend.threads(hist.size // 4):
             self.k.subtract_histograms(parent_hist, hist[:c], hist[c:])
         return level, hist
+
+    def _leaf_values(self, ids):
+        """Leaf values of nodes ``ids``: the learning rate times their (bounded) weights,
+        as ``_finish`` computes them."""
+        weights = np.empty(ids.shape[0])
+        self.k.node_weights(self.nodes.sums[ids], self.nodes.bounds[ids], self.scales,
+                            self.split_params, weights)
+        return self.params["learning_rate"] * weights
 
     def _child_bounds(self, ids, left, right):
         """Children's weight bounds (XGBoost's rule): on a monotone feature the bound

@@ -329,7 +329,9 @@ def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_ro
         rows = (xp.arange(row_ids.shape[0], dtype=np.int32) if kept is None
                 else backend.asarray(np.flatnonzero(kept).astype(np.int32)))
         columns = ColumnSampler(p, data.n_features, round_, group, parallel)
-        grower = TreeGrower(data, gpair, scales, rows, tree_params, backend, columns, buffers)
+        # without a leaf refresh, the last level's leaves go straight into the margins
+        grower = TreeGrower(data, gpair, scales, rows, tree_params, backend, columns, buffers,
+                            column=column if residual is None else None)
         tree, rows, starts, ends, values = grower.grow()
         if residual is not None:
             values = refresh_leaves(values, backend.to_host(rows), starts, ends, residual[0],

@@ -177,6 +177,9 @@ def _all_kernels():
             I32, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, I32)),
         "partition_copy": (partition._copy_kernel, (I64_1, I64_1, I32, I32)),
         "add_leaf_values": (partition._leaf_kernel, (I32, I64_1, I64_1, I64_1, F64, F64)),
+        "add_split_values": (partition._split_values_kernel, (
+            U8_2D, I32, I64_1, I64_1, I64_1, I32, I32, types.uint8[::1], types.uint8[::1],
+            U32_2D, I32, F64, F64, F64)),
         "predict": (predict._predict_kernel, (
             F32_2D, I64_1, flag, flag, I32, I32, types.float32[::1], U32_2D, F64, I64_1, I32,
             I32, F64_2D)),
@@ -193,7 +196,8 @@ def _all_kernels():
 @pytest.mark.parametrize("name", sorted(["bin_values", "build_histograms", "subtract_histograms",
                                          "evaluate_splits_reduce", "partition_flags",
                                          "partition_scatter", "partition_copy",
-                                         "add_leaf_values", "predict", "predict_binned",
+                                         "add_leaf_values", "add_split_values", "predict",
+                                         "predict_binned",
                                          "predict_leaf", "max_abs"]))
 def test_every_kernel_compiles_for_the_gpu(compile_ptx, name):
     """The simulator runs kernels as Python: only the CUDA compiler sees typing errors."""

@@ -8,6 +8,7 @@ The rows and column sets each tree is grown on are recorded from the trainer's c
 functions would return.
 """
 import itertools
+import threading
 
 import numpy as np
 import pytest
@@ -28,7 +29,20 @@ def data():
 
 class _Record:
     def __init__(self):
-        self.trees = []  # per tree: (rows as a frozenset, the tree's column set)
+        self.trees = []  # per tree: (rows as a frozenset, the tree's column set, sampler)
+        self.lock = threading.Lock()  # a round's groups may grow in threads at once
+
+    def add(self, entry):
+        """``entry`` in the trainer's tree order, (round, group, parallel tree), whatever
+        thread grew it first."""
+        key = lambda e: _padded(e[2].parts)  # noqa: E731
+        with self.lock:
+            self.trees.append(entry)
+            self.trees.sort(key=key)
+
+
+def _padded(parts):
+    return tuple(parts) + (0,) * (3 - len(parts))
 
 
 @pytest.fixture
@@ -39,11 +53,11 @@ def spy(monkeypatch):
 
     class Spy(original):
         def __init__(self, data, gpair, scales, rows, params, backend, column_sampler,
-                     buffers=None):
-            record.trees.append((frozenset(np.asarray(rows).tolist()),
-                                 tuple(column_sampler.tree.tolist()), column_sampler))
+                     *args, **kwargs):
+            record.add((frozenset(np.asarray(rows).tolist()),
+                        tuple(column_sampler.tree.tolist()), column_sampler))
             super().__init__(data, gpair, scales, rows, params, backend, column_sampler,
-                             buffers)
+                             *args, **kwargs)
 
     monkeypatch.setattr(training, "TreeGrower", Spy)
     return record

@@ -133,13 +133,58 @@ def _place_chunk(task, task_node, first_chunk, rows, node_starts, node_ends, scr
 
 
 @kernel(parallel=True)
+def add_split_values(bins_by_feature, rows, node_starts, node_ends, split_feature, split_bin,
+                     default_left, split_type, cat_bits, n_bins, left_values, right_values, out):
+    """``out[r] +=`` ``left_values[k]`` or ``right_values[k]`` for every row ``r`` of node
+    ``k``'s segment, by the way node ``k``'s split sends it: the last level of a tree,
+    whose children are leaves, partitioned and added in one pass (the rows are not moved).
+
+    bins_by_feature ... n_bins : as in ``partition_rows``    # IN
+    left_values, right_values : float64 (n_nodes,)          # IN  the children's leaf values
+    out : float64 (n_rows,)                                 # IN/OUT
+    """
+    first_chunk, task_node = _chunk_tasks(node_starts, node_ends)
+    for task in prange(task_node.shape[0]):
+        _add_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_starts, node_ends,
+                   split_feature, split_bin, default_left, split_type, cat_bits, n_bins,
+                   left_values, right_values, out)
+
+
+@kernel
+def _add_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_starts, node_ends,
+               split_feature, split_bin, default_left, split_type, cat_bits, n_bins,
+               left_values, right_values, out):
+    """One chunk of ``add_split_values``."""
+    k = task_node[task]
+    column = bins_by_feature[split_feature[k]]
+    missing_bin = n_bins[split_feature[k]]
+    threshold = split_bin[k]
+    missing_left = default_left[k] == 1
+    categorical = split_type[k] == 1
+    left, right = left_values[k], right_values[k]
+    lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
+    hi = min(lo + _PARTITION_CHUNK, node_ends[k])
+    for p in range(lo, hi):
+        if p + DISTANCE < hi:
+            prefetch(column, np.uint64(rows[p + DISTANCE]))
+        r = np.uint64(rows[p])
+        b = np.int32(column[r])
+        go = _goes_left(b, missing_bin, threshold, missing_left, categorical, cat_bits, k)
+        out[r] += left if go else right
+
+
+@kernel
 def add_leaf_values(rows, leaf_starts, leaf_ends, leaf_values, out):
     """``out[r] += leaf_values[k]`` for every row ``r`` in leaf ``k``'s segment.
 
     rows : int32 (m,); leaf_starts, leaf_ends : int64 (n_leaves,); leaf_values : float64
     out : float64 (n_rows,)   # IN/OUT
+
+    One thread: a depthwise tree's last level is added by ``add_split_values``, so this
+    sees the leaves above it (and lossguide's, and refreshed leaves): little enough work
+    not to pay for a parallel loop's compile time.
     """
-    for k in prange(leaf_starts.shape[0]):
+    for k in range(leaf_starts.shape[0]):
         value = leaf_values[k]
         for p in range(leaf_starts[k], leaf_ends[k]):
             out[rows[p]] += value

@@ -20,18 +20,18 @@ from .linear import (dual_terms, gradient_csc, gradient_dense, gram_dense, hessi
 from .linear_cd import (cd_gram, cd_residual_csc, cd_residual_dense, svc_dual_cd_csr,
                         svc_dual_cd_dense)
 from .objective import pointwise_gradients
-from .partition import add_leaf_values, partition_rows
+from .partition import add_leaf_values, add_split_values, partition_rows
 from .predict import predict, predict_binned, predict_leaf
 from .quantize import max_abs, quantize_gradients
 from .rank import lambdarank_gradients
 from .shap import tree_shap
 from .split import evaluate_splits, node_weights
 
-__all__ = ("add_leaf_values", "bin_values", "build_histograms", "evaluate_splits",
-           "lambdarank_gradients", "max_abs", "node_weights", "partition_rows",
-           "pointwise_gradients", "predict", "predict_binned", "predict_leaf",
-           "quantize_gradients", "subtract_histograms", "tree_shap", "cd_gram",
-           "cd_residual_csc", "cd_residual_dense", "dual_terms", "gradient_csc",
-           "gradient_dense", "gram_dense", "hessian_diagonal_csc", "hessian_diagonal_dense",
-           "loss_terms", "margins_csc", "margins_csr", "margins_dense", "svc_dual_cd_csr",
-           "svc_dual_cd_dense")
+__all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histograms",
+           "evaluate_splits", "lambdarank_gradients", "max_abs", "node_weights",
+           "partition_rows", "pointwise_gradients", "predict", "predict_binned",
+           "predict_leaf", "quantize_gradients", "subtract_histograms", "tree_shap",
+           "cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms", "gradient_csc",
+           "gradient_dense", "gram_dense", "hessian_diagonal_csc",
+           "hessian_diagonal_dense", "loss_terms", "margins_csc", "margins_csr",
+           "margins_dense", "svc_dual_cd_csr", "svc_dual_cd_dense")

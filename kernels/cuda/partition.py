@@ -113,3 +113,36 @@ def add_leaf_values(rows, leaf_starts, leaf_ends, leaf_values, out):
         _leaf_kernel[min(MAX_BLOCKS, task_leaf.shape[0]), THREADS](
             to_device(rows), task_leaf, task_lo, task_hi, to_device(leaf_values), d_out)
     finish()
+
+
+@cuda.jit
+def _split_values_kernel(bins_by_feature, rows, task_node, task_lo, task_hi, split_feature,
+                         split_bin, default_left, split_type, cat_bits, n_bins, left_values,
+                         right_values, out):
+    for piece in range(cuda.blockIdx.x, task_node.shape[0], cuda.gridDim.x):
+        k = task_node[piece]
+        f = split_feature[k]
+        missing_bin = n_bins[f]
+        for p in range(task_lo[piece] + cuda.threadIdx.x, task_hi[piece], cuda.blockDim.x):
+            r = rows[p]
+            b = int32(bins_by_feature[f, r])
+            if _goes_left(b, missing_bin, split_bin[k], default_left[k] == 1,
+                          split_type[k] == 1, cat_bits, k):
+                out[r] += left_values[k]  # every row is in one segment: no two threads share it
+            else:
+                out[r] += right_values[k]
+
+
+def add_split_values(bins_by_feature, rows, node_starts, node_ends, split_feature, split_bin,
+                     default_left, split_type, cat_bits, n_bins, left_values, right_values, out):
+    """Each row's child value by its node's split, added to ``out`` (as
+    ``cpu.add_split_values``; the rows are not moved)."""
+    d_out, finish = device_output(out)
+    task_node, task_lo, task_hi = segment_tasks(node_starts, node_ends)
+    if task_node.shape[0]:
+        _split_values_kernel[min(MAX_BLOCKS, task_node.shape[0]), THREADS](
+            to_device(bins_by_feature), to_device(rows), task_node, task_lo, task_hi,
+            to_device(split_feature), to_device(split_bin), to_device(default_left),
+            to_device(split_type), to_device(cat_bits), to_device(n_bins),
+            to_device(left_values), to_device(right_values), d_out)
+    finish()

@@ -22,3 +22,16 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
 def add_leaf_values(rows, leaf_starts, leaf_ends, leaf_values, out):
     for k in range(leaf_starts.shape[0]):
         out[rows[leaf_starts[k]:leaf_ends[k]]] += leaf_values[k]
+
+
+def add_split_values(bins_by_feature, rows, node_starts, node_ends, split_feature, split_bin,
+                     default_left, split_type, cat_bits, n_bins, left_values, right_values, out):
+    """The rows partitioned as ``partition_rows`` does (on a copy), then each child's value
+    added to its rows as ``add_leaf_values`` does."""
+    moved = rows.copy()
+    n_left = np.empty(node_starts.shape[0], dtype=np.int64)
+    partition_rows(bins_by_feature, moved, node_starts, node_ends, split_feature, split_bin,
+                   default_left, split_type, cat_bits, n_bins, None, n_left)
+    middle = node_starts + n_left
+    add_leaf_values(moved, node_starts, middle, left_values, out)
+    add_leaf_values(moved, middle, node_ends, right_values, out)

@@ -137,6 +137,29 @@ def test_partition_rows_numeric_and_categorical(n_rows, n_nodes):
     np.testing.assert_array_equal(got_left, expected_left)
 
 
+def test_add_split_values():
+    rng = np.random.default_rng(5)
+    n_rows, n_nodes = 260, 4
+    n_bins = np.array([5, 40, 9], dtype=np.int32)
+    bins, _ = make_inputs(rng, n_rows, n_bins)
+    by_feature = np.ascontiguousarray(bins.T)
+    rows, starts, ends = segments(rng, n_rows, n_nodes)
+    feature = rng.integers(0, 3, n_nodes).astype(np.int32)
+    split_bin = np.array([rng.integers(0, n_bins[f]) for f in feature], dtype=np.int32)
+    default_left = rng.integers(0, 2, n_nodes).astype(np.uint8)
+    split_type = (rng.random(n_nodes) < 0.5).astype(np.uint8)
+    cat_bits = rng.integers(0, 2**32, (n_nodes, CAT_WORDS), dtype=np.uint64).astype(np.uint32)
+    left, right = rng.normal(size=n_nodes), rng.normal(size=n_nodes)
+    base = rng.normal(size=n_rows)
+    args = (starts, ends, feature, split_bin, default_left, split_type, cat_bits, n_bins,
+            left, right)
+    expected = base.copy()
+    reference.add_split_values(by_feature, rows, *args, expected)
+    got = dev(base)
+    cuda.add_split_values(dev(by_feature), dev(rows), *args, got)
+    np.testing.assert_array_equal(host(got), expected)
+
+
 def test_add_leaf_values():
     rng = np.random.default_rng(2)
     rows, starts, ends = segments(rng, 300, 7)
