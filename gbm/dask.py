@@ -11,11 +11,8 @@ Needs the ``dask`` extra: ``pip install 'detgbm[dask]'`` (from a checkout:
 ``pip install -e '.[dask]'``).
 """
 import hashlib
-import os
 
-from . import dask_data
-from .booster import Booster
-from .callback import TrainingCallback
+from . import dask_checkpoint, dask_data
 from .collective import CollectiveError
 from .dask_spmd import run_ranks, worker_threads
 from .training import train as _train
@@ -27,7 +24,7 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
     raise ImportError("gbm.dask needs dask and distributed: pip install 'detgbm[dask]' "
                       "(from a checkout: pip install -e '.[dask]')") from err
 
-CHECKPOINT_FILE = "gbm-checkpoint.json"
+CHECKPOINT_FILE = dask_checkpoint.FILE
 
 
 def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=(), group=None,
@@ -83,7 +80,12 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
             e.get("qid"), ranking, what=f"evals[{i}] ", balance=balance)))
     spec = dict(params=params, num_boost_round=num_boost_round,
                 early_stopping_rounds=early_stopping_rounds, checkpoint_dir=checkpoint_dir,
-                kwargs=kwargs)
+                kwargs=kwargs, fingerprint=None)
+    if checkpoint_dir is not None:  # what a checkpoint must match to be resumed
+        spec["fingerprint"] = dask_checkpoint.client_fingerprint(
+            params, X, kwargs.get("feature_names"), shares, eval_shares,
+            [_eval_entry(e, i) for i, e in enumerate(evals)], early_stopping_rounds,
+            group, sample_weight, ranking, kwargs.get("init_model", kwargs.get("xgb_model")))
     rank_args = [(shares[rank], [(name, s[rank]) for name, s in eval_shares], spec)
                  for rank in range(len(addresses))]
     results = run_ranks(client, addresses, _train_rank, rank_args, collective_timeout,
@@ -119,22 +121,41 @@ def _train_rank(collective, share, eval_shares, spec):
     evals = [_rank_eval(name, s) for name, s in eval_shares]
     kwargs = dict(spec["kwargs"])
     callbacks = list(kwargs.pop("callbacks", ()))
-    rounds = spec["num_boost_round"]
+    rounds, patience = spec["num_boost_round"], spec["early_stopping_rounds"]
+    ids = dask_data.row_ids(share)
     if spec["checkpoint_dir"] is not None:
-        init, rounds = _resume(collective, spec["checkpoint_dir"], rounds)
+        init, rounds, first, patience = _resume(collective, spec, ids, y, w, qid, share,
+                                                eval_shares, evals, kwargs)
         if init is not None:
             kwargs["init_model"] = init
-        if collective.rank == 0:
-            callbacks.insert(0, _Checkpoint(spec["checkpoint_dir"]))
-    ids = dask_data.row_ids(share)
+        callbacks = first + callbacks
     booster = _train(params, X, y, num_boost_round=rounds, sample_weight=w, evals=evals,
-                     group=share.get("group"), qid=qid,
-                     early_stopping_rounds=spec["early_stopping_rounds"],
+                     group=share.get("group"), qid=qid, early_stopping_rounds=patience,
                      callbacks=callbacks, _collective=collective, _row_ids=ids, **kwargs)
     digest = hashlib.sha256(booster.to_json().encode()).hexdigest()
     stats = {"rows": int(ids.shape[0]), "exchanges": collective.n_exchanges,
              "collective_s": collective.seconds}
     return (booster if collective.rank == 0 else None), digest, stats
+
+
+def _resume(collective, spec, ids, y, w, qid, share, eval_shares, evals, kwargs):
+    """``gbm.dask_checkpoint.resume`` with this training's fingerprint, completed by the
+    digest of every rank's labels, weights and query ids."""
+    parts = [(ids, y), (ids, _row_weights(share, w)), (ids, qid)]
+    for (_, s), e in zip(eval_shares, evals):
+        e_ids = dask_data.row_ids(s)
+        parts += [(e_ids, e["y"]), (e_ids, _row_weights(s, e.get("sample_weight"))),
+                  (e_ids, e.get("qid"))]
+    expected = dask_checkpoint.with_rows_digest(collective, spec["fingerprint"], parts)
+    custom = kwargs.get("custom_metric", kwargs.get("feval")) is not None
+    return dask_checkpoint.resume(collective, spec["checkpoint_dir"], expected,
+                                  spec["num_boost_round"], spec["early_stopping_rounds"],
+                                  kwargs.get("maximize"), custom)
+
+
+def _row_weights(share, w):
+    """``w`` when it holds one weight per row (a ranking objective's are per group)."""
+    return w if "sample_weight" in share["empty"] else None
 
 
 def _rank_eval(name, share):
@@ -149,36 +170,6 @@ def _rank_eval(name, share):
     if "qid" in share["empty"]:
         entry["qid"] = dask_data.assemble(share, "qid")
     return entry
-
-
-def _resume(collective, folder, rounds):
-    """``(init_model, rounds left)`` from rank 0's checkpoint, the same on every rank."""
-    text = None
-    if collective.rank == 0:
-        path = os.path.join(folder, CHECKPOINT_FILE)
-        if os.path.exists(path):
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-    text = collective.broadcast(text, root=0)
-    if text is None:
-        return None, rounds
-    init = Booster.from_json(text)
-    return init, max(0, rounds - init.num_boosted_rounds)
-
-
-class _Checkpoint(TrainingCallback):
-    """Rank 0 saves the model after every round (atomically: ``save_model``)."""
-
-    def __init__(self, folder):
-        self.path = os.path.join(folder, CHECKPOINT_FILE)
-
-    def before_training(self, booster):
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        return booster
-
-    def after_iteration(self, booster, epoch, evals_log):
-        booster.save_model(self.path)
-        return False
 
 
 from .dask_estimators import DaskGBMClassifier, DaskGBMRanker, DaskGBMRegressor  # noqa: E402

@@ -90,6 +90,12 @@ def dumps(booster, estimator=None):
 def save(booster, path, estimator=None):
     """Write atomically: the old file stays whole until the new one is complete."""
     text = dumps(booster, estimator)  # first: a model that cannot be written leaves the file alone
+    write_atomic(path, text)
+
+
+def write_atomic(path, text):
+    """Write ``text`` (UTF-8) to ``path`` through a temporary file renamed over it, so the
+    old file stays whole until the new one is complete (model files, Dask checkpoints)."""
     target = os.path.realpath(os.fspath(path))  # through a symlink, as open() would write
     folder, name = os.path.split(target)
     temp = os.path.join(folder, f".{name}.{secrets.token_hex(8)}.tmp")

@@ -211,7 +211,7 @@ def test_checkpoint_resume_gives_the_uninterrupted_model(client, tmp_path):
     with pytest.raises(RuntimeError, match="simulated crash after round 2"):
         gbm.dask.train(client, PARAMS, dX, dy, 6, checkpoint_dir=str(tmp_path),
                        callbacks=[_FailAt(2)])
-    saved = gbm.Booster.load_model(tmp_path / gbm.dask.CHECKPOINT_FILE)
+    saved = gbm.dask_checkpoint.read(tmp_path).booster
     assert 1 <= saved.num_boosted_rounds < 6
     resumed = gbm.dask.train(client, PARAMS, dX, dy, 6, checkpoint_dir=str(tmp_path))
     assert resumed.to_json() == uninterrupted
