@@ -204,34 +204,40 @@ def test_partition_rows_matches_reference(n_rows, n_nodes):
     np.testing.assert_array_equal(fast_n, slow_n)
 
 
+def random_splits(rng, n_rows, n_nodes, n_bins, categorical_rate=0.5):
+    """A level's rows and splits, as ``partition_rows`` and ``add_split_values`` take them:
+    ``(bins_by_feature, rows, (starts, ends, feature, split_bin, default_left, split_type,
+    cat_bits, n_bins))``, numeric and categorical splits, missing values both ways."""
+    bins, _ = make_inputs(rng, n_rows, n_bins)
+    rows, starts, ends = segments(rng, n_rows, n_nodes)
+    feature = rng.integers(0, n_bins.shape[0], n_nodes).astype(np.int32)
+    split_bin = np.array([rng.integers(0, n_bins[f]) for f in feature], dtype=np.int32)
+    default_left = rng.integers(0, 2, n_nodes).astype(np.uint8)
+    split_type = (rng.random(n_nodes) < categorical_rate).astype(np.uint8)
+    cat_bits = rng.integers(0, 2**32, (n_nodes, CAT_WORDS), dtype=np.uint64).astype(np.uint32)
+    return np.ascontiguousarray(bins.T), rows, (starts, ends, feature, split_bin,
+                                                default_left, split_type, cat_bits, n_bins)
+
+
 @pytest.mark.parametrize("n_rows, n_nodes", [(1, 1), (40, 3), (70000, 5)])
 def test_add_split_values_matches_reference(n_rows, n_nodes):
     """The last level's partition and leaf update in one pass: numeric and categorical
     splits, missing values both ways, segments of several chunks; rows not moved."""
     rng = np.random.default_rng(n_rows + 7)
-    n_bins = np.array([5, 17, 40], dtype=np.int32)
-    bins, _ = make_inputs(rng, n_rows, n_bins)
-    by_feature = np.ascontiguousarray(bins.T)
-    rows, starts, ends = segments(rng, n_rows, n_nodes)
-    feature = rng.integers(0, 3, n_nodes).astype(np.int32)
-    split_bin = np.array([rng.integers(0, n_bins[f]) for f in feature], dtype=np.int32)
-    default_left = rng.integers(0, 2, n_nodes).astype(np.uint8)
-    split_type = (rng.random(n_nodes) < 0.4).astype(np.uint8)
-    cat_bits = rng.integers(0, 2**32, (n_nodes, CAT_WORDS), dtype=np.uint64).astype(np.uint32)
+    by_feature, rows, split = random_splits(rng, n_rows, n_nodes,
+                                            np.array([5, 17, 40], dtype=np.int32), 0.4)
+    starts, ends = split[:2]
     left, right = rng.normal(size=n_nodes), rng.normal(size=n_nodes)
     base = rng.normal(size=n_rows)
-    args = (by_feature, rows, starts, ends, feature, split_bin, default_left, split_type,
-            cat_bits, n_bins, left, right)
     fast, slow = base.copy(), base.copy()
     kept = rows.copy()
-    cpu.add_split_values(*args, fast)
-    reference.add_split_values(*args, slow)
+    cpu.add_split_values(by_feature, rows, *split, left, right, fast)
+    reference.add_split_values(by_feature, rows, *split, left, right, slow)
     np.testing.assert_array_equal(fast, slow)
     np.testing.assert_array_equal(rows, kept)
     # the same as partitioning, then adding each child's value to its rows
     moved, n_left = rows.copy(), np.empty(n_nodes, np.int64)
-    cpu.partition_rows(by_feature, moved, starts, ends, feature, split_bin, default_left,
-                       split_type, cat_bits, n_bins, np.empty_like(rows), n_left)
+    cpu.partition_rows(by_feature, moved, *split, np.empty_like(rows), n_left)
     expected = base.copy()
     for k in range(n_nodes):
         expected[moved[starts[k]:starts[k] + n_left[k]]] += left[k]

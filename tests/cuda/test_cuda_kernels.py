@@ -12,7 +12,7 @@ from gbm.kernels import layout
 from gbm.kernels.cuda._device import elementary as device_elementary
 from gbm.kernels.cuda.histogram import SHARED_SLOTS, feature_groups
 from gbm.kernels.layout import CAT_WORDS
-from test_kernels import make_inputs, offsets_of, random_forest_arrays, segments
+from test_kernels import make_inputs, offsets_of, random_forest_arrays, random_splits, segments
 from test_kernels_categorical import random_histograms
 
 
@@ -140,23 +140,14 @@ def test_partition_rows_numeric_and_categorical(n_rows, n_nodes):
 def test_add_split_values():
     rng = np.random.default_rng(5)
     n_rows, n_nodes = 260, 4
-    n_bins = np.array([5, 40, 9], dtype=np.int32)
-    bins, _ = make_inputs(rng, n_rows, n_bins)
-    by_feature = np.ascontiguousarray(bins.T)
-    rows, starts, ends = segments(rng, n_rows, n_nodes)
-    feature = rng.integers(0, 3, n_nodes).astype(np.int32)
-    split_bin = np.array([rng.integers(0, n_bins[f]) for f in feature], dtype=np.int32)
-    default_left = rng.integers(0, 2, n_nodes).astype(np.uint8)
-    split_type = (rng.random(n_nodes) < 0.5).astype(np.uint8)
-    cat_bits = rng.integers(0, 2**32, (n_nodes, CAT_WORDS), dtype=np.uint64).astype(np.uint32)
+    by_feature, rows, split = random_splits(rng, n_rows, n_nodes,
+                                            np.array([5, 40, 9], dtype=np.int32))
     left, right = rng.normal(size=n_nodes), rng.normal(size=n_nodes)
     base = rng.normal(size=n_rows)
-    args = (starts, ends, feature, split_bin, default_left, split_type, cat_bits, n_bins,
-            left, right)
     expected = base.copy()
-    reference.add_split_values(by_feature, rows, *args, expected)
+    reference.add_split_values(by_feature, rows, *split, left, right, expected)
     got = dev(base)
-    cuda.add_split_values(dev(by_feature), dev(rows), *args, got)
+    cuda.add_split_values(dev(by_feature), dev(rows), *split, left, right, got)
     np.testing.assert_array_equal(host(got), expected)
 
 
