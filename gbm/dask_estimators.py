@@ -11,6 +11,7 @@ import inspect
 import numpy as np
 
 from . import dask_data
+from .data import is_device_array, to_host
 from .sklearn import _FITTED, GBMClassifier, GBMRanker, GBMRegressor
 
 _DASK_ARGS = ("client", "checkpoint_dir")
@@ -96,25 +97,46 @@ class _DaskMixin:
 
 def _map_rows(X, fn, n_out, dtype):
     """``fn`` over the row partitions of ``X``, lazily: a dask array for a dask array
-    (``(n,)``, or ``(n, n_out)``), a pandas-backed dask Series / DataFrame for a DataFrame."""
+    (``(n,)``, or ``(n, n_out)``; CuPy-backed for CuPy blocks), a pandas-backed dask
+    Series / DataFrame for a DataFrame. Empty partitions give empty results (the local
+    predict refuses 0 rows)."""
+    shape = (0,) if n_out is None else (0, n_out)
+
+    def block(part):
+        return fn(part) if part.shape[0] else _meta(part, shape, dtype)
+
     if dask_data._dask_kind(X) == "array":
         if X.ndim == 2 and len(X.chunks[1]) > 1:
             X = X.rechunk({1: -1})
+        meta = _meta(X, shape, dtype)
         if n_out is None:
-            return X.map_blocks(fn, drop_axis=1, dtype=dtype)
-        return X.map_blocks(fn, chunks=(X.chunks[0], (n_out,)), dtype=dtype)
+            return X.map_blocks(block, drop_axis=1, dtype=dtype, meta=meta)
+        return X.map_blocks(block, chunks=(X.chunks[0], (n_out,)), dtype=dtype, meta=meta)
     import pandas as pd
 
     if n_out is None:
-        return X.map_partitions(lambda part: pd.Series(fn(part), index=part.index),
+        return X.map_partitions(lambda part: pd.Series(block(part), index=part.index),
                                 meta=pd.Series(dtype=dtype))
-    return X.map_partitions(lambda part: pd.DataFrame(fn(part), index=part.index),
+    return X.map_partitions(lambda part: pd.DataFrame(block(part), index=part.index),
                             meta=pd.DataFrame({i: pd.Series(dtype=dtype) for i in range(n_out)}))
 
 
+def _meta(X, shape, dtype):
+    """An empty ``shape`` array of the kind the local estimator predicts on ``X``'s blocks
+    (``X``: a dask array or a block): CuPy for CuPy blocks (GPU input predicts on the
+    GPU) unless CuPy cannot hold the values (string labels come back as NumPy), NumPy
+    otherwise. Without it, dask declares every result NumPy-backed."""
+    if is_device_array(getattr(X, "_meta", X)) and np.dtype(dtype).kind in "biuf":
+        import cupy
+
+        return cupy.empty(shape, dtype=dtype)
+    return np.empty(shape, dtype=dtype)
+
+
 def _encode_labels(part, classes):
-    """Labels -> their index in ``classes`` (float64), on a partition."""
-    values = np.asarray(part).ravel()
+    """Labels -> their index in ``classes`` (float64, on the host: training reads its
+    labels there), on a partition."""
+    values = np.asarray(to_host(part)).ravel()
     codes = np.searchsorted(classes, values)
     bad = (codes >= len(classes)) | (classes[np.minimum(codes, len(classes) - 1)] != values)
     if bad.any():
@@ -129,7 +151,8 @@ def _encode_labels(part, classes):
 
 def _map_labels(y, classes):
     if dask_data._dask_kind(y) == "array":
-        return y.map_blocks(_encode_labels, classes, dtype=np.float64)
+        return y.map_blocks(_encode_labels, classes, dtype=np.float64,
+                            meta=np.empty((0,), np.float64))
     return y.map_partitions(_encode_labels, classes, meta=(y.name, "f8"))
 
 
@@ -168,7 +191,7 @@ class DaskGBMClassifier(_DaskMixin, GBMClassifier):
         import dask.array as da
 
         uniques = da.unique(y) if dask_data._dask_kind(y) == "array" else y.unique()
-        classes = np.unique(np.asarray(uniques.compute()))
+        classes = np.unique(np.asarray(to_host(uniques.compute())))
         _, extra = GBMClassifier._encode_y(self, classes)  # classes_, the label encoder
         return _map_labels(y, self.classes_), extra
 
