@@ -6,8 +6,9 @@
 #      it fails if a CUDA 13 package got in;
 #   2. run the CUDA tests on the GPU: every CUDA kernel against the reference and the CPU,
 #      device="cuda" training against the CPU's model files (the same-model check on real
-#      hardware), and the PTX checks (no FMA in the formulas that feed a model) with the
-#      CUDA 12 compiler the GPU runs;
+#      hardware), the PTX checks (no FMA in the formulas that feed a model) with the
+#      CUDA 12 compiler the GPU runs, and Dask training on the GPU(s) (dask-cuda, NCCL
+#      with two GPUs or more; two workers on one GPU over host memory), last;
 #   3. run the GPU benchmark (python -m bench gpu: clf-10m and reg-10m, 500 rounds, depth 6,
 #      against xgboost device="cuda"), written to bench/GPU_RESULTS.md; it prints each case
 #      as soon as it is done, so a cut run still leaves the cases it finished.
@@ -52,7 +53,7 @@ timeout 60 .venv-gpu/bin/python -c "import cupy, numba.cuda as c; print('cupy', 
 status=0
 step "CUDA tests on the GPU (kernels, same model as the CPU, PTX)"
 GBM_TEST_GPU=1 timeout "$(share 150 30)" .venv-gpu/bin/python -m pytest -q -p no:cacheprovider \
-    tests/cuda tests/test_cuda_ptx.py || status=$?
+    tests/cuda tests/test_cuda_ptx.py tests/test_dask_cuda.py || status=$?
 
 step "GPU benchmark"
 timeout "$(share 240 5)" .venv-gpu/bin/python -m bench gpu --repeats 1 \

@@ -12,9 +12,10 @@ Needs the ``dask`` extra: ``pip install 'detgbm[dask]'`` (from a checkout:
 """
 import hashlib
 
-from . import dask_checkpoint, dask_data
+from . import dask_checkpoint, dask_data, dask_nccl
 from .collective import CollectiveError
 from .dask_spmd import run_ranks, worker_threads
+from .params import validate_params
 from .training import train as _train
 
 try:
@@ -123,18 +124,29 @@ def _train_rank(collective, share, eval_shares, spec):
     callbacks = list(kwargs.pop("callbacks", ()))
     rounds, patience = spec["num_boost_round"], spec["early_stopping_rounds"]
     ids = dask_data.row_ids(share)
-    if spec["checkpoint_dir"] is not None:
-        init, rounds, first, patience = _resume(collective, spec, ids, y, w, qid, share,
-                                                eval_shares, evals, kwargs)
-        if init is not None:
-            kwargs["init_model"] = init
-        callbacks = first + callbacks
-    booster = _train(params, X, y, num_boost_round=rounds, sample_weight=w, evals=evals,
-                     group=share.get("group"), qid=qid, early_stopping_rounds=patience,
-                     callbacks=callbacks, _collective=collective, _row_ids=ids, **kwargs)
+    path, reason = "host", "device='cpu'"
+    if validate_params(params)["device"] == "cuda":  # NCCL when each rank has its own GPU
+        collective, path, reason = dask_nccl.device_collective(collective)
+    try:
+        if spec["checkpoint_dir"] is not None:
+            init, rounds, first, patience = _resume(collective, spec, ids, y, w, qid, share,
+                                                    eval_shares, evals, kwargs)
+            if init is not None:
+                kwargs["init_model"] = init
+            callbacks = first + callbacks
+        booster = _train(params, X, y, num_boost_round=rounds, sample_weight=w, evals=evals,
+                         group=share.get("group"), qid=qid, early_stopping_rounds=patience,
+                         callbacks=callbacks, _collective=collective, _row_ids=ids, **kwargs)
+    except BaseException:
+        if path == "nccl":
+            collective.close(failed=True)
+        raise
+    if path == "nccl":
+        collective.close()
     digest = hashlib.sha256(booster.to_json().encode()).hexdigest()
     stats = {"rows": int(ids.shape[0]), "exchanges": collective.n_exchanges,
-             "collective_s": collective.seconds}
+             "collective_s": collective.seconds, "device_allreduce": path,
+             "device_allreduce_reason": reason}
     return (booster if collective.rank == 0 else None), digest, stats
 
 

@@ -78,6 +78,11 @@ class Mailbox:
                         "if it is only slow)")
                 self._cond.wait(min(left, 1.0))
 
+    def reason(self, session):
+        """Why ``session`` was aborted, or None (without waiting)."""
+        with self._cond:
+            return self._aborted.get(session)
+
     def close(self, session):
         with self._cond:
             self._closed.add(session)
@@ -203,7 +208,8 @@ class DaskCollective:
     # -- the interface of gbm.collective ------------------------------------------------
     def allreduce(self, array, op="sum"):
         """Over host memory: a GPU rank's array (CuPy) is copied to the host, reduced
-        there and returned as a CuPy array (NCCL between GPUs is not written yet)."""
+        there and returned as a CuPy array (``gbm.dask_nccl`` sends them GPU to GPU
+        when every rank has a GPU of its own)."""
         on_device = is_device_array(array)
         host = np.array(to_host(array), copy=True)  # the caller may overwrite it while it is sent
         _check_op(host, op)
@@ -260,6 +266,11 @@ class DaskCollective:
                               "unreachable")
 
         self._worker.loop.add_callback(send)
+
+    def failure(self):
+        """Why this training was stopped (another rank failed, a worker was lost), or
+        None; for waits outside the mailbox (``gbm.dask_nccl``)."""
+        return self._mailbox.reason(self.session)
 
     def abort(self, reason):
         """Tell the other ranks to stop (best effort: they may be gone)."""
