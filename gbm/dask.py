@@ -42,9 +42,10 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
         included); rows are partitioned along chunks, columns are not
     y, sample_weight, qid : dask arrays or Series partitioned as X; for a ranking
         objective ``sample_weight`` is one weight per query group (a NumPy array)
+    base_margin : dask array partitioned as X (keyword), optional, as for ``gbm.train``
     group : array-like of int, optional, sizes of consecutive query groups (NumPy)
     evals : sequence of (X, y, name), (X, y, sample_weight, name) or dict (keys X, y,
-        name, sample_weight, group, qid), with dask X and y
+        name, sample_weight, group, qid, base_margin), with dask X and y
     early_stopping_rounds : int, optional, as for ``gbm.train``
     checkpoint_dir : path, optional
         A folder rank 0's worker can write (shared with later fits): the model is saved
@@ -72,13 +73,14 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
         raise ValueError("the Dask cluster has no workers")
     ranking = str(params.get("objective", "")).startswith("rank:")
     shares = dask_data.plan(client, addresses, X, y, sample_weight, group, qid, ranking,
-                            balance=balance)
+                            balance=balance, base_margin=kwargs.pop("base_margin", None))
     eval_shares = []
     for i, entry in enumerate(evals):
         e = _eval_entry(entry, i)
         eval_shares.append((e["name"], dask_data.plan(
             client, addresses, e["X"], e["y"], e.get("sample_weight"), e.get("group"),
-            e.get("qid"), ranking, what=f"evals[{i}] ", balance=balance)))
+            e.get("qid"), ranking, what=f"evals[{i}] ", balance=balance,
+            base_margin=e.get("base_margin"))))
     spec = dict(params=params, num_boost_round=num_boost_round,
                 early_stopping_rounds=early_stopping_rounds, checkpoint_dir=checkpoint_dir,
                 kwargs=kwargs, fingerprint=None)
@@ -121,6 +123,8 @@ def _train_rank(collective, share, eval_shares, spec):
     qid = dask_data.assemble(share, "qid")
     evals = [_rank_eval(name, s) for name, s in eval_shares]
     kwargs = dict(spec["kwargs"])
+    if "base_margin" in share["empty"]:
+        kwargs["base_margin"] = dask_data.assemble(share, "base_margin")
     callbacks = list(kwargs.pop("callbacks", ()))
     rounds, patience = spec["num_boost_round"], spec["early_stopping_rounds"]
     ids = dask_data.row_ids(share)
@@ -153,11 +157,12 @@ def _train_rank(collective, share, eval_shares, spec):
 def _resume(collective, spec, ids, y, w, qid, share, eval_shares, evals, kwargs):
     """``gbm.dask_checkpoint.resume`` with this training's fingerprint, completed by the
     digest of every rank's labels, weights and query ids."""
-    parts = [(ids, y), (ids, _row_weights(share, w)), (ids, qid)]
+    parts = [(ids, y), (ids, _row_weights(share, w)), (ids, qid),
+             (ids, kwargs.get("base_margin"))]
     for (_, s), e in zip(eval_shares, evals):
         e_ids = dask_data.row_ids(s)
         parts += [(e_ids, e["y"]), (e_ids, _row_weights(s, e.get("sample_weight"))),
-                  (e_ids, e.get("qid"))]
+                  (e_ids, e.get("qid")), (e_ids, e.get("base_margin"))]
     expected = dask_checkpoint.with_rows_digest(collective, spec["fingerprint"], parts)
     custom = kwargs.get("custom_metric", kwargs.get("feval")) is not None
     return dask_checkpoint.resume(collective, spec["checkpoint_dir"], expected,
@@ -179,8 +184,9 @@ def _rank_eval(name, share):
         entry["sample_weight"] = dask_data.assemble(share, "sample_weight")
     if "group" in share:
         entry["group"] = share["group"]
-    if "qid" in share["empty"]:
-        entry["qid"] = dask_data.assemble(share, "qid")
+    for name in ("qid", "base_margin"):
+        if name in share["empty"]:
+            entry[name] = dask_data.assemble(share, name)
     return entry
 
 

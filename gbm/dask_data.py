@@ -140,11 +140,11 @@ def assign_blocks(blocks, keys, who_has, lengths, addresses, balance=True):
 
 
 def plan(client, addresses, X, y, sample_weight=None, group=None, qid=None, ranking=False,
-         what="", balance=True):
+         what="", balance=True, base_margin=None):
     """Each rank's share of one data set (training or an eval set).
 
-    Returns a list (one per rank) of dicts: ``X``, ``y``, ``sample_weight``, ``qid``
-    (lists of partition futures, in global row order), ``group`` (group sizes),
+    Returns a list (one per rank) of dicts: ``X``, ``y``, ``sample_weight``, ``qid``,
+    ``base_margin`` (lists of partition futures, in global row order), ``group`` (group sizes),
     ``group_weight`` (per-group weights of a ranking objective), ``ranges`` (the rank's
     global row ranges), and ``empty`` (zero-row values for a rank without rows).
     """
@@ -160,6 +160,8 @@ def plan(client, addresses, X, y, sample_weight=None, group=None, qid=None, rank
                                                n_parts)
     if qid is not None:
         cols["qid"] = Collection(client, qid, f"{what}qid", n_parts)
+    if base_margin is not None:
+        cols["base_margin"] = Collection(client, base_margin, f"{what}base_margin", n_parts)
     lengths = client.gather(client.map(_n_rows, Xc.futures, pure=False))
     summaries = None
     if qid is not None:

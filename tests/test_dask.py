@@ -178,6 +178,26 @@ def test_custom_objective_and_metric_drive_early_stopping(client):
     assert local.num_boosted_rounds < 30  # it stopped early
 
 
+def test_base_margin_of_the_data_and_an_eval_set(client):
+    X, y = _data(15)
+    Xv, yv = _data(16, n=600)
+    y = np.floor(np.exp(np.clip(y, -3, 3) / 2))
+    yv = np.floor(np.exp(np.clip(yv, -3, 3) / 2))
+    offset = np.log1p(np.abs(np.nan_to_num(X[:, 3])))  # log exposures
+    offset_v = np.log1p(np.abs(np.nan_to_num(Xv[:, 3])))
+    params = dict(PARAMS, objective="count:poisson")
+    local = gbm.train(params, X, y, 3, base_margin=offset,
+                      evals=[{"X": Xv, "y": yv, "name": "v", "base_margin": offset_v}])
+    dX, dy, doffset = _dask(X, y, offset)
+    dXv, dyv, doffset_v = _dask(Xv, yv, offset_v, chunks=(600,))
+    model = gbm.dask.train(client, params, dX, dy, 3, base_margin=doffset,
+                           evals=[{"X": dXv, "y": dyv, "name": "v", "base_margin": doffset_v}])
+    assert model.to_json() == local.to_json()
+    assert model.evals_result == local.evals_result
+    with pytest.raises(TypeError, match="base_margin must be a dask array"):
+        gbm.dask.train(client, params, dX, dy, 3, base_margin=offset)
+
+
 def _first_row_error(y_, pred, w):  # depends on which row comes first
     return "first", float(abs(y_[0] - pred[0]))
 
