@@ -48,9 +48,11 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
         name, sample_weight, group, qid, base_margin), with dask X and y
     early_stopping_rounds : int, optional, as for ``gbm.train``
     checkpoint_dir : path, optional
-        A folder rank 0's worker can write (shared with later fits): the model is saved
-        there after every round, and a fit that finds a checkpoint resumes from it,
-        ending with the same model as an uninterrupted run.
+        A folder rank 0's worker can write (shared with later fits): a checkpoint is
+        saved there after every round, and a fit that finds one of the same training
+        resumes from it, ending with the same model as an uninterrupted run (early
+        stopping included); a checkpoint of other parameters or data raises ValueError
+        (see ``gbm.dask_checkpoint``).
     workers : list of worker addresses, optional (default: every worker); each is one
         rank, even one that holds no rows
     balance : bool
