@@ -179,7 +179,7 @@ def _row_weights(share, w):
 
 def _rank_eval(name, share):
     entry = {"X": dask_data.assemble(share, "X"), "y": dask_data.assemble(share, "y"),
-             "name": name}
+             "name": name, "_row_ids": dask_data.row_ids(share)}
     if "group_weight" in share:
         entry["sample_weight"] = share["group_weight"]
     elif "sample_weight" in share["empty"]:

@@ -11,10 +11,14 @@ from .tree import Forest
 class EvalSet:
     """An evaluation set whose margin is updated tree by tree on its bins."""
 
-    def __init__(self, name, X, y, w, queries, booster, mapper, backend, base_margin=None):
+    def __init__(self, name, X, y, w, queries, booster, mapper, backend, base_margin=None,
+                 row_ids=None):
         """``base_margin``: float64 (n_groups, n_rows), each row's start instead of the
-        model's base margin (see ``gbm.compat.check_base_margin``), or None."""
+        model's base margin (see ``gbm.compat.check_base_margin``), or None. ``row_ids``:
+        int64 (n_rows,), this rank's rows' places in the whole eval set (several ranks;
+        None: the ranks' rows in rank order are the eval set's)."""
         self.name, self.y, self.w, self.queries = name, y, w, queries
+        self.row_ids = row_ids
         self.X = booster._check_predict_X(X, name=f"evals[{name!r}] X",
                                           shard=backend.collective.world_size > 1)
         if backend.name == "cpu":  # GPU input to a CPU fit: copied to the host once
@@ -177,12 +181,17 @@ def _margin_view(margin):
 
 def _custom_score(metric, es, pred, collective):
     """A user's metric sees the whole eval set: with several ranks, their rows gathered
-    in rank order."""
+    and put in the eval set's own order (by ``row_ids``; rank order without them)."""
     y, pred, w = es.y, pred, es.w
     if collective.world_size > 1:
-        parts = collective.allgather((y, pred, w))
+        ids = es.row_ids
+        parts = collective.allgather((y, pred, w, ids))
         y, pred = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
         w = None if w is None else np.concatenate([p[2] for p in parts])
+        if ids is not None:
+            order = np.argsort(np.concatenate([p[3] for p in parts]), kind="stable")
+            y, pred = y[order], pred[order]
+            w = None if w is None else w[order]
     return metric(y, pred, w)
 
 

@@ -357,12 +357,17 @@ def _add_tree(backend, data, tree, rows, column):
 def _eval_set(entry, index, train_queries, shard, booster, mapper, backend):
     """An ``evals`` entry (a DMatrix one included) as an ``EvalSet``."""
     entry, base_margin = compat.eval_entry(entry, index)
+    row_ids = None  # a distributed eval set's rows' global indices (gbm.dask)
+    if isinstance(entry, dict) and "_row_ids" in entry:
+        entry = dict(entry)
+        row_ids = np.asarray(entry.pop("_row_ids"), dtype=np.int64)
     unpacked = _unpack_eval(entry, index, train_queries, shard)
     if base_margin is not None:
         base_margin = compat.check_base_margin(base_margin, np.shape(unpacked[2])[0],
                                                booster.n_groups,
                                                f"evals[{unpacked[0]!r}] base_margin")
-    return EvalSet(*unpacked, booster, mapper, backend, base_margin=base_margin)
+    return EvalSet(*unpacked, booster, mapper, backend, base_margin=base_margin,
+                   row_ids=row_ids)
 
 
 def _unpack_eval(entry, index, train_queries, shard):

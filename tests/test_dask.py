@@ -202,8 +202,6 @@ def _first_row_error(y_, pred, w):  # depends on which row comes first
     return "first", float(abs(y_[0] - pred[0]))
 
 
-@pytest.mark.xfail(strict=True, reason="gbm/evaluation.py's _custom_score passes a custom "
-                   "metric the eval rows in rank order, not in global row order")
 def test_a_custom_metric_sees_the_eval_rows_in_their_global_order(client):
     X, y = _data(13)
     Xv, yv = _data(14, n=600)
