@@ -135,10 +135,10 @@ def _train_rank(collective, share, eval_shares, spec):
         collective, path, reason = dask_nccl.device_collective(collective)
     try:
         if spec["checkpoint_dir"] is not None:
-            init, rounds, first, patience = _resume(collective, spec, ids, y, w, qid, share,
-                                                    eval_shares, evals, kwargs)
+            init, rounds, first, state = _resume(collective, spec, ids, y, w, qid, share,
+                                                 eval_shares, evals, kwargs)
             if init is not None:
-                kwargs["init_model"] = init
+                kwargs["init_model"], kwargs["_early_stopping_state"] = init, state
             callbacks = first + callbacks
         booster = _train(params, X, y, num_boost_round=rounds, sample_weight=w, evals=evals,
                          group=share.get("group"), qid=qid, early_stopping_rounds=patience,
@@ -166,10 +166,8 @@ def _resume(collective, spec, ids, y, w, qid, share, eval_shares, evals, kwargs)
         parts += [(e_ids, e["y"]), (e_ids, _row_weights(s, e.get("sample_weight"))),
                   (e_ids, e.get("qid")), (e_ids, e.get("base_margin"))]
     expected = dask_checkpoint.with_rows_digest(collective, spec["fingerprint"], parts)
-    custom = kwargs.get("custom_metric", kwargs.get("feval")) is not None
     return dask_checkpoint.resume(collective, spec["checkpoint_dir"], expected,
-                                  spec["num_boost_round"], spec["early_stopping_rounds"],
-                                  kwargs.get("maximize"), custom)
+                                  spec["num_boost_round"], spec["early_stopping_rounds"])
 
 
 def _row_weights(share, w):

@@ -22,7 +22,6 @@ per-row hashes keyed by each row's global index, so it does not depend on how th
 are partitioned or which worker holds them. Not covered: user callables (``obj``,
 ``custom_metric``, callbacks) and changes to X that leave every bin edge as it was.
 """
-import copy
 import hashlib
 import json
 import os
@@ -31,7 +30,6 @@ import numpy as np
 
 from .booster import Booster
 from .callback import TrainingCallback
-from .metrics import maximizes
 from .model_io import write_atomic
 from .params import RUN_SETTINGS, validate_params
 
@@ -200,12 +198,11 @@ def _refuse(path, what):
 
 
 # -- on the ranks ------------------------------------------------------------------------
-def resume(collective, folder, expected, rounds, patience, maximize=None, custom_metric=False):
+def resume(collective, folder, expected, rounds, patience):
     """Rank 0 reads the checkpoint and every rank gets it (one exchange).
 
-    Returns ``(init_model or None, rounds left, callbacks to run first,
-    early_stopping_rounds for gbm.train)``: when resuming, early stopping runs in a
-    callback that starts from the checkpoint's state, and ``gbm.train``'s own is off.
+    Returns ``(init_model or None, rounds left, callbacks to run first, early stopping's
+    state for gbm.train's ``_early_stopping_state`` or None)``.
     Raises ``ValueError`` (on every rank) for a checkpoint of another training.
     """
     path = os.path.join(os.fspath(folder), FILE)
@@ -216,7 +213,7 @@ def resume(collective, folder, expected, rounds, patience, maximize=None, custom
     text = collective.broadcast(text, root=0)
     save = [_Save(path, expected, patience)] if collective.rank == 0 else []
     if text is None:
-        return None, rounds, save, patience
+        return None, rounds, save, None
     ck = loads(text, path)
     what = differences(ck.fingerprint, expected)
     if what:
@@ -226,7 +223,8 @@ def resume(collective, folder, expected, rounds, patience, maximize=None, custom
         raise ValueError(f"{path} holds {done} rounds, more than num_boost_round={rounds}; "
                          "delete it or ask for at least as many rounds")
     left = 0 if ck.stopped else rounds - done
-    return ck.booster, left, [_Resumed(ck, path, patience, maximize, custom_metric)] + save, None
+    state = (ck.best_iteration, ck.best_score, ck.evals_result)
+    return ck.booster, left, [_SameBins(ck, path)] + save, state
 
 
 def _stopped(booster, epoch, patience):
@@ -251,34 +249,15 @@ class _Save(TrainingCallback):
         return False
 
 
-class _Resumed(TrainingCallback):
-    """On every rank of a resumed fit: checks the bin edges, restores the checkpoint's
-    eval scores and best round, and stops early as an uninterrupted run's evaluator would
-    (``gbm.evaluation.Evaluator``: the last metric of the last eval set, strictly better
-    scores only, the same direction)."""
+class _SameBins(TrainingCallback):
+    """On every rank of a resumed fit: the data's bin edges must be the checkpoint's."""
 
-    def __init__(self, ck, path, patience, maximize, custom_metric):
-        self.ck, self.path, self.patience = ck, path, patience
-        self.maximize, self.custom_metric = maximize, custom_metric
+    def __init__(self, ck, path):
+        self.ck, self.path = ck, path
 
     def before_training(self, booster):
         saved = self.ck.booster.cuts
         if len(saved) != len(booster.cuts) or not all(
                 np.array_equal(a, b) for a, b in zip(saved, booster.cuts)):
             raise _refuse(self.path, ["the bin edges: X differs"])
-        booster.evals_result = copy.deepcopy(self.ck.evals_result)
-        booster.best_iteration, booster.best_score = self.ck.best_iteration, self.ck.best_score
         return booster
-
-    def after_iteration(self, booster, epoch, evals_log):
-        if self.patience is None:
-            return False
-        scores = evals_log[list(evals_log)[-1]]
-        name = list(scores)[-1]
-        maximize = self.maximize
-        if maximize is None:
-            maximize = False if self.custom_metric else maximizes(name)
-        score, best = scores[name][-1], booster.best_score
-        if best is None or (score > best if maximize else score < best):
-            booster.best_iteration, booster.best_score = epoch, score
-        return _stopped(booster, epoch, self.patience)

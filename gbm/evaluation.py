@@ -1,4 +1,6 @@
 """Evaluation sets scored after every round, and early stopping."""
+import copy
+
 import numpy as np
 
 from .data import check_sample_weight, check_X, to_host
@@ -121,6 +123,15 @@ class Evaluator:
         self.maximize = default if maximize is None else bool(maximize)
         self.last_name = None  # the metric early stopping watches
         self.best_score, self.best_iteration = None, None
+
+    def resume(self, booster, best_iteration, best_score, evals_result):
+        """Go on from an interrupted fit's state (its eval scores so far and best round),
+        so that early stopping ends where the uninterrupted fit would have."""
+        booster.evals_result = copy.deepcopy(evals_result)
+        booster.best_iteration, booster.best_score = best_iteration, best_score
+        self.best_iteration, self.best_score = best_iteration, best_score
+        if self.eval_sets and evals_result:
+            self.last_name = list(evals_result[self.eval_sets[-1].name])[-1]
 
     def after_round(self, booster, new_trees, backend):
         """Score the round just trained; returns True when training should stop."""

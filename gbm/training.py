@@ -34,7 +34,8 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
           verbose_eval=False, feature_names=None, init_model=None, early_stopping_rounds=None,
           maximize=None, obj=None, custom_metric=None, callbacks=(), group=None, qid=None,
           categorical_features=None, *, base_margin=None, evals_result=None, feval=None,
-          xgb_model=None, dtrain=None, _collective=LOCAL, _row_ids=None):
+          xgb_model=None, dtrain=None, _collective=LOCAL, _row_ids=None,
+          _early_stopping_state=None):
     """Train a gradient-boosted tree model.
 
     Parameters
@@ -204,6 +205,8 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
         evaluator = Evaluator(eval_sets, p["eval_metric"] or [objective.default_metric], objective,
                               _check_patience(early_stopping_rounds), maximize, verbose_eval,
                               metric, p)
+        if _early_stopping_state is not None:  # a resumed fit (gbm.dask_checkpoint)
+            evaluator.resume(booster, *_early_stopping_state)
         if obj is not None:
             obj = compat.objective_function(obj, dmatrix if dmatrix is not None else
                                             DMatrix._of_labels(y, sample_weight, base_margin))
