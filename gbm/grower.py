@@ -190,6 +190,7 @@ class TreeGrower:
         self.nodes = _Nodes(data.n_features, capacity, data.interaction is not None,
                             data.cat_words)
         self.has_monotone = bool(data.monotone.any())
+        self.has_categorical = bool(np.asarray(data.is_categorical).any())
         self.column = column if depthwise else None
 
     def _can_split_deeper(self, depth):
@@ -225,6 +226,8 @@ class TreeGrower:
     def _feature_mask(self, ids):
         """uint8 (len(ids), n_features): the features each node may split on."""
         nodes, data = self.nodes, self.data
+        if self.column_sampler.trivial and data.interaction is None:  # every feature
+            return np.ones((ids.shape[0], data.n_features), dtype=np.uint8)
         mask = self.column_sampler.masks(ids, nodes.depth[ids])
         if data.interaction is not None:
             mask &= allowed_features(data.interaction, nodes.path[ids])
@@ -253,6 +256,9 @@ class TreeGrower:
         nodes.feature[ids] = feature
         nodes.gain[ids] = splits.gain[chosen]
         nodes.default_left[ids] = splits.default_left[chosen]
+        if not self.has_categorical:  # split types and sets stay 0 (numeric)
+            nodes.split_bin[ids] = splits.split_bin[chosen]
+            return
         is_cat = data.is_categorical[feature] == 1
         nodes.split_type[ids] = is_cat
         nodes.split_bin[ids] = np.where(is_cat, 0, splits.split_bin[chosen])
