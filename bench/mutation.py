@@ -5,7 +5,8 @@ score (mutants caught / mutants).
 ``python -m bench mutation`` runs every mutant against the working tree's tests;
 ``--tests-rev main`` runs them against the test files as they are at that revision (the
 "before" column of bench/MUTATION.md). ``--list`` shows the mutants, ``--only a,b`` runs
-some.
+some, ``--whole-suite`` runs the whole CPU test folder for each (to confirm a mutant the
+selection missed is missed by every test; hours per mutant that survives).
 
 How it runs:
 
@@ -21,13 +22,22 @@ How it runs:
   cache folder is keyed by a hash of every kernel source (kernels/jit.py), so a mutant of
   ``kernels/`` compiles every kernel afresh and no stale kernel can load; mutants of
   ``gbm/`` leave compiled code alone. ``--fresh-cache`` gives each mutant its own folder.
-* A mutant is caught when pytest fails (or errors, or runs past ``--timeout``); first
-  the selections run on the unmutated copy and must pass (``--skip-baseline`` skips it).
+* A mutant is caught when pytest fails (or errors, or runs past ``--timeout``: the table
+  says "timeout" then, since a loaded machine can cause one too). First the selections
+  run on the unmutated copy (``--skip-baseline`` skips it): the working tree's tests must
+  pass; tests of ``--tests-rev`` that fail there (behaviour changed since that revision)
+  can catch nothing, so they are left out of the before column and listed (``left_out``
+  in the JSON).
+* ``--json`` is rewritten after every mutant, so a stopped run keeps what it measured;
+  ``--markdown-from`` prints the table of one or more such files.
 
-The test selection of a mutant is the files that test the code it changes (running the
-whole suite per mutant takes hours on a 2-core machine): ``SPLIT`` for the split
-formulas and kernels, ``GROWER`` for tree growth, ``SAMPLING``, ``MODEL_FILES``,
-``BINNING``. Files absent at ``--tests-rev`` are left out of the selection.
+The test selection of a mutant is the files that test the code it changes: ``SPLIT`` for
+the split formulas and kernels, ``GROWER`` for tree growth, ``SAMPLING``,
+``MODEL_FILES``, ``BINNING``; all but the last end with tests/test_model_fixtures.py
+(the stored model files: a change detector, not an oracle, but the old suite's only
+catch of several mutants). Files absent at ``--tests-rev`` are left out of the
+selection. A caught mutant takes seconds; the whole CPU suite about 2-5 minutes per
+mutant on a 2-core machine, so ``--whole-suite`` is for the mutants a selection misses.
 """
 import argparse
 import json
@@ -43,7 +53,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Test selections, fast and targeted files first (pytest -x stops at the first failure).
+# Test selections, fast and targeted files first (pytest -x stops at the first failure);
+# the fixtures last, so that "caught by" names an oracle where one catches the mutant.
 # Entries are files or pytest node ids. tests/test_training.py is split: its xgboost
 # parity and determinism tests (20,000-30,000 rows, 3 of its 4 minutes) run only for the
 # mutants they were seen to catch (min_child_weight, quantile cuts).
@@ -55,14 +66,19 @@ TRAINING_FAST = tuple(f"tests/test_training.py::{name}" for name in (
 SPLIT_KERNELS = tuple(f"tests/test_kernels.py::{name}" for name in (
     "test_evaluate_splits_matches_reference", "test_evaluate_splits_known_best",
     "test_node_weights_match_reference"))  # the twin tests of the split kernels
+FIXTURES = ("tests/test_model_fixtures.py",)
 SPLIT = ("tests/test_oracles_split.py",) + SPLIT_KERNELS + (
-    "tests/test_oracles_xgboost.py", "tests/test_constraints.py") + TRAINING_FAST
-GROWER = ("tests/test_oracles_xgboost.py", "tests/test_constraints.py") + TRAINING_FAST
-SAMPLING = ("tests/test_sampling_contract.py", "tests/test_sampling.py", "tests/test_forest.py")
+    "tests/test_oracles_xgboost.py", "tests/test_constraints.py") + TRAINING_FAST + FIXTURES
+GROWER = ("tests/test_oracles_xgboost.py", "tests/test_constraints.py") + TRAINING_FAST + FIXTURES
+SAMPLING = ("tests/test_sampling_contract.py", "tests/test_sampling.py", "tests/test_forest.py"
+            ) + FIXTURES
 MODEL_FILES = ("tests/test_model_corruption.py", "tests/test_model_validation.py",
                "tests/test_fuzz_model_files.py")
-BINNING = ("tests/test_oracles_xgboost.py", "tests/test_binning.py", "tests/test_training.py")
-SPLIT_AND_PARITY = tuple(t for t in SPLIT if t not in TRAINING_FAST) + ("tests/test_training.py",)
+BINNING = ("tests/test_oracles_xgboost.py", "tests/test_binning.py", "tests/test_training.py"
+           ) + FIXTURES
+SELF_TEST = "test_mutation_list.py"  # checks this list against the code, not the code
+SPLIT_AND_PARITY = tuple(t for t in SPLIT if t not in TRAINING_FAST + FIXTURES) + (
+    "tests/test_training.py",) + FIXTURES
 
 
 @dataclass(frozen=True)
@@ -244,18 +260,36 @@ def check_imports(copy, env):
         raise SystemExit(f"the copy does not import its own gbm: {bad}")
 
 
-def run_tests(copy, tests, env, timeout):
+# a test id in pytest's short summary: "FAILED <id> - <message>" (ids may hold spaces)
+_FAILED = r"^(?:FAILED|ERROR) (.+?)(?: - .*)?$"
+
+
+def _skip_args(skip):
+    """pytest options leaving out test ids ``skip`` (whole files: --ignore)."""
+    return [f"--deselect={t}" if "::" in t else f"--ignore={t}" for t in skip]
+
+
+def run_tests(copy, tests, env, timeout, skip=()):
     """(rc, first failing test or pytest's last words, seconds); rc None: timed out."""
     start = time.perf_counter()
     try:
         proc = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-                               *tests], cwd=copy, env=env, capture_output=True, text=True,
-                              timeout=timeout)
+                               *_skip_args(skip), *tests], cwd=copy, env=env,
+                              capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None, "timeout", time.perf_counter() - start
-    failed = re.search(r"^(?:FAILED|ERROR) (\S+)", proc.stdout, re.M)
+    failed = re.search(_FAILED, proc.stdout, re.M)
     return proc.returncode, failed.group(1) if failed else proc.stdout.strip()[-200:], \
         time.perf_counter() - start
+
+
+def failing_tests(copy, tests, env):
+    """(rc, every failing or erroring test id, seconds): the whole selection, no -x."""
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider",
+                           *tests], cwd=copy, env=env, capture_output=True, text=True)
+    failed = list(dict.fromkeys(re.findall(_FAILED, proc.stdout, re.M)))
+    return proc.returncode, failed, time.perf_counter() - start
 
 
 def apply(copy, mutant):
@@ -282,8 +316,11 @@ def restore(copy, mutant, saved):
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
-def _selection(copy, tests, folder):
-    """``tests`` moved to test folder ``folder``, less those absent there."""
+def _selection(copy, tests, folder, whole_suite=False):
+    """``tests`` moved to test folder ``folder``, less those absent there; the whole
+    folder with ``whole_suite``."""
+    if whole_suite:
+        return [folder]
     out = []
     for t in tests:
         t = folder + t[len("tests"):]
@@ -298,25 +335,43 @@ def _outcome(rc, failed, seconds):
             "seconds": round(seconds)}
 
 
+def _cell(outcome):
+    if not outcome["caught"]:
+        return "**survived**"
+    if outcome["rc"] is None:
+        return "timeout"
+    by = outcome["by"]
+    if "::" not in by:  # no failing test named: pytest's last words (a collection error...)
+        return f"caught (rc {outcome['rc']})"
+    return "`" + by.split("/", 1)[-1].replace("|", "\\|") + "`"
+
+
 def markdown(results, columns):
-    """A Markdown table of ``results`` (``run_mutants``' list), one column per run."""
-    head = "| mutant | file | what | " + " | ".join(columns) + " |"
+    """A Markdown table of ``results`` (``run_mutants``' list), one column per run: the
+    first failing test of each caught mutant."""
+    head = "| mutant | file | what | " + " | ".join(f"{c}: caught by" for c in columns) + " |"
     lines = [head, "|" + "---|" * (3 + len(columns))]
     for r in results:
-        cells = [("caught" if r[c]["caught"] else "**survived**") for c in columns]
+        cells = [_cell(r[c]) for c in columns]
         lines.append(f"| `{r['name']}` | `{r['path']}` | {r['what']} | " + " | ".join(cells) + " |")
     totals = [f"**{sum(r[c]['caught'] for r in results)}/{len(results)}**" for c in columns]
     lines.append("| score | | | " + " | ".join(totals) + " |")
     return "\n".join(lines)
 
 
-def run_mutants(mutants, tests_rev=None, timeout=1200, fresh_cache=False, baseline=True):
+def run_mutants(mutants, tests_rev=None, timeout=1200, fresh_cache=False, baseline=True,
+                whole_suite=False, columns=("after", "before"), save=None):
     """Each mutant against the current tests ("after") and, with ``tests_rev``, against
     that revision's tests ("before"), in one copy: a mutant's kernels compile once for
-    both. Returns a list of dicts (name, path, what, after, before)."""
+    both; ``columns`` may leave one out. ``save(results, skip)`` is called after each
+    mutant. Returns a list of dicts (name, path, what, after, before) and ``skip``: per
+    column, the tests left out (those failing on the unmutated copy: before column only)."""
     folders = {"after": "tests"}
     if tests_rev:
         folders["before"] = _rev_dir(tests_rev)
+    folders = {c: f for c, f in folders.items() if c in columns}
+    if not folders:
+        raise SystemExit("no column to run (the before column needs --tests-rev)")
     results = []
     with tempfile.TemporaryDirectory(prefix="gbm-mutation-") as tmp:
         copy, cache = Path(tmp) / "repo", Path(tmp) / "numba-cache"
@@ -324,15 +379,24 @@ def run_mutants(mutants, tests_rev=None, timeout=1200, fresh_cache=False, baseli
         make_copy(copy, tests_rev)
         env = _env(copy, cache)
         check_imports(copy, env)
+        # SELF_TEST checks that every mutant's text is in the code: in a
+        # mutated copy it fails by design, so the whole-suite runs leave it out
+        skip = {column: ((f"{folder}/{SELF_TEST}",)
+                         if whole_suite and (copy / folder / SELF_TEST).is_file() else ())
+                for column, folder in folders.items()}
         if baseline:
             for column, folder in folders.items():
                 union = list(dict.fromkeys(t for m in mutants
-                                           for t in _selection(copy, m.tests, folder)))
-                rc, failed, seconds = run_tests(copy, union, env, None)
+                                           for t in _selection(copy, m.tests, folder,
+                                                               whole_suite)))
+                rc, failed, seconds = failing_tests(copy, union, env)
                 print(f"baseline {column} ({len(union)} selections, {seconds:.0f} s): rc {rc} "
-                      f"{failed if rc else ''}", flush=True)
-                if rc != 0:
+                      f"{' '.join(failed)}", flush=True)
+                if rc != 0 and (column == "after" or not failed):
                     raise SystemExit("the unmutated copy fails its tests: no score")
+                # The old tests that fail on today's unmutated code (behaviour changed
+                # since) can catch nothing: left out of the before column, and listed.
+                skip[column] += tuple(failed)
         for i, m in enumerate(mutants):
             if fresh_cache:
                 env = _env(copy, Path(tmp) / f"numba-cache-{i}")
@@ -340,21 +404,24 @@ def run_mutants(mutants, tests_rev=None, timeout=1200, fresh_cache=False, baseli
             saved = apply(copy, m)
             try:
                 for column, folder in folders.items():
-                    tests = _selection(copy, m.tests, folder)
-                    rc, failed, seconds = (run_tests(copy, tests, env, timeout) if tests
+                    tests = _selection(copy, m.tests, folder, whole_suite)
+                    rc, failed, seconds = (run_tests(copy, tests, env, timeout, skip[column])
+                                           if tests
                                            else (0, "no test file", 0.0))
                     row[column] = dict(_outcome(rc, failed, seconds), tests=tests)
             finally:
                 restore(copy, m, saved)
             results.append(row)
+            if save:
+                save(results, skip)
             print(f"{m.name:30} " + "  ".join(
                 f"{c}: {'caught  ' if row[c]['caught'] else 'SURVIVED'} {row[c]['seconds']:4d} s "
                 f"{row[c]['by']}" for c in folders), flush=True)
-    return results
+    return results, skip
 
 
 def main(argv=None, prog=None):
-    ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog=prog, description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--tests-rev", help="also run each mutant against the tests of this git "
                     "revision (e.g. main): the 'before' column")
     ap.add_argument("--only", help="comma list of mutant names")
@@ -363,15 +430,21 @@ def main(argv=None, prog=None):
     ap.add_argument("--fresh-cache", action="store_true",
                     help="a new NUMBA_CACHE_DIR per mutant")
     ap.add_argument("--skip-baseline", action="store_true")
+    ap.add_argument("--whole-suite", action="store_true", help="each mutant against the "
+                    "whole CPU test folder instead of its selection")
+    ap.add_argument("--columns", default="after,before", help="comma list of the columns "
+                    "to run: after (the working tree's tests), before (--tests-rev's)")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--markdown-from", help="comma list of --json files: print their "
                     "table and exit")
     args = ap.parse_args(argv)
     if args.markdown_from:
-        results = [r for f in args.markdown_from.split(",")
-                   for r in json.loads(Path(f).read_text())["results"]]
+        merged = {}  # a later file's column of a mutant replaces an earlier one's
+        for f in args.markdown_from.split(","):
+            for r in json.loads(Path(f).read_text())["results"]:
+                merged.setdefault(r["name"], {}).update(r)
         order = {m.name: i for i, m in enumerate(MUTANTS)}
-        results.sort(key=lambda r: order.get(r["name"], len(order)))
+        results = sorted(merged.values(), key=lambda r: order.get(r["name"], len(order)))
         columns = [c for c in ("before", "after") if all(c in r for r in results)]
         print(markdown(results, columns))
         return 0
@@ -386,15 +459,20 @@ def main(argv=None, prog=None):
         for m in mutants:
             print(f"{m.name:30} {m.path:22} {m.what}")
         return 0
-    results = run_mutants(mutants, args.tests_rev, args.timeout, args.fresh_cache,
-                          not args.skip_baseline)
+    def save(results, skip):
+        if args.json:
+            Path(args.json).write_text(json.dumps(
+                {"tests_rev": args.tests_rev, "whole_suite": args.whole_suite,
+                 "left_out": skip, "results": results}, indent=1))
+
+    results, skip = run_mutants(mutants, args.tests_rev, args.timeout, args.fresh_cache,
+                          not args.skip_baseline, args.whole_suite,
+                          tuple(args.columns.split(",")), save)
     for column in ("before", "after"):
         if results and column in results[0]:
             caught = sum(r[column]["caught"] for r in results)
             print(f"mutation score {column}: {caught}/{len(results)} caught")
-    if args.json:
-        Path(args.json).write_text(json.dumps({"tests_rev": args.tests_rev, "results": results},
-                                              indent=1))
+    save(results, skip)
     return 0
 
 

@@ -15,7 +15,7 @@ import pytest
 from gbm import Booster, model_check
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_model_validation import CHECKS, _corrupted  # noqa: E402  (the shared corruptions)
+from test_model_validation import CHECKS, _corrupted, _first_cat  # noqa: E402 (shared cases)
 
 pytest.importorskip("pandas")  # the categorical model of test_model_validation
 
@@ -149,6 +149,29 @@ def test_child_exactly_one_past_the_end_names_the_index(models):
     message = _reject(json.dumps(d))
     assert f"is {n - 1}: a child index must be above its parent's and both children inside " \
            f"the tree's {n} nodes (-1 at leaves)" in message
+
+
+@pytest.mark.parametrize("last", [5, 6])
+def test_category_set_may_hold_the_last_code_but_not_one_past(models, last):
+    """Feature 0 of the categorical model has the 6 categories a..f (codes 0..5): a set
+    holding codes 0 and 5 loads and predicts; one holding code 6, the first past the
+    end, is rejected naming that code (a check off by one passes the far-off codes of
+    test_model_validation's category_set_codes)."""
+    d = json.loads(models["cat"].to_json())
+    assert d["categories"][0] == list("abcdef")
+    t, _ = _first_cat(d)
+    words = [0] * len(d["trees"][t]["cat_bits"][0])
+    words[0] = 1 | 1 << last  # both codes in the first 32-bit word
+    d["trees"][t]["cat_bits"][0] = words
+    if last == 5:
+        import pandas as pd
+
+        X = pd.DataFrame({"c": pd.Categorical(list("abcdef"), categories=list("abcdef")),
+                          "x": np.zeros(6), "z": np.zeros(6)})
+        assert np.isfinite(Booster.from_json(json.dumps(d)).predict(X)).all()
+    else:
+        assert "has a bad category set: it holds code 6, beyond the feature's 6 " \
+               "categories" in _reject(json.dumps(d))
 
 
 @pytest.fixture(scope="module")
