@@ -1,4 +1,12 @@
-"""What the linear estimators share: input checks, the backend, prediction, fit results."""
+"""What the linear estimators share: input checks, the backend, prediction, fit results.
+
+GPU input (CuPy, or anything with ``__cuda_array_interface__``) is copied to the host
+once where it enters (fit: X, y and sample_weight; the prediction methods: X): the input
+checks and the solvers' host work run on NumPy, and on ``device="cuda"`` the solvers'
+copy of X goes back to the device once (``Design``). Predictions on GPU input come back
+as CuPy arrays, as the tree estimators' do, except labels CuPy cannot hold (strings).
+"""
+import functools
 import numbers
 
 import numpy as np
@@ -9,7 +17,7 @@ from sklearn.utils.validation import (_num_samples, check_array, check_consisten
 
 from ..backend import get_backend
 from ..collective import LOCAL
-from ..data import check_sample_weight
+from ..data import check_sample_weight, is_device_array, to_host
 from . import dual_cd, newton, working_set
 from .design import Design
 from .problem import allsum
@@ -28,6 +36,23 @@ def check_number(name, value, low=None, high=None, low_open=False, integer=False
     if high is not None and value > high:
         raise ValueError(f"{name} must be <= {high}, got {value!r}")
     return int(value) if integer else float(value)
+
+
+def device_output(method):
+    """Prediction method ``method(self, X)`` taking GPU input: X is copied to the host for
+    the computation, and the result goes back to the device (CuPy) when X was there and
+    the result is numeric."""
+    @functools.wraps(method)
+    def wrapper(self, X):
+        if not is_device_array(X):
+            return method(self, X)
+        result = method(self, to_host(X))
+        if result.dtype.kind not in "biuf":
+            return result  # labels CuPy cannot hold (strings, objects)
+        import cupy
+
+        return cupy.asarray(result)
+    return wrapper
 
 
 class LinearBase(BaseEstimator):
@@ -66,6 +91,7 @@ class LinearBase(BaseEstimator):
         rank of a distributed fit may hold no rows; the weights are checked as a whole
         then (one sum over the ranks)."""
         shard = collective.world_size > 1
+        X, y, sample_weight = (to_host(a) for a in (X, y, sample_weight))
         if shard and multi_output and _num_samples(y) == 0:
             # scikit-learn checks a 2-d y for one row at least, whatever X's minimum
             X = validate_data(self, X, accept_sparse=ACCEPT_SPARSE, dtype=np.float64,

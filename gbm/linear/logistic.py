@@ -6,7 +6,7 @@ from scipy.special import expit, log_softmax
 from sklearn.base import ClassifierMixin
 
 from ..kernels.linear_math import LOGISTIC, MULTINOMIAL
-from .base import LinearBase, check_number
+from .base import LinearBase, check_number, device_output
 from .classes import class_weights, encode_labels
 from .problem import Problem
 
@@ -100,6 +100,7 @@ class LogisticRegression(ClassifierMixin, LinearBase):
         self.duality_gap_, self.objective_ = float(result.gap), float(result.primal)
         return self
 
+    @device_output
     def predict_log_proba(self, X):
         """Log class probabilities, (n_samples, n_classes)."""
         scores = self.decision_function(X)
@@ -107,6 +108,7 @@ class LogisticRegression(ClassifierMixin, LinearBase):
             return np.column_stack([-np.logaddexp(0.0, scores), -np.logaddexp(0.0, -scores)])
         return log_softmax(scores, axis=1)
 
+    @device_output
     def predict_proba(self, X):
         """Class probabilities, (n_samples, n_classes)."""
         scores = self.decision_function(X)
@@ -115,11 +117,13 @@ class LogisticRegression(ClassifierMixin, LinearBase):
             return np.column_stack([1.0 - positive, positive])
         return np.exp(log_softmax(scores, axis=1))
 
+    @device_output
     def decision_function(self, X):
         """Margins ``X coef_^T + intercept_``: (n_samples,) for two classes, else
         (n_samples, n_classes)."""
         return self._margins(X)
 
+    @device_output
     def predict(self, X):
         """Predicted class labels, (n_samples,)."""
         scores = self.decision_function(X)

@@ -5,7 +5,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 
 from ..kernels.linear_math import SQUARED
-from .base import LinearBase, check_number
+from .base import LinearBase, check_number, device_output
 from .problem import Problem, allsum
 
 
@@ -42,6 +42,7 @@ class _LeastSquares(RegressorMixin, LinearBase):
         self.duality_gap_, self.objective_ = float(result.gap), float(result.primal)
         return self
 
+    @device_output
     def predict(self, X):
         """Predictions (n_samples,) or (n_samples, n_targets)."""
         return self._margins(X)

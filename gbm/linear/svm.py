@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 
 from ..kernels.linear_math import HINGE, SQUARED_HINGE
-from .base import LinearBase, check_number
+from .base import LinearBase, check_number, device_output
 from .classes import class_weights, encode_labels
 from .problem import Problem
 
@@ -129,11 +129,13 @@ class LinearSVC(ClassifierMixin, LinearBase):
         self.objective_ = float(sum(r.primal for r in results))
         return self
 
+    @device_output
     def decision_function(self, X):
         """Margins ``X coef_^T + intercept_``: (n_samples,) for two classes, else
         (n_samples, n_classes)."""
         return self._margins(X)
 
+    @device_output
     def predict(self, X):
         """Predicted class labels, (n_samples,)."""
         scores = self.decision_function(X)
