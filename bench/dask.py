@@ -99,7 +99,8 @@ def _collective_times(client, shapes, repeats=30):
 
 def main(argv=None, prog=None):
     ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
-    ap.add_argument("--rows", type=int, default=200_000, help="rows (80%% train)")
+    ap.add_argument("--rows", type=int, default=2_000_000,
+                    help="rows (80%% train; BENCHMARKS.md: clf-1m x 2)")
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--no-xgboost", action="store_true")
