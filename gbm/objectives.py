@@ -14,6 +14,7 @@ import numpy as np
 from .collective import LOCAL
 from .exact import exact_mean, exact_sums
 from .gradients import pointwise
+from .kernels.elementary import python as _elementary
 from .kernels.layout import LOGISTIC, SOFTMAX, SQUARED
 from .ranking_objectives import NDCGLambda, Pairwise
 from .regression_objectives import Gamma, Poisson, Tweedie
@@ -76,10 +77,11 @@ class Logistic:
         return self.base_score_to_margin(p)
 
     def base_score_to_margin(self, base_score):
-        return np.array([np.log(base_score / (1.0 - base_score))])
+        # gbm's own log (NumPy's differs between CPUs): the base margin is in the model file
+        return np.array([_elementary.log(float(base_score / (1.0 - base_score)))])
 
     def margin_to_base_score(self, margin):
-        return float(1.0 / (1.0 + np.exp(-margin[0])))
+        return float(1.0 / (1.0 + _elementary.exp(-float(margin[0]))))
 
     def gradients(self, margin, y, w, backend=None):
         return pointwise(LOGISTIC, margin[:, :1], y, w, (), backend)
@@ -108,7 +110,8 @@ class Softprob:
         onehot = y.astype(np.int64)[None, :] == np.arange(self.n_groups)[:, None]
         counts = np.array(exact_sums(np.where(onehot, w[None, :], 0.0), collective))
         prior = counts / counts.sum()
-        log_prior = np.log(np.clip(prior, 1e-6, None))
+        # gbm's own log (NumPy's differs between CPUs): the base margins are in the file
+        log_prior = np.array([_elementary.log(float(p)) for p in np.clip(prior, 1e-6, None)])
         return log_prior - log_prior.mean()
 
     def base_score_to_margin(self, base_score):

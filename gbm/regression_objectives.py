@@ -7,6 +7,7 @@ import numpy as np
 from .collective import LOCAL
 from .exact import exact_mean
 from .gradients import pointwise
+from .kernels.elementary import python as _elementary
 from .kernels.layout import GAMMA, POISSON, TWEEDIE
 
 
@@ -30,10 +31,12 @@ class _LogLink:
     def base_score_to_margin(self, base_score):
         if base_score <= 0:
             raise ValueError(f"base_score must be > 0 for {self.name}, got {base_score}")
-        return np.array([np.log(base_score)])
+        # gbm's own log: NumPy's differs between CPUs (its AVX-512 loop), and this
+        # number is in the model file
+        return np.array([_elementary.log(float(base_score))])
 
     def margin_to_base_score(self, margin):
-        return float(np.exp(margin[0]))
+        return float(_elementary.exp(float(margin[0])))
 
     def transform(self, margin, xp=np):
         return xp.exp(margin[:, 0])
