@@ -4,11 +4,12 @@ Each is called ``metric(y, pred, w, collective=LOCAL)`` with ``pred`` of shape (
 (n, n_classes) and returns a float. The pointwise metrics are weighted means, as in
 XGBoost, summed exactly (``gbm.exact``): a metric that drives early stopping does not
 depend on how the rows are split among threads, chunks or workers. AUC and AUCPR rank
-all rows: the ranks gather them, and ties are put in one canonical order.
+all rows: the ranks gather them, and ties are put in one canonical order. Logarithms
+and exponentials are ``gbm.elementwise``'s (NumPy's differ between CPUs).
 """
 import numpy as np
 
-from . import ranking_metrics
+from . import elementwise, ranking_metrics
 from .collective import LOCAL
 from .exact import exact_mean, exact_sum
 from .params import validate_params
@@ -22,12 +23,13 @@ def rmse(y, pred, w, collective=LOCAL):
 
 def logloss(y, pred, w, collective=LOCAL):
     p = np.clip(pred, _EPS, 1 - _EPS)
-    return float(exact_mean(-(y * np.log(p) + (1 - y) * np.log(1 - p)), w, collective))
+    log = elementwise.log
+    return float(exact_mean(-(y * log(p) + (1 - y) * log(1 - p)), w, collective))
 
 
 def mlogloss(y, pred, w, collective=LOCAL):
     p = np.clip(pred[np.arange(y.shape[0]), y.astype(np.int64)], _EPS, 1.0)
-    return float(exact_mean(-np.log(p), w, collective))
+    return float(exact_mean(-elementwise.log(p), w, collective))
 
 
 def merror(y, pred, w, collective=LOCAL):
@@ -40,19 +42,19 @@ def poisson_nloglik(y, pred, w, collective=LOCAL):
     from scipy.special import gammaln  # SciPy only when this metric is used
 
     p = np.maximum(pred, _EPS)
-    return float(exact_mean(p - y * np.log(p) + gammaln(y + 1.0), w, collective))
+    return float(exact_mean(p - y * elementwise.log(p) + gammaln(y + 1.0), w, collective))
 
 
 def gamma_nloglik(y, pred, w, collective=LOCAL):
     p = np.maximum(pred, _EPS)
-    return float(exact_mean(y / p + np.log(p), w, collective))
+    return float(exact_mean(y / p + elementwise.log(p), w, collective))
 
 
 def tweedie_nloglik(rho):
     def metric(y, pred, w, collective=LOCAL):
         p = np.maximum(pred, _EPS)
-        a = y * np.exp((1.0 - rho) * np.log(p)) / (1.0 - rho)
-        b = np.exp((2.0 - rho) * np.log(p)) / (2.0 - rho)
+        a = y * elementwise.exp((1.0 - rho) * elementwise.log(p)) / (1.0 - rho)
+        b = elementwise.exp((2.0 - rho) * elementwise.log(p)) / (2.0 - rho)
         return float(exact_mean(-a + b, w, collective))
 
     return metric

@@ -12,6 +12,7 @@ whatever the split of the rows.
 import numpy as np
 
 from .collective import LOCAL
+from .elementwise import SAME_BITS
 from .exact import exact_mean, exact_sums
 from .gradients import pointwise
 from .kernels.elementary import python as _elementary
@@ -137,14 +138,23 @@ class Softmax(Softprob):
         return xp.argmax(margin, axis=1).astype(xp.float64)
 
     def transform_for_metric(self, margin, xp=np):
-        return _softmax(xp, margin)  # mlogloss needs the probabilities
+        # mlogloss needs the probabilities (gbm's exp on the host: see _metric_transform)
+        return _softmax(SAME_BITS if xp is np else xp, margin)
 
 
 _ALL = (SquaredError, AbsoluteError, QuantileError, PseudoHuber, Logistic, Softprob, Softmax,
         Poisson, Gamma, Tweedie)
+
+
+def _metric_transform(self, margin, xp=np):
+    """``transform`` for the metrics (which drive early stopping and ``best_score``): on
+    the host with gbm's exp (``gbm.elementwise``: the same bits on every CPU)."""
+    return self.transform(margin, SAME_BITS if xp is np else xp)
+
+
 for _cls in _ALL:
     if "transform_for_metric" not in vars(_cls):
-        _cls.transform_for_metric = _cls.transform  # metrics read the predictions
+        _cls.transform_for_metric = _metric_transform  # metrics read the predictions
 
 OBJECTIVES = {cls.name: cls for cls in _ALL + (Pairwise, NDCGLambda)}
 

@@ -12,6 +12,7 @@ import re
 import numpy as np
 
 from .collective import LOCAL
+from .elementwise import log2
 from .exact import exact_sums
 
 _NAME = re.compile(r"^(ndcg|map)(?:@(\d+))?(-)?$")
@@ -46,7 +47,7 @@ def ndcg_per_group(y, pred, ptr, k=None, minus=False, exp_gain=True):
     dcg = []
     for keys in (pred, y):
         order, pos, group_of = _ranked_positions(keys, ptr)
-        term = np.where(pos < top, gain[order] / np.log2(pos + 2.0), 0.0)
+        term = np.where(pos < top, gain[order] / log2(pos + 2.0), 0.0)
         dcg.append(np.bincount(group_of, weights=term, minlength=n_groups))
     dcg, idcg = dcg
     empty = 0.0 if minus else 1.0  # XGBoost's score of a query without relevant documents
