@@ -69,3 +69,22 @@ def test_softmax_probabilities_for_the_metric():
     p = objective.transform_for_metric(margin)
     e = np.array([[reference.exp(float(v - row.max())) for v in row] for row in margin])
     np.testing.assert_array_equal(p, e / e.sum(axis=1, keepdims=True))
+
+
+def test_logloss_of_0_1_labels_is_the_general_formula_bit_for_bit():
+    """logloss takes one log per row when the labels are 0 and 1: the same number as
+    -(y log p + (1 - y) log(1 - p)) summed exactly; soft labels take the general form."""
+    rng = np.random.default_rng(5)
+    p = np.concatenate([rng.random(3000), [0.0, 1.0, 1e-17, 1 - 1e-17]])
+    w = rng.uniform(0.5, 2.0, p.size)
+
+    def general(y, p, w):
+        q = np.clip(p, 1e-15, 1 - 1e-15)
+        terms = [-(t * reference.log(float(a)) + (1 - t) * reference.log(float(1 - a)))
+                 for t, a in zip(y, q)]
+        return math.fsum(np.multiply(terms, w)) / math.fsum(w)
+
+    hard = (rng.random(p.size) < 0.5).astype(np.float64)
+    soft = rng.random(p.size)
+    for y in (hard, soft):
+        assert metrics.logloss(y, p, w) == general(y, p, w)
