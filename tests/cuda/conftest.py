@@ -8,6 +8,32 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/: shared helpers
 
 
+def _yield_in_the_simulators_poll():
+    """The simulator runs a block's CUDA threads as Python threads while the launching
+    thread polls them (``is_alive``) in a loop that never lets go of the GIL: each
+    hand-over then waits for Python's 5 ms switch interval. On an idle 2-core machine one
+    same-model test took over 5 minutes so (9 s on a busy one). Sleeping 0 s in the poll
+    lets go of the GIL there; the CUDA threads' own code is switched as before."""
+    import time
+
+    from numba import config
+
+    if not config.ENABLE_CUDASIM:
+        return
+    from numba.cuda.simulator import kernel
+
+    alive = kernel.BlockThread.is_alive
+
+    def is_alive(self):
+        time.sleep(0)
+        return alive(self)
+
+    kernel.BlockThread.is_alive = is_alive
+
+
+_yield_in_the_simulators_poll()
+
+
 def pytest_configure(config):
     # splitmix64 (ranking pairs) wraps modulo 2**64 by design; under the simulator its
     # uint64 arithmetic runs on NumPy scalars, which warn about it
