@@ -12,7 +12,7 @@ whatever the split of the rows.
 import numpy as np
 
 from .collective import LOCAL
-from .elementwise import SAME_BITS
+from .elementwise import SAME_BITS, log as _log
 from .exact import exact_mean, exact_sums
 from .gradients import pointwise
 from .kernels.elementary import python as _elementary
@@ -112,7 +112,7 @@ class Softprob:
         counts = np.array(exact_sums(np.where(onehot, w[None, :], 0.0), collective))
         prior = counts / counts.sum()
         # gbm's own log (NumPy's differs between CPUs): the base margins are in the file
-        log_prior = np.array([_elementary.log(float(p)) for p in np.clip(prior, 1e-6, None)])
+        log_prior = _log(np.clip(prior, 1e-6, None))
         return log_prior - log_prior.mean()
 
     def base_score_to_margin(self, base_score):
