@@ -74,12 +74,16 @@ class GroupRunner:
         backend, buffers = self._worker_state()
         return grow(group, backend, buffers)
 
+    def buffers(self):
+        """The histogram buffers of trees grown on the calling thread."""
+        if self._serial_buffers is None:
+            self._serial_buffers = self._make_buffers()
+        return self._serial_buffers
+
     def map(self, grow, groups):
         """``[grow(g, backend, buffers) for g in groups]``, in group order."""
         if self._pool is None:
-            if self._serial_buffers is None:
-                self._serial_buffers = self._make_buffers()
-            return [grow(g, self.backend, self._serial_buffers) for g in groups]
+            return [grow(g, self.backend, self.buffers()) for g in groups]
         futures = [self._pool.submit(self._run, grow, g) for g in groups]
         try:
             return [f.result() for f in futures]

@@ -19,6 +19,12 @@ count has to be agreed on between workers).
 Node ids, and so the model file, follow the order of creation: a level's nodes are its
 smaller children (in their parents' order) and then their siblings, and the children of
 the nodes split at a level get consecutive ids in that order.
+
+Several trees can grow in lockstep (depthwise only): the trees of one round's output
+groups, each on its own segment of the rows and with its own fixed-point scales and
+column draws. Their nodes share every level's kernel calls; each tree's nodes keep the
+order they would have grown in alone, and each node its tree-local id, so every tree is
+the one a grower of that tree alone would make, bit for bit (``tests/test_lockstep.py``).
 """
 import heapq
 from dataclasses import dataclass
@@ -74,10 +80,12 @@ class TreeData:
 
 
 class _Nodes:
-    """The tree under construction: one row per node, in creation order."""
+    """The trees under construction: one row per node, in creation order; ``tree`` is a
+    node's tree, ``local`` its id within that tree."""
 
-    def __init__(self, n_features, capacity, with_paths, cat_words):
+    def __init__(self, n_features, capacity, with_paths, cat_words, n_trees=1):
         self.n = 0
+        self.next_local = np.zeros(n_trees, dtype=np.int64)  # each tree's next node id
         self.capacity = 0
         self.n_features = n_features
         self.cat_words = cat_words
@@ -97,18 +105,31 @@ class _Nodes:
                 ("bounds", (2,), np.float64, 0.0), ("feature", (), np.int32, -1),
                 ("split_bin", (), np.int32, 0), ("default_left", (), np.uint8, 0),
                 ("split_type", (), np.uint8, 0), ("gain", (), np.float64, 0.0),
-                ("left", (), np.int32, -1), ("cat_bits", (self.cat_words,), np.uint32, 0)):
+                ("left", (), np.int32, -1), ("cat_bits", (self.cat_words,), np.uint32, 0),
+                ("tree", (), np.int32, 0), ("local", (), np.int64, 0)):
             resized(name, shape, dtype, fill)
         if self.with_paths:  # features split on between the root and each node
             resized("path", (self.n_features,), bool, False)
         self.capacity = capacity
 
-    def add(self, count):
-        """Ids of ``count`` new nodes (consecutive)."""
+    def add(self, trees):
+        """Ids of new nodes (consecutive) of trees ``trees`` (int, one per node); each
+        gets the next id of its tree, in order."""
+        count = trees.shape[0]
         if self.n + count > self.capacity:
             self._grow(max(2 * self.capacity, self.n + count))
         ids = np.arange(self.n, self.n + count, dtype=np.int64)
         self.n += count
+        self.tree[ids] = trees
+        if self.next_local.shape[0] == 1:
+            self.local[ids] = self.next_local[0] + np.arange(count)
+        else:  # rank of each node among the new nodes of its tree
+            order = np.argsort(trees, kind="stable")
+            sorted_trees = trees[order]
+            first = np.searchsorted(sorted_trees, sorted_trees)
+            self.local[ids[order]] = (self.next_local[sorted_trees]
+                                      + np.arange(count) - first)
+        self.next_local += np.bincount(trees, minlength=self.next_local.shape[0])
         return ids
 
 
@@ -146,13 +167,13 @@ class _Splits:
 
 
 class TreeGrower:
-    """Grows one tree.
+    """Grows one tree, or several in lockstep (``segments``).
 
     Parameters
     ----------
     data : TreeData
     gpair : int64 (n_rows, 2), fixed-point gradients of one output group (on the device)
-    scales : float64 (2,), their scales
+    scales : float64 (2,), their scales; (n_trees, 2) with ``segments``: each tree's
     rows : int32 (m,), the rows this tree grows on (a row sample: the others are not read)
 
     Where the arrays live: the rows, gradients, bins and histograms on the backend's
@@ -170,16 +191,31 @@ class TreeGrower:
         rows (``add_split_values``), and those leaves get empty row segments; the caller
         adds the other leaves' values. None (e.g. when leaves are refreshed from their rows
         later): every leaf keeps its rows.
+    segments : int64 (n_trees + 1,), optional
+        Grow ``n_trees`` trees in lockstep (depthwise): tree ``t`` on
+        ``rows[segments[t]:segments[t + 1]]``, with ``scales[t]`` and
+        ``column_sampler[t]`` (a list). ``data``, ``gpair`` and ``column`` then index
+        every tree's rows by the same numbers: one row may appear in several trees under
+        different numbers (``gbm.lockstep`` stacks each group's copy of the data).
     """
 
     def __init__(self, data, gpair, scales, rows, params, backend, column_sampler,
-                 buffers=None, column=None):
-        self.data, self.gpair, self.scales = data, gpair, scales
+                 buffers=None, column=None, segments=None):
+        self.data, self.gpair = data, gpair
+        self.tree_scales = np.array(scales, dtype=np.float64).reshape(-1, 2)
+        n_trees = self.tree_scales.shape[0]
+        self.samplers = list(column_sampler) if segments is not None else [column_sampler]
+        self.segments = (np.array([0, len(rows)], np.int64) if segments is None
+                         else np.asarray(segments, np.int64))
+        if not (len(self.samplers) == n_trees == self.segments.shape[0] - 1):
+            raise ValueError("segments, scales and column samplers disagree on the number "
+                             "of trees")
         depthwise = params["grow_policy"] == "depthwise"
+        if n_trees > 1 and not depthwise:
+            raise ValueError("only depthwise trees grow in lockstep")
         # lossguide keeps waiting leaves' histograms: those get memory of their own
         self.buffers = buffers if buffers is not None and depthwise else None
         self.params, self.backend, self.k = params, backend, backend.kernels
-        self.column_sampler = column_sampler
         self.xp = backend.xp
         self.rows = self.xp.array(rows, dtype=np.int32)
         self.scratch = self.xp.empty_like(self.rows)
@@ -187,8 +223,8 @@ class TreeGrower:
                                       params["max_delta_step"], params["min_child_weight"]])
         max_depth, max_leaves = params["max_depth"], params["max_leaves"]
         capacity = 2 * max_leaves - 1 if max_leaves else 2 ** (min(max_depth, 10) + 1) - 1
-        self.nodes = _Nodes(data.n_features, capacity, data.interaction is not None,
-                            data.cat_words)
+        self.nodes = _Nodes(data.n_features, n_trees * capacity, data.interaction is not None,
+                            data.cat_words, n_trees)
         self.has_monotone = bool(data.monotone.any())
         self.has_categorical = bool(np.asarray(data.is_categorical).any())
         self.column = column if depthwise else None
@@ -223,12 +259,23 @@ class TreeGrower:
             hist[...] = self.backend.collective.allreduce(hist, "sum")
         return hist
 
+    def _scales(self, ids):
+        """float64 (len(ids), 2): the fixed-point scales of each node's tree."""
+        return self.tree_scales[self.nodes.tree[ids]]
+
     def _feature_mask(self, ids):
         """uint8 (len(ids), n_features): the features each node may split on."""
         nodes, data = self.nodes, self.data
-        if self.column_sampler.trivial and data.interaction is None:  # every feature
+        if self.samplers[0].trivial and data.interaction is None:  # every feature
             return np.ones((ids.shape[0], data.n_features), dtype=np.uint8)
-        mask = self.column_sampler.masks(ids, nodes.depth[ids])
+        if len(self.samplers) == 1:
+            mask = self.samplers[0].masks(nodes.local[ids], nodes.depth[ids])
+        else:  # each tree's draws, keyed by its own node ids
+            mask = np.empty((ids.shape[0], data.n_features), dtype=np.uint8)
+            trees = nodes.tree[ids]
+            for t in np.unique(trees):
+                at = ids[trees == t]
+                mask[trees == t] = self.samplers[t].masks(nodes.local[at], nodes.depth[at])
         if data.interaction is not None:
             mask &= allowed_features(data.interaction, nodes.path[ids])
         return mask
@@ -242,7 +289,7 @@ class TreeGrower:
         with self.backend.threads(hist.size // 2):
             self.k.evaluate_splits(hist, data.feature_offsets, data.is_categorical,
                                    nodes.sums[ids], self._feature_mask(ids), data.monotone,
-                                   nodes.bounds[ids], self.scales, self.split_params,
+                                   nodes.bounds[ids], self._scales(ids), self.split_params,
                                    p["max_cat_to_onehot"], p["max_cat_threshold"], out.gain,
                                    out.feature, out.split_bin, out.default_left, out.left_sums,
                                    out.cat_bits)
@@ -274,7 +321,7 @@ class TreeGrower:
         starts, ends = nodes.start[ids], nodes.end[ids]
         depth = nodes.depth[ids] + 1
         last = not self._can_split_deeper(int(depth[0]))  # the children will be leaves
-        children = nodes.add(2 * ids.shape[0])
+        children = nodes.add(np.repeat(nodes.tree[ids], 2))
         left, right = children[0::2], children[1::2]
         nodes.left[ids] = left
         nodes.depth[left] = nodes.depth[right] = depth
@@ -322,7 +369,7 @@ class TreeGrower:
         """Leaf values of nodes ``ids``: the learning rate times their (bounded) weights,
         as ``_finish`` computes them."""
         weights = np.empty(ids.shape[0])
-        self.k.node_weights(self.nodes.sums[ids], self.nodes.bounds[ids], self.scales,
+        self.k.node_weights(self.nodes.sums[ids], self.nodes.bounds[ids], self._scales(ids),
                             self.split_params, weights)
         return self.params["learning_rate"] * weights
 
@@ -338,7 +385,8 @@ class TreeGrower:
             return bounds, bounds
         weights = np.empty(2 * ids.shape[0])
         self.k.node_weights(np.concatenate([nodes.sums[left], nodes.sums[right]]),
-                            np.concatenate([bounds, bounds]), self.scales, self.split_params,
+                            np.concatenate([bounds, bounds]),
+                            self._scales(np.concatenate([left, right])), self.split_params,
                             weights)
         mid = 0.5 * (weights[:ids.shape[0]] + weights[ids.shape[0]:])
         left_bounds, right_bounds = bounds.copy(), bounds.copy()
@@ -349,21 +397,25 @@ class TreeGrower:
 
     # -- growth policies ------------------------------------------------------------------
     def grow(self):
-        """Grow the tree; returns ``(tree, rows, leaf_starts, leaf_ends, leaf_values)`` and
-        sets ``leaf_ids``: the leaves' node ids, and their segments of ``rows``."""
-        nodes = self.nodes
-        root = nodes.add(1)
-        nodes.end[0] = self.rows.shape[0]
-        nodes.bounds[0] = (-np.inf, np.inf)
+        """Grow the tree(s); returns ``(trees, rows, leaf_starts, leaf_ends, leaf_values)``:
+        a list of trees, and every leaf's segment of ``rows`` and value (tree after tree),
+        and sets ``leaf_ids``: each tree's leaves' node ids."""
+        nodes, segments = self.nodes, self.segments
+        roots = nodes.add(np.arange(segments.shape[0] - 1, dtype=np.int32))
+        nodes.start[roots], nodes.end[roots] = segments[:-1], segments[1:]
+        nodes.bounds[roots] = (-np.inf, np.inf)
         ids, hist = np.empty(0, np.int64), None
         if self._can_split_deeper(0):
-            hist = self._build(root)
+            hist = self._build(roots)
             offsets = self.data.feature_offsets  # every feature's slots hold all the rows
-            nodes.sums[0] = self.backend.to_host(hist[0, offsets[0]:offsets[1]].sum(axis=0))
-            ids = root
+            nodes.sums[roots] = self.backend.to_host(
+                hist[:, offsets[0]:offsets[1]].sum(axis=1))
+            ids = roots
         else:
-            nodes.sums[0] = self.backend.collective.allreduce(
-                self.backend.to_host(self.gpair[self.rows].sum(axis=0)), "sum")
+            for t in roots:
+                rows = self.rows[segments[t]:segments[t + 1]]
+                nodes.sums[t] = self.backend.collective.allreduce(
+                    self.backend.to_host(self.gpair[rows].sum(axis=0)), "sum")
         if self.params["grow_policy"] == "lossguide":
             self._grow_lossguide(ids, hist)
         else:
@@ -372,17 +424,21 @@ class TreeGrower:
 
     def _grow_depthwise(self, ids, hist):
         max_leaves = self.params["max_leaves"]
-        n_leaves = 1
+        n_leaves = np.ones(self.tree_scales.shape[0], dtype=np.int64)  # per tree
         while ids.shape[0]:
             splits = self._evaluate(ids, hist)
             chosen = np.flatnonzero(splits.ok)
-            if max_leaves and chosen.size:  # the best gains (ties: lower id), by id
-                best = np.lexsort((ids[chosen], -splits.gain[chosen]))
-                chosen = chosen[best[:max(0, max_leaves - n_leaves)]]
+            if max_leaves and chosen.size:  # each tree's best gains (ties: lower id), by id
+                trees = self.nodes.tree[ids[chosen]]
+                best = np.lexsort((ids[chosen], -splits.gain[chosen], trees))
+                ranked = trees[best]
+                rank = np.arange(best.shape[0]) - np.searchsorted(ranked, ranked)
+                chosen = chosen[best[rank < max_leaves - n_leaves[ranked]]]
                 chosen = chosen[np.argsort(ids[chosen])]
             if not chosen.size:
                 break
-            n_leaves += chosen.size
+            n_leaves += np.bincount(self.nodes.tree[ids[chosen]],
+                                    minlength=n_leaves.shape[0])
             self._record(ids[chosen], splits, chosen)
             every = chosen.size == ids.size and (chosen == np.arange(ids.size)).all()
             ids, hist = self._split(ids[chosen], splits.left_sums[chosen], hist,
@@ -408,28 +464,48 @@ class TreeGrower:
             n_leaves += 1
 
     def _finish(self):
-        nodes, p = self.nodes, self.params
+        nodes = self.nodes
         n = nodes.n
+        all_ids = np.arange(n)
         weights = np.empty(n)
-        self.k.node_weights(nodes.sums[:n], nodes.bounds[:n], self.scales, self.split_params,
-                            weights)
-        inner = nodes.left[:n] >= 0
+        self.k.node_weights(nodes.sums[:n], nodes.bounds[:n], self._scales(all_ids),
+                            self.split_params, weights)
+        trees, starts, ends, values, self.leaf_ids = [], [], [], [], []
+        n_trees = self.tree_scales.shape[0]
+        for t in range(n_trees):  # a tree's nodes, in creation order, are its local ids
+            sel = all_ids if n_trees == 1 else np.flatnonzero(nodes.tree[:n] == t)
+            tree = self._tree(sel, weights[sel], self.tree_scales[t])
+            leaves = np.flatnonzero(tree.left_child < 0)
+            trees.append(tree)
+            self.leaf_ids.append(leaves)
+            starts.append(nodes.start[sel[leaves]])
+            ends.append(nodes.end[sel[leaves]])
+            values.append(tree.value[leaves])
+        if n_trees == 1:
+            return trees, self.rows, starts[0], ends[0], values[0]
+        return trees, self.rows, np.concatenate(starts), np.concatenate(ends), \
+            np.concatenate(values)
+
+    def _tree(self, sel, weights, scales):
+        """The ``Tree`` of nodes ``sel`` (one tree's, in order), given their weights."""
+        nodes, p = self.nodes, self.params
+        n = sel.shape[0]
+        inner = nodes.left[sel] >= 0
+        left = np.where(inner, nodes.local[np.maximum(nodes.left[sel], 0)], -1)
         arrays = {name: np.zeros(n, dtype=dtype) for name, dtype in NODE_FIELDS.items()}
-        arrays["cover"][:] = nodes.sums[:n, 1] / self.scales[1]
+        arrays["cover"][:] = nodes.sums[sel, 1] / scales[1]
         arrays["value"][:] = np.where(inner, weights, p["learning_rate"] * weights)
-        feature = nodes.feature[:n]
+        feature = nodes.feature[sel]
+        split_bin = nodes.split_bin[sel]
         arrays["split_feature"][:] = np.where(inner, feature, -1)
-        arrays["left_child"][:] = np.where(inner, nodes.left[:n], -1)
-        arrays["right_child"][:] = np.where(inner, nodes.left[:n] + 1, -1)
-        arrays["default_left"][:] = np.where(inner, nodes.default_left[:n], 0)
-        arrays["gain"][:] = np.where(inner, nodes.gain[:n], 0.0)
-        split_type = np.where(inner, nodes.split_type[:n], 0).astype(np.uint8)
+        arrays["left_child"][:] = left
+        arrays["right_child"][:] = np.where(inner, left + 1, -1)
+        arrays["default_left"][:] = np.where(inner, nodes.default_left[sel], 0)
+        arrays["gain"][:] = np.where(inner, nodes.gain[sel], 0.0)
+        split_type = np.where(inner, nodes.split_type[sel], 0).astype(np.uint8)
         numeric = inner & (split_type == 0)
-        arrays["split_bin"][numeric] = nodes.split_bin[:n][numeric]
+        arrays["split_bin"][numeric] = split_bin[numeric]
         arrays["threshold"][numeric] = self.data.padded_cuts[feature[numeric],
-                                                             nodes.split_bin[:n][numeric]]
-        tree = Tree(**arrays, split_type=split_type,
-                    cat_bits=np.ascontiguousarray(nodes.cat_bits[:n][split_type == 1]))
-        self.leaf_ids = np.flatnonzero(~inner)
-        return (tree, self.rows, nodes.start[self.leaf_ids], nodes.end[self.leaf_ids],
-                tree.value[self.leaf_ids])
+                                                             split_bin[numeric]]
+        return Tree(**arrays, split_type=split_type,
+                    cat_bits=np.ascontiguousarray(nodes.cat_bits[sel][split_type == 1]))

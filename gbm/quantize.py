@@ -41,7 +41,7 @@ def quantization_scale(max_abs, n_rows):
     return math.ldexp(1.0, min(exponent, 1000))
 
 
-def quantize(grad, hess, backend, n_rows_total=None):
+def quantize(grad, hess, backend, n_rows_total=None, out=None):
     """Turn float64 gradients and hessians into int64 pairs, with scales agreed by every
     rank (the global ``max |g|``, ``max |h|`` and row count, through the collective).
 
@@ -50,6 +50,7 @@ def quantize(grad, hess, backend, n_rows_total=None):
     grad, hess : float64 (n,), on the backend's device
     backend : gbm.backend.Backend (kernels ``max_abs``, ``quantize_gradients``; collective)
     n_rows_total : int, rows over all ranks (default: this rank's, with one rank)
+    out : int64 (n, 2), optional, where to write ``gpair`` (on the device)
 
     Returns
     -------
@@ -65,6 +66,6 @@ def quantize(grad, hess, backend, n_rows_total=None):
         max_abs = collective.allreduce(local_max, "max")
         n = grad.shape[0] if n_rows_total is None else n_rows_total
         scales = np.array([quantization_scale(max_abs[0], n), quantization_scale(max_abs[1], n)])
-        gpair = xp.empty((grad.shape[0], 2), dtype=GPAIR_DTYPE)
+        gpair = xp.empty((grad.shape[0], 2), dtype=GPAIR_DTYPE) if out is None else out
         kernels.quantize_gradients(grad, hess, scales, gpair)
     return gpair, scales

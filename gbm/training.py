@@ -21,6 +21,7 @@ from .dmatrix import DMatrix
 from .evaluation import EvalSet, Evaluator, unpack_eval
 from .grower import HistogramBuffers, TreeData, TreeGrower
 from .group_threads import GroupRunner
+from .lockstep import Lockstep, use_lockstep
 from .multi_target import check_targets, n_targets
 from .objectives import get_objective
 from .params import validate_params
@@ -167,11 +168,18 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
         if not _agree(collective, (w > 0).any()):
             raise ValueError("sample_weight is zero for every row of every worker; at least "
                              "one weight must be positive")
-    # the groups' trees of a round, grown concurrently where that pays (group_threads),
-    # each thread with its own levels' histograms, reused by every tree
-    runner = GroupRunner(backend, objective.n_groups, lambda: HistogramBuffers(backend.xp))
-    with backend.threads(), runner:
+    leaf_alphas = getattr(objective, "leaf_alphas", None) if obj is None else None
+    with backend.threads():
         data, mapper = _bin(X, w, categories, names, p, backend, row_ids, n_rows_total)
+    # a round's groups' trees: on small tables in lockstep, a level of all of them per
+    # kernel call (gbm/lockstep.py); otherwise concurrently in threads where that pays
+    # (gbm/group_threads.py), each thread with its own levels' histograms
+    lockstep = (Lockstep(data, objective.n_groups, backend)
+                if use_lockstep(p, backend, objective.n_groups, data, leaf_alphas is not None)
+                else None)
+    runner = GroupRunner(backend, 1 if lockstep else objective.n_groups,
+                         lambda: HistogramBuffers(backend.xp))
+    with backend.threads(), runner:
         _check_init_model(init, p, X.shape[1], names)
         if init is not None:
             base = init.base_margin
@@ -210,7 +218,6 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
         if obj is not None:
             obj = compat.objective_function(obj, dmatrix if dmatrix is not None else
                                             DMatrix._of_labels(y, sample_weight, base_margin))
-        leaf_alphas = getattr(objective, "leaf_alphas", None) if obj is None else None
         if queries is not None:
             objective.bind(queries, backend, row_ids)
         y_fit, w_fit = backend.asarray(y), backend.asarray(w_grad)  # on the device
@@ -246,7 +253,13 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
                                    buffers)
 
             new_trees = []
-            for group_, trees in enumerate(runner.map(grow, range(objective.n_groups))):
+            if lockstep is not None:
+                by_round = [[tree] for tree in lockstep.grow_round(
+                    grad, hess, by_group, round_, row_ids, n_rows_total, p,
+                    runner.buffers())]
+            else:
+                by_round = runner.map(grow, range(objective.n_groups))
+            for group_, trees in enumerate(by_round):
                 for tree in trees:
                     booster.add_tree(tree, group_)
                 new_trees += trees
@@ -335,12 +348,12 @@ def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_ro
         # without a leaf refresh, the last level's leaves go straight into the margins
         grower = TreeGrower(data, gpair, scales, rows, tree_params, backend, columns, buffers,
                             column=column if residual is None else None)
-        tree, rows, starts, ends, values = grower.grow()
+        (tree,), rows, starts, ends, values = grower.grow()
         if residual is not None:
             values = refresh_leaves(values, backend.to_host(rows), starts, ends, residual[0],
                                     residual[1], tree_params["learning_rate"], weights,
                                     backend.collective)
-            tree.value[grower.leaf_ids] = values
+            tree.value[grower.leaf_ids[0]] = values
         with backend.threads(rows.shape[0]):
             backend.kernels.add_leaf_values(rows, starts, ends, values, column)
             if kept is not None:  # rows left out of the sample: walk them through the tree

@@ -1,12 +1,12 @@
 """A round's output groups grown concurrently (gbm/group_threads.py): the same model file
 as growing them one after the other, for every kind of multi-group model; used only where
 it may be (CPU, one rank, several threads, several groups); errors inside a group's tree
-reach the caller."""
+reach the caller. (Where the groups grow in lockstep instead, tests/test_lockstep.py.)"""
 import numpy as np
 import pytest
 
 import gbm
-from gbm import group_threads
+from gbm import group_threads, training
 from gbm.backend import get_backend
 from gbm.collective import ThreadCollective, ThreadGroup
 
@@ -42,6 +42,7 @@ def test_concurrent_groups_give_the_serial_model(case, monkeypatch):
     X, rng = _data()
     params, y = CASES[case](X, rng)
     params = dict(params, max_depth=4, n_jobs=2)
+    monkeypatch.setattr(training, "use_lockstep", lambda *args: False)  # see test_lockstep
     used = []
     real = group_threads.concurrent_groups
     monkeypatch.setattr(group_threads, "concurrent_groups",

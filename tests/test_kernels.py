@@ -111,9 +111,8 @@ def _evaluate(module, hist, sums, n_bins, mask, params, monotone=None, bounds=No
     monotone = np.zeros(n_bins.size, np.int8) if monotone is None else monotone
     bounds = np.tile([-np.inf, np.inf], (n, 1)) if bounds is None else bounds
     module.evaluate_splits(hist, offsets_of(n_bins), np.zeros(n_bins.size, np.uint8), sums, mask,
-                           monotone, bounds, np.array([2.0**20, 2.0**22]), np.array(params,
-                                                                                   np.float64),
-                           4, 64, *out)
+                           monotone, bounds, np.tile([2.0**20, 2.0**22], (n, 1)),
+                           np.array(params, np.float64), 4, 64, *out)
     assert not out[5].any()  # numeric splits hold no category set
     return out[:5]
 
@@ -175,7 +174,8 @@ def test_node_weights_match_reference():
     sums = np.column_stack([rng.integers(-10**9, 10**9, 50), rng.integers(0, 10**9, 50)])
     bounds = np.tile([-np.inf, np.inf], (50, 1))
     bounds[::3] = [-0.01, 0.02]
-    scales = np.array([2.0**30, 2.0**31])
+    scales = np.tile([2.0**30, 2.0**31], (50, 1))
+    scales[1::2] = [2.0**27, 2.0**34]  # nodes of another tree's scales
     for params in ((1.0, 0.0, 0.0, 1.0), (0.5, 0.3, 0.2, 0.0)):
         fast, slow = np.empty(50), np.empty(50)
         cpu.node_weights(sums, bounds, scales, np.array(params), fast)

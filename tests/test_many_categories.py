@@ -226,7 +226,8 @@ def test_evaluate_splits_on_wide_categories_matches_reference(onehot, threshold)
                np.empty((3, 2), np.int64), np.empty((3, words), np.uint32))
         module.evaluate_splits(hist, offsets, is_cat, sums, np.ones((3, 4), np.uint8),
                                np.zeros(4, np.int8), np.tile([-np.inf, np.inf], (3, 1)),
-                               SCALES, np.array([1.0, 0.0, 0.0, 1.0]), onehot, threshold, *out)
+                               np.tile(SCALES, (3, 1)), np.array([1.0, 0.0, 0.0, 1.0]), onehot,
+                               threshold, *out)
         results.append(out)
     for a, c in zip(*results):
         np.testing.assert_array_equal(a, c)

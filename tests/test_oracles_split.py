@@ -158,7 +158,7 @@ def _evaluate(module, hist, params, monotone=0, bounds=(-np.inf, np.inf), n_bins
     module.evaluate_splits(fixed, offsets, np.zeros(n_features, np.uint8), sums,
                            np.ones((1, n_features), np.uint8),
                            np.full(n_features, monotone, np.int8), np.array([bounds], float),
-                           SCALES, np.array(params, np.float64), 4, 64, *out)
+                           SCALES[None, :], np.array(params, np.float64), 4, 64, *out)
     gain, feature, split_bin, default_left, left = (a[0] for a in out[:5])
     return gain, feature, split_bin, default_left, left / SCALES
 

@@ -1,15 +1,20 @@
 """Gradients and hessians of the built-in pointwise objectives (``objective_math``)."""
+import numpy as np
 from numba import prange
 
 from ..elementary import cpu as _elementary
 from ..elementary import product
 from ..jit import kernel
-from ..objective_math import make_objective_math
+from ..layout import SOFTMAX
+from ..objective_math import _EPS, make_objective_math
 
 rows_gradients = make_objective_math(kernel, kernel(product), _elementary).rows_gradients
+exp, exp_normal = _elementary.exp, _elementary.exp_normal
+
+_BLOCK = 256  # softmax rows at a time: each class's stretch of them is one vector loop
+_NORMAL_LOW = -708.0  # exp_normal's lowest input
 
 
-@kernel(parallel=True)
 def pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_threads):
     """Every row's gradient and hessian for objective ``kind`` (``layout.SQUARED`` ..).
 
@@ -21,9 +26,81 @@ def pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_thre
                                                 #     group-major arrays)
     n_threads : int                             # rows are cut into this many pieces
 
-    Each row is computed alone: the thread count cannot change any result.
+    Each row is computed alone: the thread count cannot change any result. Softmax on
+    group-major arrays (training's) takes a kernel of its own that vectorises: the same
+    bits, 2x faster.
     """
+    if (kind == SOFTMAX and margin.T.flags.c_contiguous and grad.T.flags.c_contiguous
+            and hess.T.flags.c_contiguous):
+        _softmax_gradients(margin.T, y, w, grad.T, hess.T, n_threads)
+    else:
+        _pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_threads)
+
+
+@kernel(parallel=True)
+def _pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_threads):
     n = margin.shape[0]
     for t in prange(n_threads):
         rows_gradients(kind, margin, n * t // n_threads, n * (t + 1) // n_threads, y, w,
                        objective_params, grad, hess)
+
+
+@kernel(parallel=True)
+def _softmax_gradients(margin, y, w, grad, hess, n_threads):
+    """Softmax's gradients; margin, grad, hess : float64 (n_groups, n_rows), C order."""
+    n = margin.shape[1]
+    for t in prange(n_threads):
+        _softmax_rows(margin, n * t // n_threads, n * (t + 1) // n_threads, y, w, grad, hess)
+
+
+@kernel
+def _softmax_rows(margin, lo, hi, y, w, grad, hess):
+    """``rows_gradients``' softmax, the same operations in the same order per row, done a
+    block of rows at a time, one class after another over slices of the group-major
+    arrays, so that the loops vectorise. ``exp`` becomes ``exp_normal`` on inputs clamped
+    to its range, and inputs outside it (margins more than 708 below the row's largest,
+    or NaN) are redone with ``exp``."""
+    n_groups = margin.shape[0]
+    top = np.empty(_BLOCK)
+    total = np.empty(_BLOCK)
+    label = np.empty(_BLOCK, dtype=np.int64)
+    for first in range(lo, hi, _BLOCK):
+        last = min(first + _BLOCK, hi)
+        m = last - first
+        column = margin[0, first:last]
+        for i in range(m):
+            top[i] = column[i]
+        for k in range(1, n_groups):
+            column = margin[k, first:last]
+            for i in range(m):
+                top[i] = column[i] if column[i] > top[i] else top[i]
+        outside = False
+        for k in range(n_groups):
+            column, out = margin[k, first:last], grad[k, first:last]
+            for i in range(m):
+                x = column[i] - top[i]
+                out[i] = exp_normal(x if x >= _NORMAL_LOW else _NORMAL_LOW)
+            for i in range(m):
+                outside |= not column[i] - top[i] >= _NORMAL_LOW
+        if outside:
+            for k in range(n_groups):
+                column, out = margin[k, first:last], grad[k, first:last]
+                for i in range(m):
+                    x = column[i] - top[i]
+                    if not x >= _NORMAL_LOW:
+                        out[i] = exp(x)
+        for i in range(m):
+            total[i] = 0.0
+            label[i] = np.int64(y[first + i])
+        for k in range(n_groups):
+            out = grad[k, first:last]
+            for i in range(m):
+                total[i] += out[i]
+        weight = w[first:last]
+        for k in range(n_groups):
+            g, h = grad[k, first:last], hess[k, first:last]
+            for i in range(m):
+                p = g[i] / total[i]
+                onehot = 1.0 if k == label[i] else 0.0
+                g[i] = (p - onehot) * weight[i]
+                h[i] = max((2.0 * p) * (1.0 - p), _EPS) * weight[i]

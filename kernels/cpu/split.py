@@ -239,8 +239,11 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
     monotone : int8 (n_features,)                       # IN  +1 increasing, -1 decreasing
     node_bounds : float64 (n_nodes, 2)                  # IN  [lower, upper] on each node's
                                                         #     weight (monotone constraints)
-    scales : float64 (2,)                               # IN  fixed-point scales of g and h,
-                                                        #     powers of two (gbm.quantize)
+    scales : float64 (n_nodes, 2)                       # IN  each node's fixed-point scales
+                                                        #     of g and h, powers of two
+                                                        #     (gbm.quantize; the nodes of
+                                                        #     one call may come from trees
+                                                        #     of different output groups)
     split_params : float64 (4,)                         # IN  layout.SPLIT_PARAMS
     max_cat_to_onehot, max_cat_threshold : int          # IN  categorical candidates
     out_gain : float64 (n_nodes,)                       # OUT loss reduction; -inf = none
@@ -295,14 +298,15 @@ def _evaluate_task(task, hist, feature_offsets, is_categorical, node_sums, featu
     h = hist[k, feature_offsets[f]:feature_offsets[f + 1]]
     total_g, total_h = node_sums[k, 0], node_sums[k, 1]
     lower, upper = node_bounds[k, 0], node_bounds[k, 1]
-    parent = bounded_gain(total_g / scales[0], total_h / scales[1], reg_lambda, reg_alpha,
-                          max_delta_step, lower, upper)
+    node_scales = scales[k]
+    parent = bounded_gain(total_g / node_scales[0], total_h / node_scales[1], reg_lambda,
+                          reg_alpha, max_delta_step, lower, upper)
     if is_categorical[f]:
-        _categorical_best(h, n, total_g, total_h, parent, lower, upper, scales, reg_lambda,
+        _categorical_best(h, n, total_g, total_h, parent, lower, upper, node_scales, reg_lambda,
                           reg_alpha, max_delta_step, min_child_weight, max_cat_to_onehot,
                           max_cat_threshold, out, task_bits, task, k * n_cat + cat_slot[f])
     else:
-        _numeric_best(h, n, total_g, total_h, parent, monotone[f], lower, upper, scales,
+        _numeric_best(h, n, total_g, total_h, parent, monotone[f], lower, upper, node_scales,
                       reg_lambda, reg_alpha, max_delta_step, min_child_weight, out, task)
 
 
@@ -342,10 +346,10 @@ def node_weights(node_sums, node_bounds, scales, split_params, out):
     """Each node's weight (before the learning rate), kept within its bounds.
 
     node_sums : int64 (n_nodes, 2); node_bounds : float64 (n_nodes, 2)   # IN
-    scales : float64 (2,); split_params : float64 (4,)                   # IN
+    scales : float64 (n_nodes, 2); split_params : float64 (4,)           # IN
     out : float64 (n_nodes,)                                             # OUT
     """
     for k in range(node_sums.shape[0]):
-        out[k] = bounded_weight(node_sums[k, 0] / scales[0], node_sums[k, 1] / scales[1],
+        out[k] = bounded_weight(node_sums[k, 0] / scales[k, 0], node_sums[k, 1] / scales[k, 1],
                                 split_params[0], split_params[1], split_params[2],
                                 node_bounds[k, 0], node_bounds[k, 1])

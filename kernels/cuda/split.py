@@ -164,10 +164,10 @@ def _task_kernel(hist, feature_offsets, is_categorical, node_sums, feature_mask,
     n_features = feature_offsets.shape[0] - 1
     reg_lambda, reg_alpha = split_params[0], split_params[1]
     max_delta_step, min_child_weight = split_params[2], split_params[3]
-    scale_g, scale_h = scales[0], scales[1]
     for task in range(cuda.grid(1), n_nodes * n_features, cuda.gridsize(1)):
         k = task // n_features
         f = task - k * n_features
+        scale_g, scale_h = scales[k, 0], scales[k, 1]
         task_gain[task] = -math.inf
         task_bin[task] = 0
         task_left[task] = 0
@@ -272,7 +272,7 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
 @cuda.jit
 def _weights_kernel(node_sums, node_bounds, scales, split_params, out):
     for k in range(cuda.grid(1), out.shape[0], cuda.gridsize(1)):
-        out[k] = bounded_weight(node_sums[k, 0] / scales[0], node_sums[k, 1] / scales[1],
+        out[k] = bounded_weight(node_sums[k, 0] / scales[k, 0], node_sums[k, 1] / scales[k, 1],
                                 split_params[0], split_params[1], split_params[2],
                                 node_bounds[k, 0], node_bounds[k, 1])
 

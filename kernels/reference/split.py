@@ -49,7 +49,8 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
         out_cat_bits[k] = 0
         total = node_sums[k]
         bounds = tuple(node_bounds[k])
-        parent = split_math.bounded_gain(total[0] / scales[0], total[1] / scales[1], *reg,
+        scales_k = scales[k]
+        parent = split_math.bounded_gain(total[0] / scales_k[0], total[1] / scales_k[1], *reg,
                                          *bounds)
         for f in range(feature_offsets.shape[0] - 1):
             h = hist[k, feature_offsets[f]:feature_offsets[f + 1]]
@@ -57,7 +58,7 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
             if not feature_mask[k, f] or (n < 2 and not is_categorical[f]):
                 continue
             if is_categorical[f]:
-                candidates = _categorical_candidates(h, n, total, scales, reg, min_child_weight,
+                candidates = _categorical_candidates(h, n, total, scales_k, reg, min_child_weight,
                                                      max_cat_to_onehot, max_cat_threshold)
             else:
                 candidates = _numeric_candidates(h, n, monotone[f])
@@ -65,10 +66,10 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
                 right = total - left
                 if left[1] <= 0 or right[1] <= 0:
                     continue
-                hl, hr = left[1] / scales[1], right[1] / scales[1]
+                hl, hr = left[1] / scales_k[1], right[1] / scales_k[1]
                 if hl < min_child_weight or hr < min_child_weight:
                     continue
-                gl, gr = left[0] / scales[0], right[0] / scales[0]
+                gl, gr = left[0] / scales_k[0], right[0] / scales_k[0]
                 if is_categorical[f] or monotone[f] == 0:
                     gain = (split_math.bounded_gain(gl, hl, *reg, *bounds)
                             + split_math.bounded_gain(gr, hr, *reg, *bounds) - parent)
@@ -89,6 +90,6 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
 
 def node_weights(node_sums, node_bounds, scales, split_params, out):
     for k in range(node_sums.shape[0]):
-        out[k] = split_math.bounded_weight(node_sums[k, 0] / scales[0],
-                                           node_sums[k, 1] / scales[1], *split_params[:3],
+        out[k] = split_math.bounded_weight(node_sums[k, 0] / scales[k, 0],
+                                           node_sums[k, 1] / scales[k, 1], *split_params[:3],
                                            *node_bounds[k])

@@ -69,7 +69,8 @@ def _evaluate_both(hist, n_bins, is_cat, mask, params, onehot, threshold, monoto
     n = hist.shape[0]
     offsets = offsets_of(n_bins)
     sums = hist[:, offsets[0]:offsets[1]].sum(axis=1)
-    scales = np.array([2.0**20, 2.0**22])
+    scales = np.tile([2.0**20, 2.0**22], (n, 1))
+    scales[1::2] = [2.0**18, 2.0**25]  # nodes of another tree's scales
     results = []
     for module in (reference, cpu, cuda):
         out = (np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.uint8),
@@ -109,7 +110,8 @@ def test_node_weights():
                             rng.integers(0, 10**9, 20)]).astype(np.int64)
     bounds = np.tile([-np.inf, np.inf], (20, 1))
     bounds[::3] = (-0.001, 0.002)
-    scales, params = np.array([2.0**30, 2.0**31]), np.array([1.0, 0.3, 0.5, 0.0])
+    scales, params = np.tile([2.0**30, 2.0**31], (20, 1)), np.array([1.0, 0.3, 0.5, 0.0])
+    scales[::2] = [2.0**26, 2.0**33]
     expected, got = np.empty(20), np.empty(20)
     reference.node_weights(sums, bounds, scales, params, expected)
     cuda.node_weights(sums, bounds, scales, params, got)
@@ -352,7 +354,7 @@ def test_evaluate_splits_refuses_more_than_256_categories():
         cuda.evaluate_splits(dev(hist), offsets, np.array([0, 1], np.uint8),
                              np.zeros((1, 2), np.int64), np.ones((1, 2), np.uint8),
                              np.zeros(2, np.int8), np.array([[-np.inf, np.inf]]),
-                             np.array([1.0, 1.0]), np.array([1.0, 0.0, 0.0, 1.0]), 4, 64, *out)
+                             np.ones((1, 2)), np.array([1.0, 0.0, 0.0, 1.0]), 4, 64, *out)
 
 
 def test_partition_and_predict_with_wide_category_sets():
