@@ -162,14 +162,14 @@ MUTANTS = [
            "left_bounds[up, 0] = right_bounds[up, 1] = mid[up]", GROWER,
            "increasing constraint: children's bounds on the wrong sides"),
     Mutant("depthwise_max_leaves_worst", "gbm/grower.py",
-           "best = np.lexsort((ids[chosen], -splits.gain[chosen]))",
-           "best = np.lexsort((ids[chosen], splits.gain[chosen]))", GROWER,
+           "best = np.lexsort((ids[chosen], -splits.gain[chosen], trees))",
+           "best = np.lexsort((ids[chosen], splits.gain[chosen], trees))", GROWER,
            "depthwise with max_leaves binding keeps the worst splits of a level"),
     Mutant("threshold_next_cut", "gbm/grower.py",
            "self.data.padded_cuts[feature[numeric],\n"
-           "                                                             nodes.split_bin[:n][numeric]]",
+           "                                                             split_bin[numeric]]",
            "self.data.padded_cuts[feature[numeric],\n"
-           "                                                             nodes.split_bin[:n][numeric] + 1]",
+           "                                                             split_bin[numeric] + 1]",
            GROWER, "the raw threshold stored is the next bin's cut"),
     # -- sampling (gbm/training.py, gbm/sampling.py)
     Mutant("rows_shared_by_groups", "gbm/training.py",

@@ -26,8 +26,13 @@ def pointwise(kind, margin, y, w, objective_params=(), backend=None):
         margin = margin.reshape(-1, 1)
     # written group-major (each group's rows contiguous, what the grower reads), seen as
     # (n_rows, n_groups); the margin may be either layout
-    grad = xp.empty((margin.shape[1], margin.shape[0]), dtype=xp.float64).T
-    hess = xp.empty((margin.shape[1], margin.shape[0]), dtype=xp.float64).T
+    # (training's backend reuses them from round to round: see Backend.buffer)
+    shape = (margin.shape[1], margin.shape[0])
+    if backend is None:
+        grad, hess = np.empty(shape).T, np.empty(shape).T
+    else:
+        grad = backend.buffer("grad", shape, np.float64).T
+        hess = backend.buffer("hess", shape, np.float64).T
     params = xp.asarray(np.asarray(objective_params, dtype=np.float64).reshape(-1))
     if params.size == 0:
         params = xp.zeros(1, dtype=xp.float64)

@@ -67,6 +67,7 @@ class GroupRunner:
         if not hasattr(local, "backend"):
             b = self.backend
             local.backend = Backend(b.name, b.xp, b.kernels, b.collective, n_threads=1)
+            local.backend.workspace = None if b.workspace is None else {}
             local.buffers = self._make_buffers()
         return local.backend, local.buffers
 

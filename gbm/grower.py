@@ -217,8 +217,11 @@ class TreeGrower:
         self.buffers = buffers if buffers is not None and depthwise else None
         self.params, self.backend, self.k = params, backend, backend.kernels
         self.xp = backend.xp
-        self.rows = self.xp.array(rows, dtype=np.int32)
-        self.scratch = self.xp.empty_like(self.rows)
+        # the tree's own copy of its rows (partitioned in place), in memory the backend
+        # may keep from tree to tree (Backend.buffer)
+        self.rows = backend.buffer("rows", len(rows), np.int32)
+        self.rows[...] = self.xp.asarray(rows, dtype=np.int32)
+        self.scratch = backend.buffer("rows_scratch", len(rows), np.int32)
         self.split_params = np.array([params["reg_lambda"], params["reg_alpha"],
                                       params["max_delta_step"], params["min_child_weight"]])
         max_depth, max_leaves = params["max_depth"], params["max_leaves"]

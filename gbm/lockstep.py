@@ -52,6 +52,7 @@ class Lockstep:
             data, bins=xp.tile(data.bins, (n_groups, 1)),
             bins_by_feature=xp.tile(data.bins_by_feature, (1, n_groups)))
         self.gpair = xp.empty((n_groups * self.n_rows, 2), dtype=GPAIR_DTYPE)
+        self.every_row = xp.arange(n_groups * self.n_rows, dtype=np.int32)  # never written
         self.backend = backend
 
     def grow_round(self, grad, hess, by_group, round_, row_ids, n_rows_total, params,
@@ -60,7 +61,7 @@ class Lockstep:
         ``by_group`` (float64 (n_groups, n_rows), contiguous)."""
         from .training import _add_tree  # training imports this module
 
-        backend, n, xp = self.backend, self.n_rows, self.backend.xp
+        backend, n = self.backend, self.n_rows
         scales = np.empty((self.n_groups, 2))
         samplers, kept, segments, rows = [], [], [0], []
         for g in range(self.n_groups):
@@ -68,12 +69,15 @@ class Lockstep:
                                     out=self.gpair[g * n:(g + 1) * n])
             keep = row_sample(params["random_state"], round_, g, row_ids, params["subsample"])
             kept.append(keep)
-            rows.append(np.arange(g * n, (g + 1) * n, dtype=np.int32) if keep is None
+            rows.append(self.every_row[g * n:(g + 1) * n] if keep is None
                         else (g * n + np.flatnonzero(keep)).astype(np.int32))
             segments.append(segments[-1] + rows[-1].shape[0])
             samplers.append(ColumnSampler(params, self.data.n_features, round_, g))
+        if not by_group.flags.c_contiguous:  # the margins must be updated in place
+            raise ValueError("by_group must be C-contiguous")
         column = by_group.reshape(-1)
-        grower = TreeGrower(self.stacked, self.gpair, scales, np.concatenate(rows), params,
+        rows = self.every_row if all(k is None for k in kept) else np.concatenate(rows)
+        grower = TreeGrower(self.stacked, self.gpair, scales, rows, params,
                             backend, samplers, buffers, column=column, segments=segments)
         trees, rows, starts, ends, values = grower.grow()
         with backend.threads(rows.shape[0]):

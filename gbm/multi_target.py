@@ -81,14 +81,15 @@ class MultiTarget:
 
     def gradients(self, margin, y, w, backend=None):
         xp = np if backend is None else backend.xp
-        grads, hesses = [], []
+        # group-major, seen as (n_rows, k): what the training loop reads without a copy
+        grads = xp.empty((self.k, margin.shape[0]))
+        hesses = xp.empty((self.k, margin.shape[0]))
         for j in range(self.k):
             g, h = self.base.gradients(margin[:, j:j + 1], xp.ascontiguousarray(y[:, j]), w,
                                        backend)
-            grads.append(g.reshape(-1))
-            hesses.append(h.reshape(-1))
-        # group-major, seen as (n_rows, k): what the training loop reads without a copy
-        return xp.stack(grads).T, xp.stack(hesses).T
+            # copied at once: the next target's may reuse the same memory (Backend.buffer)
+            grads[j], hesses[j] = g.reshape(-1), h.reshape(-1)
+        return grads.T, hesses.T
 
     def _columns(self, margin, xp, method):
         return xp.stack([getattr(self.base, method)(margin[:, j:j + 1], xp)

@@ -25,7 +25,7 @@ from .lockstep import Lockstep, use_lockstep
 from .multi_target import check_targets, n_targets
 from .objectives import get_objective
 from .params import validate_params
-from .quantize import quantize
+from .quantize import GPAIR_DTYPE, quantize
 from .queries import training_queries
 from .sampling import ColumnSampler, row_sample
 from .tree import Forest
@@ -138,6 +138,7 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
             or num_boost_round < 0:
         raise ValueError(f"num_boost_round must be an integer >= 0, got {num_boost_round!r}")
     backend = get_backend(p["device"], p["n_jobs"], _collective)
+    backend.workspace = {}  # a round's large arrays reuse the last round's memory
     names = feature_names if feature_names is not None else feature_names_of(X)
     init = None
     if init_model is not None:  # continue with the model's categories
@@ -333,7 +334,8 @@ def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_ro
     the round's gradients, as XGBoost does) and add their leaf values to ``column`` (the
     group's margins, contiguous, updated in place); returns the trees, for the caller to
     add to the booster in group order."""
-    gpair, scales = quantize(grad, hess, backend, n_rows_total)
+    gpair, scales = quantize(grad, hess, backend, n_rows_total,
+                             out=backend.buffer("gpair", (grad.shape[0], 2), GPAIR_DTYPE))
     n_parallel = p["num_parallel_tree"]
     # Each parallel tree's leaves carry learning_rate / num_parallel_tree, so a round
     # adds learning_rate times the mean of its trees (XGBoost scales them the same way).
@@ -342,7 +344,7 @@ def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_ro
     trees = []
     for parallel in range(n_parallel):
         kept = row_sample(p["random_state"], round_, group, row_ids, p["subsample"], parallel)
-        rows = (xp.arange(row_ids.shape[0], dtype=np.int32) if kept is None
+        rows = (_all_rows(backend, row_ids.shape[0]) if kept is None
                 else backend.asarray(np.flatnonzero(kept).astype(np.int32)))
         columns = ColumnSampler(p, data.n_features, round_, group, parallel)
         # without a leaf refresh, the last level's leaves go straight into the margins
@@ -360,6 +362,16 @@ def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_ro
                 _add_tree(backend, data, tree, np.flatnonzero(~kept), column)
         trees.append(tree)
     return trees
+
+
+def _all_rows(backend, n):
+    """int32 ``0 .. n - 1`` on the device, made once per backend (read, never written)."""
+    if backend.workspace is None:
+        return backend.xp.arange(n, dtype=np.int32)
+    held = backend.workspace.get("all_rows")
+    if held is None or held.shape[0] != n:
+        held = backend.workspace["all_rows"] = backend.xp.arange(n, dtype=np.int32)
+    return held
 
 
 def _add_tree(backend, data, tree, rows, column):

@@ -4,8 +4,8 @@ the draws differ between groups, rounds and parallel trees, are the same for the
 key, and the first parallel tree keeps the key it had before ``num_parallel_tree``.
 
 The rows and column sets each tree is grown on are recorded from the trainer's calls
-(a spy on ``TreeGrower``), so these tests see what training did, not what the sampling
-functions would return.
+(a spy on ``TreeGrower``, which grows one tree or a round's groups' trees in lockstep),
+so these tests see what training did, not what the sampling functions would return.
 """
 import itertools
 import threading
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm import training
+from gbm import lockstep, training
 
 N_ROWS, N_FEATURES = 2000, 12
 
@@ -54,12 +54,21 @@ def spy(monkeypatch):
     class Spy(original):
         def __init__(self, data, gpair, scales, rows, params, backend, column_sampler,
                      *args, **kwargs):
-            record.add((frozenset(np.asarray(rows).tolist()),
-                        tuple(column_sampler.tree.tolist()), column_sampler))
+            segments = kwargs.get("segments")
+            if segments is None:  # one tree
+                record.add((frozenset(np.asarray(rows).tolist()),
+                            tuple(column_sampler.tree.tolist()), column_sampler))
+            else:  # trees in lockstep: tree t's rows are numbered from t * n_rows
+                n_rows = data.bins.shape[0] // len(column_sampler)
+                for t, sampler in enumerate(column_sampler):
+                    own = np.asarray(rows[segments[t]:segments[t + 1]]) - t * n_rows
+                    record.add((frozenset(own.tolist()), tuple(sampler.tree.tolist()),
+                                sampler))
             super().__init__(data, gpair, scales, rows, params, backend, column_sampler,
                              *args, **kwargs)
 
     monkeypatch.setattr(training, "TreeGrower", Spy)
+    monkeypatch.setattr(lockstep, "TreeGrower", Spy)
     return record
 
 

@@ -144,16 +144,22 @@ def add_split_values(bins_by_feature, rows, node_starts, node_ends, split_featur
     out : float64 (n_rows,)                                 # IN/OUT
     """
     first_chunk, task_node = _chunk_tasks(node_starts, node_ends)
+    # node k's right value at 2k, its left at 2k + 1: a row's value is read, not branched
+    # to (the way a row goes is data, and a mispredicted branch costs more than the row)
+    values = np.empty(2 * node_starts.shape[0])
+    for k in range(node_starts.shape[0]):
+        values[2 * k] = right_values[k]
+        values[2 * k + 1] = left_values[k]
     for task in prange(task_node.shape[0]):
         _add_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_starts, node_ends,
                    split_feature, split_bin, default_left, split_type, cat_bits, n_bins,
-                   left_values, right_values, out)
+                   values, out)
 
 
 @kernel
 def _add_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_starts, node_ends,
                split_feature, split_bin, default_left, split_type, cat_bits, n_bins,
-               left_values, right_values, out):
+               values, out):
     """One chunk of ``add_split_values``."""
     k = task_node[task]
     column = bins_by_feature[split_feature[k]]
@@ -161,16 +167,19 @@ def _add_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_starts,
     threshold = split_bin[k]
     missing_left = default_left[k] == 1
     categorical = split_type[k] == 1
-    left, right = left_values[k], right_values[k]
+    pair = values[2 * k:2 * k + 2]
     lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
     hi = min(lo + _PARTITION_CHUNK, node_ends[k])
     for p in range(lo, hi):
         if p + DISTANCE < hi:
-            prefetch(column, np.uint64(rows[p + DISTANCE]))
+            ahead = np.uint64(rows[p + DISTANCE])
+            prefetch(column, ahead)
+            prefetch(out, ahead)
         r = np.uint64(rows[p])
         b = np.int32(column[r])
-        go = _goes_left(b, missing_bin, threshold, missing_left, categorical, cat_bits, k)
-        out[r] += left if go else right
+        go = np.int64(_goes_left(b, missing_bin, threshold, missing_left, categorical,
+                                 cat_bits, k))
+        out[r] += pair[go]
 
 
 @kernel
