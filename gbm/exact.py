@@ -11,33 +11,48 @@ correctly rounded sum of all the values: the same whatever the split and order.
 import numpy as np
 
 from .collective import LOCAL
+from .kernels.jit import kernel
 
-_E_MIN = -1126  # exponent of the smallest bin: frexp's exponent of 2**-1074, minus 53
+_E_MIN = -1126  # bin k weighs 2**(k + _E_MIN); the smallest value bit, 2**-1074, is bin 52
 _HALF = 26  # a 53-bit mantissa is added as two halves of 27 and 26 bits
 _N_BINS = 1024 + _HALF - _E_MIN - 52  # up to the high half of the largest finite float
-_CHUNK = 1 << 25  # float64 bin counts stay exact integers below 2**53 for this many rows
 
 
 def sum_parts(values):
     """The exact sum of a float64 array, as int64 bins (n_sums, n_bins) ready for an
     integer all-reduce. ``values``: (n,) for one sum or (n_sums, n) for several."""
     values = np.asarray(values, dtype=np.float64)
-    matrix = values.reshape(1, -1) if values.ndim == 1 else values
+    matrix = np.ascontiguousarray(values.reshape(1, -1) if values.ndim == 1 else values)
     if not np.isfinite(matrix).all():
         raise ValueError("an exact sum needs finite values; got NaN or infinity")
     out = np.zeros((matrix.shape[0], _N_BINS), dtype=np.int64)
-    for i, row in enumerate(matrix):
-        for lo in range(0, row.shape[0], _CHUNK):
-            mantissa, exponent = np.frexp(row[lo:lo + _CHUNK])
-            m = (mantissa * 2.0**53).astype(np.int64)  # exact: |mantissa| < 1
-            e = exponent.astype(np.int64) - 53 - _E_MIN
-            sign = np.sign(m)
-            m = np.abs(m)
-            high, low = (m >> _HALF) * sign, (m & ((1 << _HALF) - 1)) * sign
-            # bincount sums float64 weights: exact, every partial sum is an integer < 2**53
-            out[i] += np.bincount(e + _HALF, weights=high, minlength=_N_BINS).astype(np.int64)
-            out[i] += np.bincount(e, weights=low, minlength=_N_BINS).astype(np.int64)
+    _add_parts(matrix.view(np.int64), out)
     return out
+
+
+@kernel
+def _add_parts(bits, out):
+    """Each finite value, from its IEEE 754 bits ``bits[i, j]``: an integer of at most 53
+    bits times ``2**(k + _E_MIN)``, added into row ``i`` of ``out`` as two integer halves,
+    bins ``k`` (the low 26 bits) and ``k + 26`` (the high 27). Integer adds: exact, in any
+    order (a bin takes at most 2**27 a value: no overflow before 2**36 values)."""
+    low_mask = np.int64((1 << _HALF) - 1)
+    fraction_mask = np.int64((1 << 52) - 1)
+    for i in range(bits.shape[0]):
+        for j in range(bits.shape[1]):
+            b = bits[i, j]
+            field = (b >> 52) & 0x7FF
+            magnitude = b & fraction_mask
+            if field:  # normal: the implicit leading bit
+                magnitude |= np.int64(1) << 52
+            else:  # subnormal (or zero): the exponent of the smallest normal
+                field = 1
+            k = field - 1075 - _E_MIN  # the value is magnitude * 2**(field - 1075)
+            high, low = magnitude >> _HALF, magnitude & low_mask
+            if b < 0:
+                high, low = -high, -low
+            out[i, k + _HALF] += high
+            out[i, k] += low
 
 
 def parts_to_float(parts):
