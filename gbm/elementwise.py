@@ -16,6 +16,8 @@ from .kernels import elementary
 from .kernels.jit import kernel
 
 _EXP, _LOG, _LOG2 = elementary.cpu.exp, elementary.cpu.log, elementary.cpu.log2
+_LOG_SPLIT = elementary.cpu.log_split
+_POWERS = elementary._POWERS  # 2**-1022 .. 2**1023
 
 
 @kernel
@@ -25,9 +27,17 @@ def _exp_into(x, out):
 
 
 @kernel
-def _log_into(x, out):
+def _log_into(x, bits, out):
+    """``log`` of every ``x[i]``; ``bits`` is ``x`` as int64 (its IEEE 754 bits). Positive
+    normal values below 2**1022 take ``log_split``, their frexp parts read from the bits
+    (m = x 2**-e, an exact scaling): the same bits as ``log``, without its libm frexp
+    call; the others (zero, subnormal, huge, negative, inf, NaN) take ``log``."""
     for i in range(x.size):
-        out[i] = _LOG(x[i])
+        field = (bits[i] >> 52) & 0x7FF  # biased exponent; 0 for a negative bits[i] too
+        if bits[i] > 0 and 1 <= field <= 2044:
+            out[i] = _LOG_SPLIT(x[i] * _POWERS[2044 - field], field - 1022)
+        else:
+            out[i] = _LOG(x[i])
 
 
 @kernel
@@ -36,10 +46,16 @@ def _log2_into(x, out):
         out[i] = _LOG2(x[i])
 
 
-def _apply(loop, a, out):
+def _apply(loop, a, out, with_bits=False):
+    """``loop(a, result)`` (``loop(a, a's bits as int64, result)`` ``with_bits``) on
+    ``a`` flattened; ``out``: written in place and returned."""
     a = np.ascontiguousarray(a, dtype=np.float64)
     result = np.empty_like(a)
-    loop(a.reshape(-1), result.reshape(-1))
+    flat = a.reshape(-1)
+    if with_bits:
+        loop(flat, flat.view(np.int64), result.reshape(-1))
+    else:
+        loop(flat, result.reshape(-1))
     if out is None:
         return result
     out[...] = result
@@ -53,7 +69,7 @@ def exp(a, out=None):
 
 def log(a, out=None):
     """Natural logarithm elementwise (float64), as ``np.log``."""
-    return _apply(_log_into, a, out)
+    return _apply(_log_into, a, out, with_bits=True)
 
 
 def log2(a, out=None):

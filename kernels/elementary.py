@@ -108,10 +108,17 @@ def make_elementary(jit, mul):
 
     @jit
     def _log_parts(x):
-        """(e, f, c) with x = m 2**e, m in [sqrt(1/2), sqrt(2)), log(m) = f + c: f = m - 1
-        (exact) and the small correction c = -(f^2/2 - s (f^2/2 + R)), s = f / (2 + f),
-        R the series of log((1 + s)/(1 - s)) - 2s in s^2 over s (fdlibm's arrangement)."""
+        """(e, f, c) with x = m 2**e, m in [sqrt(1/2), sqrt(2)), log(m) = f + c (see
+        ``_log_series``)."""
         m, e = math.frexp(x)
+        return _log_series(m, e)
+
+    @jit
+    def _log_series(m, e):
+        """(e, f, c) for x = m 2**e, m in [1/2, 1) (frexp's), moved to [sqrt(1/2),
+        sqrt(2)): log(m) = f + c, f = m - 1 (exact) and the small correction
+        c = -(f^2/2 - s (f^2/2 + R)), s = f / (2 + f), R the series of
+        log((1 + s)/(1 - s)) - 2s in s^2 over s (fdlibm's arrangement)."""
         if m < _SQRT_HALF:
             m = m * 2.0  # exact
             e -= 1
@@ -147,9 +154,21 @@ def make_elementary(jit, mul):
                 return -math.inf
             return x if x == math.inf else math.nan
         e, f, c = _log_parts(x)
+        return _log_sum(e, f, c)
+
+    @jit
+    def _log_sum(e, f, c):
+        """e ln2 + f + c, with e ln2_hi + f summed exactly."""
         ef = np.float64(e)
         total, error = _two_sum(mul(ef, ln2_hi), f)  # e ln2_hi is exact
         return total + (error + (c + mul(ef, ln2_lo)))
+
+    @jit
+    def log_split(m, e):
+        """``log(m * 2**e)`` for m in [1/2, 1) and a normal m 2**e, split by the caller
+        (frexp's parts, e.g. read from the float's bits): no test and no frexp call."""
+        e, f, c = _log_series(m, e)
+        return _log_sum(e, f, c)
 
     @jit
     def log2(x):
@@ -171,8 +190,8 @@ def make_elementary(jit, mul):
         """1 / (1 + e**-z)."""
         return 1.0 / (1.0 + exp(-z))
 
-    return SimpleNamespace(exp=exp, exp_normal=exp_normal, log=log, log2=log2,
-                           sigmoid=sigmoid)
+    return SimpleNamespace(exp=exp, exp_normal=exp_normal, log=log, log_split=log_split,
+                           log2=log2, sigmoid=sigmoid)
 
 
 python = make_elementary(lambda f: f, product)

@@ -30,6 +30,22 @@ def test_each_element_is_the_reference(name):
     assert np.array_equal(np.signbit(got), np.signbit(want))
 
 
+def test_log_split_by_bits_is_log_at_every_exponent():
+    """``log`` reads the frexp parts of positive normal values below 2**1022 from their
+    bits (``_log_into``): every exponent, the edges of that range and outside it, bit for
+    bit the reference's."""
+    rng = np.random.default_rng(4)
+    powers = 2.0 ** np.arange(-1074.0, 1024.0)
+    x = np.concatenate([powers, powers * 1.4142135623730951, powers[:-1] * 1.9999999,
+                        rng.lognormal(0, 60, 3000), rng.uniform(1e-15, 1.0, 3000),
+                        [2.2250738585072014e-308, 2.225073858507201e-308, 2.0**1022,
+                         2.0**1022 * 1.5, 1.7976931348623157e308, -2.0, -0.0, 0.0,
+                         math.inf, -math.inf, math.nan]])
+    got = elementwise.log(x)
+    want = np.array([reference.log(float(v)) for v in x])
+    np.testing.assert_array_equal(got, want)
+
+
 def test_out_is_written_in_place_and_inputs_are_left_alone():
     x = np.linspace(-3, 3, 50).reshape(5, 10)
     saved = x.copy()
