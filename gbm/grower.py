@@ -121,14 +121,11 @@ class _Nodes:
         ids = np.arange(self.n, self.n + count, dtype=np.int64)
         self.n += count
         self.tree[ids] = trees
-        if self.next_local.shape[0] == 1:
-            self.local[ids] = self.next_local[0] + np.arange(count)
-        else:  # rank of each node among the new nodes of its tree
-            order = np.argsort(trees, kind="stable")
-            sorted_trees = trees[order]
-            first = np.searchsorted(sorted_trees, sorted_trees)
-            self.local[ids[order]] = (self.next_local[sorted_trees]
-                                      + np.arange(count) - first)
+        # each node's rank among the new nodes of its tree, after its tree's earlier nodes
+        order = np.argsort(trees, kind="stable")
+        sorted_trees = trees[order]
+        first = np.searchsorted(sorted_trees, sorted_trees)
+        self.local[ids[order]] = self.next_local[sorted_trees] + np.arange(count) - first
         self.next_local += np.bincount(trees, minlength=self.next_local.shape[0])
         return ids
 
@@ -203,7 +200,7 @@ class TreeGrower:
                  buffers=None, column=None, segments=None):
         self.data, self.gpair = data, gpair
         self.tree_scales = np.array(scales, dtype=np.float64).reshape(-1, 2)
-        n_trees = self.tree_scales.shape[0]
+        self.n_trees = n_trees = self.tree_scales.shape[0]
         self.samplers = list(column_sampler) if segments is not None else [column_sampler]
         self.segments = (np.array([0, len(rows)], np.int64) if segments is None
                          else np.asarray(segments, np.int64))
@@ -271,14 +268,11 @@ class TreeGrower:
         nodes, data = self.nodes, self.data
         if self.samplers[0].trivial and data.interaction is None:  # every feature
             return np.ones((ids.shape[0], data.n_features), dtype=np.uint8)
-        if len(self.samplers) == 1:
-            mask = self.samplers[0].masks(nodes.local[ids], nodes.depth[ids])
-        else:  # each tree's draws, keyed by its own node ids
-            mask = np.empty((ids.shape[0], data.n_features), dtype=np.uint8)
-            trees = nodes.tree[ids]
-            for t in np.unique(trees):
-                at = ids[trees == t]
-                mask[trees == t] = self.samplers[t].masks(nodes.local[at], nodes.depth[at])
+        mask = np.empty((ids.shape[0], data.n_features), dtype=np.uint8)
+        trees = nodes.tree[ids]
+        for t in np.unique(trees):  # each tree's draws, keyed by its own node ids
+            at = ids[trees == t]
+            mask[trees == t] = self.samplers[t].masks(nodes.local[at], nodes.depth[at])
         if data.interaction is not None:
             mask &= allowed_features(data.interaction, nodes.path[ids])
         return mask
@@ -427,7 +421,7 @@ class TreeGrower:
 
     def _grow_depthwise(self, ids, hist):
         max_leaves = self.params["max_leaves"]
-        n_leaves = np.ones(self.tree_scales.shape[0], dtype=np.int64)  # per tree
+        n_leaves = np.ones(self.n_trees, dtype=np.int64)  # per tree
         while ids.shape[0]:
             splits = self._evaluate(ids, hist)
             chosen = np.flatnonzero(splits.ok)
@@ -474,9 +468,8 @@ class TreeGrower:
         self.k.node_weights(nodes.sums[:n], nodes.bounds[:n], self._scales(all_ids),
                             self.split_params, weights)
         trees, starts, ends, values, self.leaf_ids = [], [], [], [], []
-        n_trees = self.tree_scales.shape[0]
-        for t in range(n_trees):  # a tree's nodes, in creation order, are its local ids
-            sel = all_ids if n_trees == 1 else np.flatnonzero(nodes.tree[:n] == t)
+        for t in range(self.n_trees):  # a tree's nodes, in creation order, are its local ids
+            sel = np.flatnonzero(nodes.tree[:n] == t)
             tree = self._tree(sel, weights[sel], self.tree_scales[t])
             leaves = np.flatnonzero(tree.left_child < 0)
             trees.append(tree)
@@ -484,8 +477,6 @@ class TreeGrower:
             starts.append(nodes.start[sel[leaves]])
             ends.append(nodes.end[sel[leaves]])
             values.append(tree.value[leaves])
-        if n_trees == 1:
-            return trees, self.rows, starts[0], ends[0], values[0]
         return trees, self.rows, np.concatenate(starts), np.concatenate(ends), \
             np.concatenate(values)
 

@@ -28,7 +28,7 @@ def pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_thre
 
     Each row is computed alone: the thread count cannot change any result. Softmax on
     group-major arrays (training's) takes a kernel of its own that vectorises: the same
-    bits, 2x faster.
+    bits, 1.5x faster (58,400 rows x 5 classes, one thread).
     """
     if (kind == SOFTMAX and margin.T.flags.c_contiguous and grad.T.flags.c_contiguous
             and hess.T.flags.c_contiguous):

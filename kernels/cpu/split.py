@@ -29,9 +29,7 @@ def _numeric_best(h, n, total_g, total_h, parent, direction_sign, lower, upper, 
     weights go the wrong way is skipped, as in XGBoost.
     """
     task_gain, task_bin, task_left, task_sum = out
-    # the best so far stays in locals, written once at the end: neighbouring tasks' rows
-    # of ``out`` share cache lines, and threads writing them at every improvement slowed
-    # a level of 32 nodes so that 2 threads took as long as 1
+    # the best so far stays in locals, written to the task's row of ``out`` once at the end
     best_bin, best_left, best_g, best_h = 0, 0, 0, 0
     # the scales are powers of two: multiplying by their inverses is exact, as dividing is
     inv_g, inv_h = 1.0 / scales[0], 1.0 / scales[1]
