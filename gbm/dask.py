@@ -30,7 +30,7 @@ CHECKPOINT_FILE = dask_checkpoint.FILE
 
 def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=(), group=None,
           qid=None, early_stopping_rounds=None, checkpoint_dir=None, workers=None,
-          balance=True, collective_timeout=300.0, _stats=None, **kwargs):
+          balance=True, collective_timeout=300.0, transport="auto", _stats=None, **kwargs):
     """Train on the workers of a Dask cluster; returns the ``Booster`` (the same model
     file as ``gbm.train`` on the same data, for any number of workers and any chunking).
 
@@ -62,6 +62,11 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
         The model does not depend on it.
     collective_timeout : float, seconds one exchange waits for the other ranks before
         failing (the backstop for a hung worker; a lost worker fails at once)
+    transport : "auto" or "dask"
+        How the ranks exchange: "auto" opens direct TCP connections between the ranks
+        when every worker has a ``tcp://`` address (falling back to Dask's comms when a
+        connection cannot be made), "dask" always uses Dask's comms (TLS clusters do
+        too); see ``gbm.dask_collective``. The model does not depend on it.
     kwargs : the other arguments of ``gbm.train`` (feature_names, callbacks, obj,
         custom_metric, maximize, categorical_features, verbose_eval, init_model), sent to
         every rank
@@ -94,7 +99,7 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
     rank_args = [(shares[rank], [(name, s[rank]) for name, s in eval_shares], spec)
                  for rank in range(len(addresses))]
     results = run_ranks(client, addresses, _train_rank, rank_args, collective_timeout,
-                        name="gbm-train")
+                        name="gbm-train", transport=transport)
     if _stats is not None:  # for the benchmark: rows and collective time of each rank
         _stats["ranks"] = [r[2] for r in results]
     digests = {r[1] for r in results}
@@ -151,6 +156,7 @@ def _train_rank(collective, share, eval_shares, spec):
         collective.close()
     digest = hashlib.sha256(booster.to_json().encode()).hexdigest()
     stats = {"rows": int(ids.shape[0]), "exchanges": collective.n_exchanges,
+             "transport": getattr(collective, "host", collective).transport,
              "collective_s": collective.seconds, "device_allreduce": path,
              "device_allreduce_reason": reason}
     return (booster if collective.rank == 0 else None), digest, stats

@@ -18,7 +18,7 @@ from .collective import CollectiveError
 _GRACE_S = 3.0  # after the first failing rank: how long the others get to report theirs
 
 
-def run_ranks(client, addresses, body, rank_args, timeout, name="gbm"):
+def run_ranks(client, addresses, body, rank_args, timeout, name="gbm", transport="auto"):
     """Run ``body`` on every rank; returns the ranks' results, in rank order.
 
     Parameters
@@ -31,14 +31,20 @@ def run_ranks(client, addresses, body, rank_args, timeout, name="gbm"):
     rank_args : list (one per rank) of tuples ``(share, *args)``
     timeout : float, seconds one exchange waits for the other ranks
     name : str, prefix of the tasks' keys
+    transport : "auto" (direct TCP between the ranks where their workers' addresses are
+        ``tcp://``, else Dask's comms) or "dask" (always Dask's comms); see
+        ``gbm.dask_collective``
     """
     from .dask_collective import end_session, start_session
 
+    if transport not in ("auto", "dask"):
+        raise ValueError(f"transport must be 'auto' or 'dask', got {transport!r}")
     session = f"gbm-{uuid.uuid4().hex}"
     start_session(client, session, addresses)
     futures = [client.submit(_run_rank, body, session, rank, addresses, float(timeout),
-                             *rank_args[rank], workers=[addr], allow_other_workers=False,
-                             pure=False, retries=0, key=f"{name}-rank{rank}-{session}")
+                             transport, *rank_args[rank], workers=[addr],
+                             allow_other_workers=False, pure=False, retries=0,
+                             key=f"{name}-rank{rank}-{session}")
                for rank, addr in enumerate(addresses)]
     try:
         return _wait_for_ranks(client, futures)
@@ -55,13 +61,20 @@ def worker_threads():
     return get_worker().state.nthreads
 
 
-def _run_rank(body, session, rank, addresses, timeout, share, *args):
+def _run_rank(body, session, rank, addresses, timeout, transport, share, *args):
     """One rank (a long task on its worker): ``body``'s result."""
+    from .dask_heap import kept_heap
+
+    with kept_heap():  # Dask's workers make every large allocation a fresh mmap
+        return _run_body(body, session, rank, addresses, timeout, transport, share, *args)
+
+
+def _run_body(body, session, rank, addresses, timeout, transport, share, *args):
     from distributed import get_worker
 
     from .dask_collective import DaskCollective
 
-    collective = DaskCollective(session, rank, addresses, timeout)
+    collective = DaskCollective(session, rank, addresses, timeout, transport)
     try:
         return body(collective, share, *args)
     except CollectiveError:

@@ -305,6 +305,48 @@ def test_checkpoint_resume_gives_the_uninterrupted_model(client, tmp_path):
     assert resumed.to_json() == uninterrupted
 
 
+def test_both_transports_give_the_local_model(client):
+    X, y = _data(3)
+    local = gbm.train(PARAMS, X, y, 3).to_json()
+    dX, dy = _dask(X, y)
+    for transport, used in (("auto", "tcp"), ("dask", "dask")):
+        stats = {}
+        model = gbm.dask.train(client, PARAMS, dX, dy, 3, transport=transport, _stats=stats)
+        assert model.to_json() == local, transport
+        assert [r["transport"] for r in stats["ranks"]] == [used, used]
+    with pytest.raises(ValueError, match="transport must be 'auto' or 'dask', got 'ucx'"):
+        gbm.dask.train(client, PARAMS, dX, dy, 3, transport="ucx")
+
+
+class _HangOn(TrainingCallback):
+    """Sleeps on one worker after round 1 (a rank that hangs without dying)."""
+
+    def __init__(self, address, seconds):
+        self.address, self.seconds = address, seconds
+
+    def after_iteration(self, booster, epoch, evals_log):
+        from distributed import get_worker
+
+        if epoch == 1 and get_worker().address == self.address:
+            time.sleep(self.seconds)
+        return False
+
+
+@pytest.mark.parametrize("transport", ["auto", "dask"])
+def test_a_hung_worker_fails_after_the_collective_timeout(client, transport):
+    X, y = _data(11)
+    dX, dy = _dask(X, y)
+    hung = _workers(client, 2)[1]
+    start = time.monotonic()
+    with pytest.raises(CollectiveError, match=r"timed out after 1.5 s waiting for rank\(s\) \[1\]"):
+        gbm.dask.train(client, PARAMS, dX, dy, 5, callbacks=[_HangOn(hung, 6.0)],
+                       collective_timeout=1.5, transport=transport)
+    assert time.monotonic() - start < 1.5 + 10  # the timeout, a grace of 3 s, start-up
+    time.sleep(6.0)  # the hung rank wakes, finds the training gone and ends
+    model = gbm.dask.train(client, PARAMS, dX, dy, 2, transport=transport)
+    assert model.to_json() == gbm.train(PARAMS, X, y, 2).to_json()  # the workers are free
+
+
 def test_a_killed_worker_fails_within_seconds(client):
     # last in the module: the nanny restarts the killed worker on a new address
     X, y = _data(10)
@@ -315,9 +357,43 @@ def test_a_killed_worker_fails_within_seconds(client):
     timer.start()
     start = time.monotonic()
     try:
-        with pytest.raises(CollectiveError, match="left the cluster|could not send"):
+        with pytest.raises(CollectiveError,
+                           match="left the cluster|could not send|closed its connection"):
             gbm.dask.train(client, dict(PARAMS, max_depth=4), dX, dy, 100_000)
     finally:
         timer.cancel()
     elapsed = time.monotonic() - start
     assert 4.0 <= elapsed < 4.0 + 20, elapsed  # killed mid-training, noticed in seconds
+
+
+class _KillAt(TrainingCallback):
+    """SIGKILLs its own worker process after round ``epoch`` on one worker."""
+
+    def __init__(self, address, epoch):
+        self.address, self.epoch = address, epoch
+
+    def after_iteration(self, booster, epoch, evals_log):
+        from distributed import get_worker
+
+        if epoch == self.epoch and get_worker().address == self.address:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return False
+
+
+def test_a_fit_killed_with_its_worker_resumes_to_the_uninterrupted_model(client, tmp_path):
+    # after test_a_killed_worker_fails_within_seconds: the nanny restarts killed workers
+    client.wait_for_workers(2, timeout=120)
+    X, y = _data(12)
+    uninterrupted = gbm.train(PARAMS, X, y, 8).to_json()  # the Dask model is the local one
+    dX, dy = _dask(X, y)
+    victim = _workers(client, 2)[1]
+    with pytest.raises(CollectiveError):
+        gbm.dask.train(client, PARAMS, dX, dy, 8, checkpoint_dir=str(tmp_path),
+                       callbacks=[_KillAt(victim, 4)])
+    assert gbm.dask_checkpoint.read(tmp_path).booster.num_boosted_rounds in (4, 5)
+    client.wait_for_workers(2, timeout=120)
+    deadline = time.monotonic() + 60  # the killed one is replaced on a new address
+    while victim in client.scheduler_info()["workers"] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    resumed = gbm.dask.train(client, PARAMS, dX, dy, 8, checkpoint_dir=str(tmp_path))
+    assert resumed.to_json() == uninterrupted
