@@ -229,9 +229,12 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
                 plan(first_round, first_round + num_boost_round)
         for cb in callbacks:
             booster = cb.before_training(booster)
+        # whether a callback may ask to stop, on any rank (rank 0 alone saves checkpoints):
+        # without one, the rounds need not agree on the callbacks' stop requests
+        stoppable = _agree(collective, bool(callbacks))
         for round_ in range(first_round, first_round + num_boost_round):
             asked = [cb.before_iteration(booster, round_, booster.evals_result) for cb in callbacks]
-            if _agree(collective, any(asked)):
+            if stoppable and _agree(collective, any(asked)):
                 break
             margin = by_group.T
             if obj is not None:
@@ -267,7 +270,7 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
             booster.end_round()
             stop = evaluator.after_round(booster, new_trees, backend)
             asked = [cb.after_iteration(booster, round_, booster.evals_result) for cb in callbacks]
-            if stop or _agree(collective, any(asked)):
+            if stop or (stoppable and _agree(collective, any(asked))):
                 break
         evaluator.finish(collective)
         for cb in callbacks:
