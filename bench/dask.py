@@ -7,9 +7,10 @@
   interleaved, median of ``--repeats``; and whether each library's 1- and 2-worker models
   agree (gbm: identical model files; xgboost: the largest difference of predicted
   probabilities on the test rows).
-* collective: the time of one all-reduce of one level's histograms (int64,
-  ``(nodes, 28 features x 256 bins, 2)``, as ``gbm.grower`` sends them) between the ranks
-  of 2 and of 3 local workers, through ``gbm.dask_collective`` (median of 30).
+* collective: the time of one all-reduce of one value and of one level's histograms
+  (int64, ``(nodes, 28 features x 256 bins, 2)``, as ``gbm.grower`` sends them) between
+  the ranks of 2 and of 3 local workers, through ``gbm.dask_collective`` over each
+  transport (the ranks' direct TCP connections, Dask's comms), median of 30.
 
 Writes the tables as Markdown to ``--out`` (default ``bench/RESULTS_dask.md``).
 """
@@ -23,6 +24,7 @@ import time
 import numpy as np
 
 FEATURES, BINS, DEPTH = 28, 256, 6
+TRANSPORTS = ("tcp", "dask")
 
 
 def _data(rows):
@@ -57,21 +59,31 @@ def _fit_xgboost(client, dX, dy, rounds):
     return time.perf_counter() - start, out["booster"]
 
 
-def _allreduce_probe(session, rank, addresses, shapes, repeats):
+def _allreduce_probe(session, rank, addresses, shapes, repeats, transport):
+    """Rank ``rank``'s all-reduce times over ``transport`` ("tcp" or "dask")."""
     from gbm.dask_collective import DaskCollective
+    from gbm.dask_heap import kept_heap
 
-    c = DaskCollective(session, rank, addresses, 120.0)
+    asked = "auto" if transport == "tcp" else transport
+    with kept_heap():  # as a training rank runs (gbm.dask_spmd)
+        return _probe(DaskCollective(session, rank, addresses, 120.0, asked), shapes,
+                      repeats, transport)
+
+
+def _probe(c, shapes, repeats, transport):
+    if c.transport != transport:
+        raise AssertionError(f"asked for transport {transport!r}, got {c.transport!r}")
     out = {}
     try:
         for shape in shapes:
-            hist = np.full(shape, rank + 1, dtype=np.int64)
+            hist = np.full(shape, c.rank + 1, dtype=np.int64)
             c.allreduce(hist)  # warm the connections
             times = []
             for _ in range(repeats):
                 start = time.perf_counter()
                 total = c.allreduce(hist)
                 times.append(time.perf_counter() - start)
-            expected = len(addresses) * (len(addresses) + 1) // 2
+            expected = c.world_size * (c.world_size + 1) // 2
             if not (total == expected).all():
                 raise AssertionError("all-reduce gave a wrong sum")
             out[shape] = float(np.median(times))
@@ -80,8 +92,9 @@ def _allreduce_probe(session, rank, addresses, shapes, repeats):
     return out
 
 
-def _collective_times(client, shapes, repeats=30):
-    """Median seconds per all-reduce of each shape, as rank 0 measured it."""
+def _collective_times(client, shapes, transport, repeats=30):
+    """Median seconds per all-reduce of each shape, as rank 0 measured it, over
+    ``transport`` ("tcp": the direct connections, "dask": Dask's comms)."""
     import uuid
 
     from gbm.dask_collective import end_session, start_session
@@ -91,7 +104,8 @@ def _collective_times(client, shapes, repeats=30):
     start_session(client, session, addresses)
     try:
         futures = [client.submit(_allreduce_probe, session, r, addresses, shapes, repeats,
-                                 workers=[a], pure=False) for r, a in enumerate(addresses)]
+                                 transport, workers=[a], pure=False)
+                   for r, a in enumerate(addresses)]
         return client.gather(futures)[0]
     finally:
         end_session(client, session)
@@ -136,15 +150,15 @@ def main(argv=None, prog=None):
                     times[(lib, n)].append(seconds)
                     models[(lib, n)] = model
                     print(f"[dask] {lib} {n} worker(s): {seconds:.2f} s", file=sys.stderr, flush=True)
-        shapes = [(1, FEATURES * BINS, 2), (16, FEATURES * BINS, 2)]
-        collective = {2: _collective_times(clients[2], shapes)}
+        shapes = [(1,), (1, FEATURES * BINS, 2), (16, FEATURES * BINS, 2)]
+        collective = {(2, t): _collective_times(clients[2], shapes, t) for t in TRANSPORTS}
     finally:
         for n in (1, 2):
             clients[n].close()
             clusters[n].close()
     with LocalCluster(n_workers=3, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster3, Client(cluster3, set_as_default=False) as c3:
-        collective[3] = _collective_times(c3, shapes)
+        collective.update({(3, t): _collective_times(c3, shapes, t) for t in TRANSPORTS})
     agree = {"gbm": "identical model files" if models[("gbm", 1)].to_json()
              == models[("gbm", 2)].to_json() else "DIFFERENT model files"}
     if "xgboost" in libs:
@@ -179,17 +193,23 @@ def _report(args, libs, times, agree, collective, shapes, load_start, stats2):
         lines.append(f"| {lib} | {t1:.2f} | {t2:.2f} | {t1 / (2 * t2):.2f} | {agree[lib]} |")
     ranks = stats2["ranks"]
     lines += ["", f"gbm on 2 workers (last fit): rows per rank {[r['rows'] for r in ranks]}; "
+              f"transport {ranks[0]['transport']}; "
               f"{ranks[0]['exchanges'] / args.rounds:.0f} exchanges per round, "
               f"{ranks[0]['collective_s'] / args.rounds * 1e3:.0f} ms per round in the collective "
               "(rank 0: sending and waiting for the other rank, which includes waiting for a "
               "slower rank to reach the exchange)."]
-    lines += ["", "All-reduce of one level's histograms (int64, nodes x 28 features x 256 bins x 2),"
-              " worker to worker over Dask's comms (`gbm.dask_collective`), median ms:", "",
-              "| level histograms | bytes | 2 workers (ms) | 3 workers (ms) |", "|---|---|---|---|"]
+    lines += ["", "All-reduce of one int64 value and of one level's histograms (int64, nodes x 28 "
+              "features x 256 bins x 2), worker to worker (`gbm.dask_collective`): over the "
+              "ranks' direct TCP connections (`gbm.dask_sockets`, the default) and over Dask's "
+              "comms (`transport=\"dask\"`), median ms:", "",
+              "| all-reduced | bytes | 2 workers, TCP | 2 workers, Dask comms | 3 workers, TCP "
+              "| 3 workers, Dask comms |", "|---|---|---|---|---|---|"]
     for shape in shapes:
         nbytes = int(np.prod(shape)) * 8
-        lines.append(f"| {shape[0]} node(s) | {nbytes / 1e6:.2f} MB | "
-                     f"{collective[2][shape] * 1e3:.2f} | {collective[3][shape] * 1e3:.2f} |")
+        what = "1 value" if len(shape) == 1 else f"{shape[0]} node(s)"
+        cells = " | ".join(f"{collective[(n, t)][shape] * 1e3:.2f}" for n in (2, 3)
+                           for t in TRANSPORTS)
+        lines.append(f"| {what} | {nbytes / 1e6:.6g} MB | {cells} |")
     return lines
 
 
