@@ -8,7 +8,7 @@ scheduler. An exchange is all-to-all: every rank sends its value to every other 
 waits for theirs (a handful of workers; a ring pays off only for many workers).
 
 Where every worker's address is ``tcp://`` (``transport="auto"``, the default), the ranks
-first build direct TCP connections of their own (``gbm.dask_sockets``: about a tenth of
+first build direct TCP connections of their own (``gbm.dask_sockets``: a fifth or less of
 the latency of Dask's comms) and exchange over them; the set-up, aborts and loss notices
 still go over Dask's comms, and ranks that cannot all connect keep using them.
 
