@@ -36,7 +36,7 @@ from .collective import CollectiveError
 _HELLO = struct.Struct("<4s16sI")  # magic, secret, rank
 _MAGIC = b"gbm1"
 _HEAD = struct.Struct("<QQQ")  # exchange number, pickle bytes, out-of-band buffers
-_CONNECT_S = 5.0  # how long set-up waits for one connection
+_CONNECT_S = 5.0  # how long set-up waits for a rank's connections (each way)
 
 
 def tcp_host(address):
@@ -72,10 +72,14 @@ def connect(rank, peers, secret):
     """Connections to every lower rank (``peers[r] = (host, port)``), each sent a hello;
     ``{rank: socket}``, or None if one could not be made."""
     socks = {}
+    deadline = time.monotonic() + _CONNECT_S  # for all of them: a firewall drops, not refuses
     try:
         for r in range(rank):
             host, port = peers[r]
-            sock = socket.create_connection((host, port), timeout=_CONNECT_S)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise OSError("timed out")
+            sock = socket.create_connection((host, port), timeout=left)
             sock.sendall(_HELLO.pack(_MAGIC, secret, rank))
             socks[r] = sock
     except OSError:
