@@ -46,7 +46,7 @@ def _accumulate(flat_bins, flat_gpair, rows, lo, hi, n_features, slot2, h):
             h[at + np.uint64(1)] += hess
 
 
-@kernel(parallel=True)
+@kernel
 def build_histograms(bins, gpair, rows, node_starts, node_ends, feature_offsets, hist, n_threads):
     """Sum the gradient pairs of each node's rows into per-feature bin histograms.
 
@@ -91,12 +91,20 @@ def build_histograms(bins, gpair, rows, node_starts, node_ends, feature_offsets,
     # each thread sums its share of the rows into a private copy, added up afterwards.
     whole_nodes = n_nodes >= 4 * n_parts
     private = np.zeros((0 if whole_nodes else n_parts, n_nodes, 2 * n_slots), dtype=np.int64)
-    # one parallel loop (each costs seconds of compile time), its body one call
-    for t in prange(n_parts):
-        _accumulate_part(t, n_parts, whole_nodes, total, cumulative, flat_bins, flat_gpair, rows,
-                         node_starts, node_ends, n_f, slot2, hist, private)
+    _accumulate_parts(n_parts, whole_nodes, total, cumulative, flat_bins, flat_gpair, rows,
+                      node_starts, node_ends, n_f, slot2, hist, private)
     if not whole_nodes:
         _add_private(private, hist)
+
+
+@kernel(parallel=True)
+def _accumulate_parts(n_parts, whole_nodes, total, cumulative, flat_bins, flat_gpair, rows,
+                      node_starts, node_ends, n_f, slot2, hist, private):
+    """The threads' parts, in parallel: a function that is only the loop compiles fast
+    (see ``split._evaluate_tasks``)."""
+    for t in prange(n_parts):
+        _accumulate_part(np.uint64(t), n_parts, whole_nodes, total, cumulative, flat_bins,
+                         flat_gpair, rows, node_starts, node_ends, n_f, slot2, hist, private)
 
 
 @kernel

@@ -41,7 +41,8 @@ def pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_thre
 def _pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_threads):
     n = margin.shape[0]
     for t in prange(n_threads):
-        rows_gradients(kind, margin, n * t // n_threads, n * (t + 1) // n_threads, y, w,
+        i = np.int64(t)
+        rows_gradients(kind, margin, n * i // n_threads, n * (i + 1) // n_threads, y, w,
                        objective_params, grad, hess)
 
 
@@ -50,7 +51,8 @@ def _softmax_gradients(margin, y, w, grad, hess, n_threads):
     """Softmax's gradients; margin, grad, hess : float64 (n_groups, n_rows), C order."""
     n = margin.shape[1]
     for t in prange(n_threads):
-        _softmax_rows(margin, n * t // n_threads, n * (t + 1) // n_threads, y, w, grad, hess)
+        i = np.int64(t)
+        _softmax_rows(margin, n * i // n_threads, n * (i + 1) // n_threads, y, w, grad, hess)
 
 
 @kernel

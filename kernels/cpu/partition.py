@@ -68,9 +68,11 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
     n_tasks = task_node.shape[0]
     left_count = np.zeros(n_tasks, dtype=np.int64)
     # parallel loops whose bodies are one call: Numba's parallel passes then compile fast
+    # (the index cast to uint64, its type in the parallel code: the callee compiles once,
+    # not for the int64 of the typing pass as well)
     for task in prange(n_tasks):
-        left_count[task] = _split_chunk(task, task_node, first_chunk, bins_by_feature, rows,
-                                        node_starts, node_ends, split_feature, split_bin,
+        left_count[task] = _split_chunk(np.uint64(task), task_node, first_chunk, bins_by_feature,
+                                        rows, node_starts, node_ends, split_feature, split_bin,
                                         default_left, split_type, cat_bits, n_bins, scratch)
     left_before = np.zeros(n_tasks, dtype=np.int64)
     for k in range(n_nodes):
@@ -80,8 +82,8 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
             running += left_count[task]
         out_n_left[k] = running
     for task in prange(n_tasks):
-        _place_chunk(task, task_node, first_chunk, rows, node_starts, node_ends, scratch,
-                     left_count, left_before, out_n_left)
+        _place_chunk(np.uint64(task), task_node, first_chunk, rows, node_starts, node_ends,
+                     scratch, left_count, left_before, out_n_left)
 
 
 @kernel
@@ -151,9 +153,9 @@ def add_split_values(bins_by_feature, rows, node_starts, node_ends, split_featur
         values[2 * k] = right_values[k]
         values[2 * k + 1] = left_values[k]
     for task in prange(task_node.shape[0]):
-        _add_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_starts, node_ends,
-                   split_feature, split_bin, default_left, split_type, cat_bits, n_bins,
-                   values, out)
+        _add_chunk(np.uint64(task), task_node, first_chunk, bins_by_feature, rows, node_starts,
+                   node_ends, split_feature, split_bin, default_left, split_type, cat_bits,
+                   n_bins, values, out)
 
 
 @kernel

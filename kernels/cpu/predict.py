@@ -77,8 +77,8 @@ def _add_leaf_values_of_rows(values, rows, n_features, walk, cat_bits, value, tr
     same order on any thread count)."""
     n_blocks = (rows.shape[0] + _PREDICT_BLOCK - 1) // _PREDICT_BLOCK
     for block in prange(n_blocks):  # one call a block: Numba's parallel passes compile fast
-        _predict_block(block, values, rows, n_features, walk, cat_bits, value, tree_offsets,
-                       tree_group, tree_depth, binned, n_bins, out)
+        _predict_block(np.uint64(block), values, rows, n_features, walk, cat_bits, value,
+                       tree_offsets, tree_group, tree_depth, binned, n_bins, out)
 
 
 @kernel
@@ -144,8 +144,8 @@ def predict_leaf(X, walk, cat_bits, tree_offsets, tree_depth, out):
     rows = np.arange(n_rows)
     n_blocks = (n_rows + _PREDICT_BLOCK - 1) // _PREDICT_BLOCK
     for block in prange(n_blocks):
-        _leaves_of_block(block, values, rows, n_features, walk, cat_bits, tree_offsets,
-                         tree_depth, out)
+        _leaves_of_block(np.uint64(block), values, rows, n_features, walk, cat_bits,
+                         tree_offsets, tree_depth, out)
 
 
 @kernel

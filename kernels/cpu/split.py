@@ -224,7 +224,7 @@ def _categorical_best(h, n, total_g, total_h, parent, lower, upper, scales, reg_
     task_gain[task] = best
 
 
-@kernel(parallel=True)
+@kernel
 def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_mask, monotone,
                     node_bounds, scales, split_params, max_cat_to_onehot, max_cat_threshold,
                     out_gain, out_feature, out_bin, out_default_left, out_left_sum,
@@ -276,14 +276,26 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
     n_cat = max(1, int(cat_slot[-1]) + 1) if n_features else 1
     task_bits = np.zeros((n_nodes * n_cat, out_cat_bits.shape[1]), dtype=np.uint32)
     out = (task_gain, task_bin, task_left, task_sum)
-    # parallel loops whose bodies are one call: Numba's parallel passes then compile fast
-    for task in prange(n_tasks):
-        _evaluate_task(task, hist, feature_offsets, is_categorical, node_sums, feature_mask,
-                       monotone, node_bounds, scales, split_params, max_cat_to_onehot,
-                       max_cat_threshold, out, task_bits, cat_slot, n_cat)
+    _evaluate_tasks(n_tasks, hist, feature_offsets, is_categorical, node_sums, feature_mask,
+                    monotone, node_bounds, scales, split_params, max_cat_to_onehot,
+                    max_cat_threshold, out, task_bits, cat_slot, n_cat)
     for k in range(n_nodes):  # a few features a node: not worth a parallel loop to compile
         _best_of_node(k, n_features, out, task_bits, is_categorical, cat_slot, n_cat, out_gain,
                       out_feature, out_bin, out_default_left, out_left_sum, out_cat_bits)
+
+
+@kernel(parallel=True)
+def _evaluate_tasks(n_tasks, hist, feature_offsets, is_categorical, node_sums, feature_mask,
+                    monotone, node_bounds, scales, split_params, max_cat_to_onehot,
+                    max_cat_threshold, out, task_bits, cat_slot, n_cat):
+    """Every (node, feature) task, in parallel. Numba's parallel passes analyse the whole
+    function they compile, so the loop has a function of its own; its body is one call,
+    the index cast to uint64 (its type in the parallel code), so that the callee compiles
+    once, not for the typing pass's int64 as well."""
+    for task in prange(n_tasks):
+        _evaluate_task(np.uint64(task), hist, feature_offsets, is_categorical, node_sums,
+                       feature_mask, monotone, node_bounds, scales, split_params,
+                       max_cat_to_onehot, max_cat_threshold, out, task_bits, cat_slot, n_cat)
 
 
 @kernel
