@@ -40,6 +40,12 @@ _ABORT = "gbm_collective_abort"
 WORKER_PLUGIN = "gbm-collective"
 SCHEDULER_PLUGIN = "gbm-collective-loss-notice"
 _REDUCE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
+TRANSPORTS = ("auto", "dask")
+
+
+def check_transport(transport):
+    if transport not in TRANSPORTS:
+        raise ValueError(f"transport must be 'auto' or 'dask', got {transport!r}")
 
 
 class Mailbox:
@@ -204,8 +210,7 @@ class DaskCollective:
     def __init__(self, session, rank, addresses, timeout, transport="auto"):
         from distributed import get_worker
 
-        if transport not in ("auto", "dask"):
-            raise ValueError(f"transport must be 'auto' or 'dask', got {transport!r}")
+        check_transport(transport)
         self.session, self.rank = session, rank
         self.addresses, self.world_size = list(addresses), len(addresses)
         self.timeout = float(timeout)
@@ -228,30 +233,32 @@ class DaskCollective:
         listener = ds.listen(host) if None not in hosts else None
         offer = None if listener is None else (host, listener.getsockname()[1],
                                                ds.new_secret() if self.rank == 0 else None)
-        offers = self._exchange(offer, range(self.world_size))
-        socks = {}
+        socks, made = {}, False
         try:
+            offers = self._exchange(offer, range(self.world_size))
             if any(o is None for o in offers):
                 return None
             secret = offers[0][2]
             lower = ds.connect(self.rank, [o[:2] for o in offers], secret)
             socks.update(lower or {})
-            if not all(self._exchange(lower is not None, range(self.world_size))):
-                ds.close_all(socks)
+            if not self._everyone(lower is not None):
                 return None
             higher = ds.accept(listener, self.rank, self.world_size, secret)
             socks.update(higher or {})
-            if not all(self._exchange(higher is not None, range(self.world_size))):
-                ds.close_all(socks)
+            if not self._everyone(higher is not None):
                 return None
             ds.ready(socks)
+            made = True
             return socks
-        except BaseException:
-            ds.close_all(socks)
-            raise
         finally:
             if listener is not None:
                 listener.close()
+            if not made:
+                ds.close_all(socks)
+
+    def _everyone(self, flag):
+        """Whether ``flag`` holds on every rank (over Dask's comms)."""
+        return all(self._exchange(flag, range(self.world_size)))
 
     # -- the interface of gbm.collective ------------------------------------------------
     def allreduce(self, array, op="sum"):

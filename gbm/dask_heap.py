@@ -48,15 +48,20 @@ def _env_bytes(name):
         return _GLIBC_DEFAULT
 
 
+def _fixed_glibc():
+    """glibc, where the environment fixed a heap threshold; else None."""
+    return _glibc() if any(v in os.environ for v in _FIXING_VARS) else None
+
+
 def applies():
     """Whether ``kept_heap`` changes anything in this process."""
-    return any(v in os.environ for v in _FIXING_VARS) and _glibc() is not None
+    return _fixed_glibc() is not None
 
 
 @contextlib.contextmanager
 def kept_heap():
     global _depth
-    libc = _glibc() if applies() else None
+    libc = _fixed_glibc()
     if libc is None:
         yield
         return

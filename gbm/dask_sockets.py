@@ -5,7 +5,8 @@ A small all-reduce over Dask's own comms cost 1.5-3.6 ms between two workers on 
 2-core machine this was measured on, and a depth-6 round makes 7 exchanges; over the ranks'
 own sockets it costs 0.3-0.4 ms (``bench/RESULTS_dask.md``, ``DISTRIBUTED.md``). So,
 when every rank's worker has a ``tcp://`` address, the ranks build a full mesh of their
-own connections at the start of a training and exchange over it; the set-up itself and the fallback decision go over Dask's comms:
+own connections at the start of a training and exchange over it; the set-up itself and
+the fallback decision go over Dask's comms:
 
 1. every rank listens on its worker's host (an ephemeral port) and all ranks gather the
    ``(host, port)`` of every rank and rank 0's random secret;
@@ -56,10 +57,7 @@ def _family(host):
 def listen(host):
     """A listening socket on ``host`` (any free port), or None if that fails."""
     try:
-        sock = socket.socket(_family(host), socket.SOCK_STREAM)
-        sock.bind((host, 0))
-        sock.listen(64)
-        return sock
+        return socket.create_server((host, 0), family=_family(host), backlog=64)
     except OSError:
         return None
 
@@ -159,8 +157,8 @@ class _Reader:
     """One peer's message, read as it arrives: header, buffer sizes, pickle, buffers."""
 
     def __init__(self):
-        self.parts = [bytearray(_HEAD.size)]
-        self.index, self.got, self.stage = 0, 0, "head"
+        self.parts = [bytearray(_HEAD.size)]  # then the buffer sizes, the pickle, the buffers
+        self.index, self.got = 0, 0  # the part being read, and its bytes read so far
         self.seq = None
 
     def feed(self, sock):
@@ -181,16 +179,14 @@ class _Reader:
             self.got += k
 
     def _advance(self):
-        if self.stage == "head":
-            self.seq, n_main, n_bufs = _HEAD.unpack(self.parts[0])
-            self._n_main, self.stage = n_main, "sizes"
+        """On to the next part (the header and the sizes say which come); True once the
+        last is complete."""
+        if self.index == 0:
+            self.seq, self._n_main, n_bufs = _HEAD.unpack(self.parts[0])
             self.parts.append(bytearray(8 * n_bufs))
-        elif self.stage == "sizes":
-            sizes = self.parts[1]
-            self._sizes = struct.unpack(f"<{len(sizes) // 8}Q", sizes)
-            self.stage = "body"
-            self.parts.append(bytearray(self._n_main))
-            self.parts += [bytearray(n) for n in self._sizes]
+        elif self.index == 1:
+            sizes = struct.unpack(f"<{len(self.parts[1]) // 8}Q", self.parts[1])
+            self.parts += [bytearray(self._n_main)] + [bytearray(n) for n in sizes]
         elif self.index == len(self.parts) - 1:
             return True
         self.index, self.got = self.index + 1, 0

@@ -35,10 +35,9 @@ def run_ranks(client, addresses, body, rank_args, timeout, name="gbm", transport
         ``tcp://``, else Dask's comms) or "dask" (always Dask's comms); see
         ``gbm.dask_collective``
     """
-    from .dask_collective import end_session, start_session
+    from .dask_collective import check_transport, end_session, start_session
 
-    if transport not in ("auto", "dask"):
-        raise ValueError(f"transport must be 'auto' or 'dask', got {transport!r}")
+    check_transport(transport)
     session = f"gbm-{uuid.uuid4().hex}"
     start_session(client, session, addresses)
     futures = [client.submit(_run_rank, body, session, rank, addresses, float(timeout),
@@ -63,28 +62,23 @@ def worker_threads():
 
 def _run_rank(body, session, rank, addresses, timeout, transport, share, *args):
     """One rank (a long task on its worker): ``body``'s result."""
-    from .dask_heap import kept_heap
-
-    with kept_heap():  # Dask's workers make every large allocation a fresh mmap
-        return _run_body(body, session, rank, addresses, timeout, transport, share, *args)
-
-
-def _run_body(body, session, rank, addresses, timeout, transport, share, *args):
     from distributed import get_worker
 
     from .dask_collective import DaskCollective
+    from .dask_heap import kept_heap
 
-    collective = DaskCollective(session, rank, addresses, timeout, transport)
-    try:
-        return body(collective, share, *args)
-    except CollectiveError:
-        raise
-    except Exception as err:
-        collective.abort(f"rank {rank} ({get_worker().address}) failed: "
-                         f"{type(err).__name__}: {err}")
-        raise _global_rows(err, dask_data.row_ids(share)) from None
-    finally:
-        collective.close()
+    with kept_heap():  # Dask's workers make every large allocation a fresh mmap
+        collective = DaskCollective(session, rank, addresses, timeout, transport)
+        try:
+            return body(collective, share, *args)
+        except CollectiveError:
+            raise
+        except Exception as err:
+            collective.abort(f"rank {rank} ({get_worker().address}) failed: "
+                             f"{type(err).__name__}: {err}")
+            raise _global_rows(err, dask_data.row_ids(share)) from None
+        finally:
+            collective.close()
 
 
 def _wait_for_ranks(client, futures):

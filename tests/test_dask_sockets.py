@@ -14,26 +14,29 @@ from gbm.dask_collective import DaskCollective
 HOST = "127.0.0.1"
 
 
-def _mesh(n):
-    """``n`` ranks' connections, made as the collective makes them."""
-    listeners = [ds.listen(HOST) for _ in range(n)]
-    peers = [(HOST, s.getsockname()[1]) for s in listeners]
-    secret = ds.new_secret()
-    lower = [ds.connect(r, peers, secret) for r in range(n)]
-    higher = [ds.accept(listeners[r], r, n, secret) for r in range(n)]
-    for s in listeners:
-        s.close()
-    meshes = []
-    for r in range(n):
-        socks = {**lower[r], **higher[r]}
-        ds.ready(socks)
-        meshes.append(socks)
-    return meshes
+def _collective_set_up(addresses, monkeypatch=None, fail_connect=(), fail_accept=()):
+    """Every rank's ``DaskCollective._connect`` (its Dask exchanges replaced by a
+    ``ThreadGroup``'s), with ``connect``/``accept`` failing on the ranks named."""
+    if fail_connect or fail_accept:
+        connect, accept = ds.connect, ds.accept
+        monkeypatch.setattr(ds, "connect", lambda rank, *a: None if rank in fail_connect
+                            else connect(rank, *a))
+        monkeypatch.setattr(ds, "accept", lambda listener, rank, *a: None
+                            if rank in fail_accept else accept(listener, rank, *a))
+
+    def body(group_rank):
+        c = object.__new__(DaskCollective)
+        c.rank, c.addresses, c.world_size = group_rank.rank, addresses, len(addresses)
+        c._exchange = lambda value, senders: group_rank.allgather(value)
+        return c._connect()
+
+    return ThreadGroup(len(addresses), timeout=30).run(body)
 
 
 def _run(n, fn):
-    """``fn(rank, socks)`` in one thread per rank; results (or exceptions) in rank order."""
-    meshes, out = _mesh(n), [None] * n
+    """``fn(rank, socks)`` in one thread per rank, over the mesh the collective builds;
+    results (or exceptions) in rank order."""
+    meshes, out = _collective_set_up([f"tcp://{HOST}:1"] * n), [None] * n
 
     def body(r):
         try:
@@ -185,43 +188,13 @@ def test_ranks_out_of_step_are_caught():
     assert all(isinstance(e, CollectiveError) and "lost step" in str(e) for e in out)
 
 
-def _collective_set_up(addresses, monkeypatch, fail_connect=(), fail_accept=()):
-    """Every rank's ``DaskCollective._connect`` (its Dask exchanges replaced by a
-    ``ThreadGroup``'s), with ``connect``/``accept`` failing on the ranks named."""
-    connect, accept = ds.connect, ds.accept
-    monkeypatch.setattr(ds, "connect", lambda rank, *a: None if rank in fail_connect
-                        else connect(rank, *a))
-    monkeypatch.setattr(ds, "accept", lambda listener, rank, *a: None if rank in fail_accept
-                        else accept(listener, rank, *a))
+def test_the_collective_builds_a_full_mesh_of_three_ranks():
+    def fn(r, socks):
+        others = [s for s in range(3) if s != r]
+        return sorted(socks), ds.exchange(socks, 0, r * 10, others, others, 30, _never)
 
-    def body(group_rank):
-        c = object.__new__(DaskCollective)
-        c.rank, c.addresses, c.world_size = group_rank.rank, addresses, len(addresses)
-        c._exchange = lambda value, senders: group_rank.allgather(value)
-        return c._connect()
-
-    return ThreadGroup(len(addresses), timeout=30).run(body)
-
-
-def test_the_collective_builds_a_full_mesh_of_three_ranks(monkeypatch):
-    meshes = _collective_set_up(["tcp://127.0.0.1:1"] * 3, monkeypatch)
-    try:
-        assert [sorted(m) for m in meshes] == [[1, 2], [0, 2], [0, 1]]
-        out = [None] * 3
-
-        def fn(r):
-            others = [s for s in range(3) if s != r]
-            out[r] = ds.exchange(meshes[r], 0, r * 10, others, others, 30, _never)
-
-        threads = [threading.Thread(target=fn, args=(r,)) for r in range(3)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(30)
-        assert out == [{1: 10, 2: 20}, {0: 0, 2: 20}, {0: 0, 1: 10}]
-    finally:
-        for m in meshes:
-            ds.close_all(m or {})
+    assert _run(3, fn) == [([1, 2], {1: 10, 2: 20}), ([0, 2], {0: 0, 2: 20}),
+                           ([0, 1], {0: 0, 1: 10})]
 
 
 @pytest.mark.parametrize("fail", [{"fail_connect": (2,)}, {"fail_accept": (0,)}])

@@ -41,7 +41,7 @@ def pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_thre
 def _pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_threads):
     n = margin.shape[0]
     for t in prange(n_threads):
-        i = np.int64(t)
+        i = np.int64(t)  # bounds of one type in the typing pass and the loop: one compile
         rows_gradients(kind, margin, n * i // n_threads, n * (i + 1) // n_threads, y, w,
                        objective_params, grad, hess)
 
@@ -51,7 +51,7 @@ def _softmax_gradients(margin, y, w, grad, hess, n_threads):
     """Softmax's gradients; margin, grad, hess : float64 (n_groups, n_rows), C order."""
     n = margin.shape[1]
     for t in prange(n_threads):
-        i = np.int64(t)
+        i = np.int64(t)  # bounds of one type in the typing pass and the loop: one compile
         _softmax_rows(margin, n * i // n_threads, n * (i + 1) // n_threads, y, w, grad, hess)
 
 

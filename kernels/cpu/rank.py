@@ -150,7 +150,7 @@ def lambdarank_gradients(margin, labels, group_ptr, group_first_row, group_scale
     """
     n_groups = group_ptr.shape[0] - 1
     for t in prange(n_threads):
-        i = np.int64(t)
+        i = np.int64(t)  # bounds of one type in the typing pass and the loop: one compile
         for g in range(i * n_groups // n_threads, (i + 1) * n_groups // n_threads):
             lo, hi = group_ptr[g], group_ptr[g + 1]
             _group_gradients(margin[lo:hi], labels[lo:hi], group_first_row[g], delta_kind,
