@@ -66,8 +66,10 @@ class ColumnSampler:
         self.parts = _tree_parts(round_, group, parallel)
         self.by_level, self.by_node = params["colsample_bylevel"], params["colsample_bynode"]
         self.n_features = n_features
-        self.tree = _choose(_key(self.seed, _TREE, *self.parts), np.arange(n_features),
-                            params["colsample_bytree"])
+        self.tree = np.arange(n_features)
+        if params["colsample_bytree"] < 1.0:  # no key to hash when every feature is kept
+            self.tree = _choose(_key(self.seed, _TREE, *self.parts), self.tree,
+                                params["colsample_bytree"])
         self._levels = {}
         self.trivial = (params["colsample_bytree"] >= 1.0 and self.by_level >= 1.0
                         and self.by_node >= 1.0)

@@ -4,8 +4,6 @@ A parallel region costs a wake-up of every worker thread; on small inputs (a dee
 tiny data set) or a busy machine that costs more than the work, so callers run small
 kernels on one thread. Results do not depend on it: every sum is an integer sum.
 """
-import contextlib
-
 import numba
 
 PARALLEL_MIN_WORK = 1 << 16  # cells (rows x features, or histogram slots) worth a parallel region
@@ -19,17 +17,3 @@ def resolve_n_threads(n_jobs):
     if n_jobs < 0:
         return max(1, limit + 1 + n_jobs)
     return min(n_jobs, limit)
-
-
-@contextlib.contextmanager
-def numba_threads(n):
-    """Run the block's Numba kernels on ``n`` threads (the context's value)."""
-    before = numba.get_num_threads()
-    if n == before:
-        yield n
-        return
-    numba.set_num_threads(n)
-    try:
-        yield n
-    finally:
-        numba.set_num_threads(before)

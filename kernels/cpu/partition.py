@@ -4,7 +4,7 @@ import numpy as np
 from numba import prange
 
 from ..jit import kernel
-from .prefetch import DISTANCE, prefetch
+from .prefetch import DISTANCE, prefetch, sparse
 
 _PARTITION_CHUNK = 16384  # rows per partition task: small enough to balance, big enough to amortise
 
@@ -101,10 +101,11 @@ def _split_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_start
     categorical = split_type[k] == 1
     lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
     hi = min(lo + _PARTITION_CHUNK, node_ends[k])
+    ahead = sparse(node_ends[k] - node_starts[k], column.shape[0], column.itemsize)
     left = lo
     right = hi - 1
     for p in range(lo, hi):
-        if p + DISTANCE < hi:
+        if ahead and p + DISTANCE < hi:
             prefetch(column, np.uint64(rows[p + DISTANCE]))
         r = rows[p]
         b = np.int32(column[np.uint64(r)])  # unsigned: no wrap-around test
@@ -172,8 +173,9 @@ def _add_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_starts,
     pair = values[2 * k:2 * k + 2]
     lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
     hi = min(lo + _PARTITION_CHUNK, node_ends[k])
+    far = sparse(node_ends[k] - node_starts[k], out.shape[0], out.itemsize)
     for p in range(lo, hi):
-        if p + DISTANCE < hi:
+        if far and p + DISTANCE < hi:
             ahead = np.uint64(rows[p + DISTANCE])
             prefetch(column, ahead)
             prefetch(out, ahead)
