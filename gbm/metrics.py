@@ -145,10 +145,8 @@ def _binary_auc(y, score, w):
         # by the same product.
         pos, neg = np.empty(y.shape[0]), np.empty(y.shape[0])
         n_pos = _split_by_label(y, np.ascontiguousarray(score, dtype=np.float64), pos, neg)
-        if n_pos >= 0:
-            n_neg = y.shape[0] - n_pos
-            if n_pos == 0 or n_neg == 0:
-                raise ValueError("AUC needs both classes in the eval set; only one class is present")
+        n_neg = y.shape[0] - n_pos
+        if n_pos > 0 and n_neg > 0:  # else the curve's path (one class: its error)
             twice = _twice_mann_whitney(np.sort(pos[:n_pos]), np.sort(neg[:n_neg]))
             return twice / 2.0 / (n_pos * n_neg)
     tps, fps = _curve(y, score, w)

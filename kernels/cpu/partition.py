@@ -101,11 +101,11 @@ def _split_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_start
     categorical = split_type[k] == 1
     lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
     hi = min(lo + _PARTITION_CHUNK, node_ends[k])
-    ahead = sparse(node_ends[k] - node_starts[k], column.shape[0], column.itemsize)
+    far = sparse(node_ends[k] - node_starts[k], column.shape[0], column.itemsize)
     left = lo
     right = hi - 1
     for p in range(lo, hi):
-        if ahead and p + DISTANCE < hi:
+        if far and p + DISTANCE < hi:
             prefetch(column, np.uint64(rows[p + DISTANCE]))
         r = rows[p]
         b = np.int32(column[np.uint64(r)])  # unsigned: no wrap-around test
