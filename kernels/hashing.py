@@ -7,7 +7,7 @@ compiled by Numba).
 """
 import numpy as np
 
-from .jit import kernel
+from .jit import helper
 
 
 def _splitmix64(z):
@@ -17,7 +17,7 @@ def _splitmix64(z):
     return z ^ (z >> np.uint64(31))
 
 
-mix = kernel(_splitmix64)
+mix = helper(_splitmix64)
 
 
 def splitmix64(x):

@@ -9,7 +9,7 @@ L2 penalty ``lam``, L1 penalty ``alpha`` and weight cap ``max_delta_step`` (0 = 
   i.e. minus twice the node's regularised loss at w (eq. 6-7); both forms agree uncapped.
 
 ``make_split_math(jit, mul)`` builds the functions with a decorator: the identity gives
-the plain-Python reference, ``kernels.jit.kernel`` (numba.njit) the CPU versions and
+the plain-Python reference, ``kernels.jit.helper`` (numba.njit, no Python entry point) the CPU versions and
 ``numba.cuda.jit(device=True)`` the CUDA ones, all from this one source. Every product
 goes through ``mul``: a plain product on the CPU and in Python, libdevice's ``dmul_rn``
 on CUDA, which the GPU compilers never fuse with an addition into an FMA (a fused
@@ -20,7 +20,7 @@ import math
 from types import SimpleNamespace
 
 from .elementary import product
-from .jit import kernel
+from .jit import helper
 
 
 def make_split_math(jit, mul=product):
@@ -84,4 +84,4 @@ def make_split_math(jit, mul=product):
 
 
 python = make_split_math(lambda f: f)
-cpu = make_split_math(kernel, kernel(product))
+cpu = make_split_math(helper, helper(product))

@@ -2,10 +2,10 @@
 import numpy as np
 from numba import prange
 
-from ..jit import kernel
+from ..jit import helper, kernel
 
 
-@kernel
+@helper
 def _position(cuts, x, first_step):
     """The number of ``cuts`` <= x by a fixed binary search: ``log2(2 * first_step)``
     steps over a padded row of cuts, no data-dependent branch. With the first step a
@@ -19,7 +19,7 @@ def _position(cuts, x, first_step):
     return position
 
 
-@kernel
+@helper
 def _position_256(cuts, x):
     return _position(cuts, x, 128)
 
@@ -39,7 +39,7 @@ def bin_values(X, padded_cuts, n_bins, out):
         _bin_row(X[r], padded_cuts, n_bins, out[r])
 
 
-@kernel
+@helper
 def _bin_row(x_row, padded_cuts, n_bins, out_row):
     width = padded_cuts.shape[1]
     for f in range(x_row.shape[0]):

@@ -5,12 +5,12 @@ Every sum is an integer sum, so the thread count cannot change any result.
 import numpy as np
 from numba import prange
 
-from ..jit import kernel
+from ..jit import helper, kernel
 from .views import flat
 from .prefetch import DISTANCE, prefetch
 
 
-@kernel
+@helper
 def _segment_of(position, cumulative):
     """Index of the node whose segment holds the ``position``-th row of the batch."""
     lo, hi = 0, cumulative.shape[0] - 1
@@ -23,7 +23,7 @@ def _segment_of(position, cumulative):
     return lo
 
 
-@kernel
+@helper
 def _accumulate(flat_bins, flat_gpair, rows, lo, hi, n_features, slot2, h):
     """Add the gradient pairs of ``rows[lo:hi]`` into one flat histogram ``h``.
 
@@ -97,7 +97,7 @@ def build_histograms(bins, gpair, rows, node_starts, node_ends, feature_offsets,
         _add_private(private, hist)
 
 
-@kernel(parallel=True)
+@helper(parallel=True)
 def _accumulate_parts(n_parts, whole_nodes, total, cumulative, flat_bins, flat_gpair, rows,
                       node_starts, node_ends, n_f, slot2, hist, private):
     """The threads' parts, in parallel: a function that is only the loop compiles fast
@@ -107,7 +107,7 @@ def _accumulate_parts(n_parts, whole_nodes, total, cumulative, flat_bins, flat_g
                          flat_gpair, rows, node_starts, node_ends, n_f, slot2, hist, private)
 
 
-@kernel
+@helper
 def _accumulate_part(t, n_parts, whole_nodes, total, cumulative, flat_bins, flat_gpair, rows,
                      node_starts, node_ends, n_f, slot2, hist, private):
     """Thread ``t``'s share of the batch: its whole nodes into ``hist``, or its rows into
@@ -137,7 +137,7 @@ def _accumulate_part(t, n_parts, whole_nodes, total, cumulative, flat_bins, flat
         k += 1
 
 
-@kernel
+@helper
 def _add_private(private, hist):
     """``hist`` = the sum of the threads' private copies (few nodes: a few hundred
     kilobytes at most, one pass)."""

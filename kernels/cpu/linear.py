@@ -18,7 +18,7 @@ import math
 import numpy as np
 from numba import prange
 
-from ..jit import kernel
+from ..jit import helper, kernel
 from ..linear_math import CPU as _math, MULTINOMIAL
 
 _separable_dual = _math.separable_dual
@@ -135,7 +135,7 @@ def margins_csr(indptr, indices, data, coef, intercept, out):
             out[i, k] = total
 
 
-@kernel
+@helper
 def _first_at_or_after(indices, lo, hi, row):
     """First position p in [lo, hi) with indices[p] >= row (indices sorted)."""
     while lo < hi:
@@ -237,7 +237,7 @@ def hessian_diagonal_csc(indptr, indices, data, curv_a, curv_b, out):
             out[k, j] = total
 
 
-@kernel
+@helper
 def _column_value(X, i, j, d, intercept_scale):
     return X[i, j] if j < d else intercept_scale
 

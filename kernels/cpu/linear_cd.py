@@ -18,7 +18,7 @@
 All are sequential: each coordinate step reads the previous one's result, so the thread
 count cannot change anything.
 """
-from ..jit import kernel
+from ..jit import helper, kernel
 from ..linear_math import CPU as _math
 
 _coordinate_minimizer = _math.coordinate_minimizer
@@ -64,7 +64,7 @@ def cd_gram(hessian, grad, l1, l2, coef, delta, hdelta, active, max_sweeps, rel_
     return max_sweeps
 
 
-@kernel
+@helper
 def _intercept_dot(q, curv_a, curv_b, t, k, rank_one):
     total = 0.0
     for i in range(q.shape[0]):
@@ -74,7 +74,7 @@ def _intercept_dot(q, curv_a, curv_b, t, k, rank_one):
     return total
 
 
-@kernel
+@helper
 def _intercept_step(q, curv_b, t, k, step, rank_one):
     for i in range(q.shape[0]):
         q[i, k] += step
@@ -82,7 +82,7 @@ def _intercept_step(q, curv_b, t, k, step, rank_one):
             t[i] += curv_b[i, k] * step
 
 
-@kernel
+@helper
 def _violation(slope, current, l1, l2):
     """How far 0 is from the model's subdifferential in one coordinate: |slope + l2 w +
     l1 sign(w)| off zero, the excess of |slope| over l1 at zero."""
@@ -94,7 +94,7 @@ def _violation(slope, current, l1, l2):
     return max(0.0, abs(slope) - l1)
 
 
-@kernel
+@helper
 def _sweep_end(violation, first, rel_tol, abs_tol):
     """(first sweep's violation, whether to stop): the sum of the coordinates' violations,
     each taken just before its step, is at most abs_tol or rel_tol times the first
@@ -198,7 +198,7 @@ def cd_residual_csc(indptr, indices, data, intercept_scale, curv_a, curv_b, rank
     return max_sweeps
 
 
-@kernel
+@helper
 def _svc_step(i, margin, y, upper, diag_shift, row_norm, sigma, alpha):
     """New alpha_i for one dual coordinate (projected Newton step), or alpha_i itself."""
     a = alpha[i]

@@ -4,11 +4,11 @@ from numba import prange
 
 from ..elementary import cpu as _elementary
 from ..elementary import product
-from ..jit import kernel
+from ..jit import helper, kernel
 from ..layout import SOFTMAX
 from ..objective_math import _EPS, make_objective_math
 
-rows_gradients = make_objective_math(kernel, kernel(product), _elementary).rows_gradients
+rows_gradients = make_objective_math(helper, helper(product), _elementary).rows_gradients
 exp, exp_normal = _elementary.exp, _elementary.exp_normal
 
 _BLOCK = 256  # softmax rows at a time: each class's stretch of them is one vector loop
@@ -55,7 +55,7 @@ def _softmax_gradients(margin, y, w, grad, hess, n_threads):
         _softmax_rows(margin, n * i // n_threads, n * (i + 1) // n_threads, y, w, grad, hess)
 
 
-@kernel
+@helper
 def _softmax_rows(margin, lo, hi, y, w, grad, hess):
     """``rows_gradients``' softmax, the same operations in the same order per row, done a
     block of rows at a time, one class after another over slices of the group-major

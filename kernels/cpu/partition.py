@@ -3,13 +3,13 @@ leaf values added to the rows' margins."""
 import numpy as np
 from numba import prange
 
-from ..jit import kernel
+from ..jit import helper, kernel
 from .prefetch import DISTANCE, prefetch, sparse
 
 _PARTITION_CHUNK = 16384  # rows per partition task: small enough to balance, big enough to amortise
 
 
-@kernel
+@helper
 def _chunk_tasks(node_starts, node_ends):
     """Cut every node's segment into chunks: ``(first_chunk, task_node)``."""
     n_nodes = node_starts.shape[0]
@@ -24,7 +24,7 @@ def _chunk_tasks(node_starts, node_ends):
     return first_chunk, task_node
 
 
-@kernel
+@helper
 def _goes_left(b, missing_bin, threshold, missing_left, categorical, cat_bits, k):
     """One row's way at node ``k``: missing values the default way; numeric, bins up to
     the threshold left; categorical, codes outside the set left (see layout.py)."""
@@ -86,7 +86,7 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
                      scratch, left_count, left_before, out_n_left)
 
 
-@kernel
+@helper
 def _split_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_starts, node_ends,
                  split_feature, split_bin, default_left, split_type, cat_bits, n_bins, scratch):
     """One chunk's rows into its stretch of ``scratch``: left rows forward from the start,
@@ -118,7 +118,7 @@ def _split_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_start
     return left - lo
 
 
-@kernel
+@helper
 def _place_chunk(task, task_node, first_chunk, rows, node_starts, node_ends, scratch,
                  left_count, left_before, n_left):
     """One chunk's left run after the left rows of the chunks before it, its right run
@@ -159,7 +159,7 @@ def add_split_values(bins_by_feature, rows, node_starts, node_ends, split_featur
                    n_bins, values, out)
 
 
-@kernel
+@helper
 def _add_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_starts, node_ends,
                split_feature, split_bin, default_left, split_type, cat_bits, n_bins,
                values, out):

@@ -3,13 +3,13 @@ the training data's bins; numeric and categorical splits share one walk."""
 import numpy as np
 from numba import prange
 
-from ..jit import kernel
+from ..jit import helper, kernel
 from .views import flat
 
 _PREDICT_BLOCK = 64  # rows walked through one tree together, so the tree stays in cache
 
 
-@kernel(inline="always")
+@helper(inline="always")
 def categorical_goes_left(x, default_left, cat_bits, row):
     """Does a row go left at a categorical node?
 
@@ -26,7 +26,7 @@ def categorical_goes_left(x, default_left, cat_bits, row):
     return ((word >> (code & 31)) & 1) == 0
 
 
-@kernel
+@helper
 def _walk_block(values, rows, n_features, lo, m, walk, cat_bits, tree_offsets, tree_depth, t,
                 binned, n_bins, nodes, row_offsets):
     """Move rows ``rows[lo .. lo+m]`` from tree ``t``'s root to their leaves (into ``nodes``,
@@ -69,7 +69,7 @@ def _walk_block(values, rows, n_features, lo, m, walk, cat_bits, tree_offsets, t
             nodes[i] = base + np.uint64(walk[at + np.uint64(1)] + 1) - np.uint64(go_left)
 
 
-@kernel(parallel=True)
+@helper(parallel=True)
 def _add_leaf_values_of_rows(values, rows, n_features, walk, cat_bits, value, tree_offsets,
                              tree_group, tree_depth, binned, n_bins, out):
     """The prediction loop shared by ``predict`` and ``predict_binned``: blocks of rows in
@@ -81,7 +81,7 @@ def _add_leaf_values_of_rows(values, rows, n_features, walk, cat_bits, value, tr
                        tree_offsets, tree_group, tree_depth, binned, n_bins, out)
 
 
-@kernel
+@helper
 def _predict_block(block, values, rows, n_features, walk, cat_bits, value, tree_offsets,
                    tree_group, tree_depth, binned, n_bins, out):
     """One block of rows through every tree, adding the leaf values to ``out``."""
@@ -148,7 +148,7 @@ def predict_leaf(X, walk, cat_bits, tree_offsets, tree_depth, out):
                          tree_offsets, tree_depth, out)
 
 
-@kernel
+@helper
 def _leaves_of_block(block, values, rows, n_features, walk, cat_bits, tree_offsets, tree_depth,
                      out):
     """One block of rows: the leaf (id within its tree) they reach in every tree."""

@@ -12,7 +12,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ..jit import kernel
+from ..jit import helper
 
 DISTANCE = 16  # rows ahead
 _SPARSE_GAP_BYTES = 64  # a cache line: rows farther apart than this each cost a load of their own
@@ -36,7 +36,7 @@ def prefetch(typingctx, array, index):
     return types.void(array, index), codegen
 
 
-@kernel
+@helper
 def sparse(n_read, n_rows, row_bytes):
     """Whether reading ``n_read`` of ``n_rows`` rows of ``row_bytes`` each is worth
     prefetching: only when they lie more than a cache line apart on average. Denser reads

@@ -13,7 +13,7 @@ from numba import prange
 
 from ..elementary import cpu as _elementary
 from ..hashing import mix as _mix
-from ..jit import kernel
+from ..jit import helper, kernel
 from ..layout import NDCG
 # exp and log2: one implementation for every backend (kernels/elementary.py), so the
 # lambdas are the same bits on a CPU and a GPU
@@ -22,12 +22,12 @@ _TINY = 1e-16  # floor of sigma (1 - sigma), XGBoost's Eps64
 _SCORE_GAP = 0.01  # added to |s_i - s_j| when the delta is divided by the score gap
 
 
-@kernel
+@helper
 def _gain(label, exp_gain):
     return 2.0 ** label - 1.0 if exp_gain else label
 
 
-@kernel
+@helper
 def _inv_idcg(labels, truncation, exp_gain):
     """1 / (DCG of the ideal order, truncated); 0 when the group has no gain at all."""
     ideal = np.sort(labels)[::-1]
@@ -37,7 +37,7 @@ def _inv_idcg(labels, truncation, exp_gain):
     return 1.0 / idcg if idcg != 0.0 else 0.0
 
 
-@kernel
+@helper
 def _add_pair(scores, labels, order, a, b, delta_kind, exp_gain, inv_idcg, by_gap, grad, hess):
     """Add the lambda of the pair at ranks ``a`` and ``b`` (local rows ``order[a]``,
     ``order[b]``) into ``grad`` / ``hess``; returns the sum-of-lambdas increment.
@@ -70,7 +70,7 @@ def _add_pair(scores, labels, order, a, b, delta_kind, exp_gain, inv_idcg, by_ga
     return -2.0 * lam
 
 
-@kernel
+@helper
 def _group_gradients(scores, labels, first_row, delta_kind, exp_gain, topk, num_pair,
                      score_normalization, normalization, key, grad, hess):
     """Gradients of one query group into ``grad`` / ``hess`` (zeroed here)."""

@@ -4,7 +4,7 @@ brute-force Shapley oracle, is ``reference/shap.py``.
 import numpy as np
 from numba import prange
 
-from ..jit import kernel
+from ..jit import helper, kernel
 from .predict import categorical_goes_left
 
 # IEEE division (inf/NaN) instead of Python's ZeroDivisionError: a model file may hold any
@@ -14,7 +14,7 @@ _ERRORS = "numpy"
 # --- TreeSHAP: exact feature contributions (Lundberg, Erion & Lee 2018, Algorithm 2) ---
 
 
-@kernel(error_model=_ERRORS)
+@helper(error_model=_ERRORS)
 def row_goes_left(x, node, threshold, default_left, split_type, cat_row, cat_bits):
     """Whether a row whose split-feature value is ``x`` goes to node ``node``'s left child.
 
@@ -29,7 +29,7 @@ def row_goes_left(x, node, threshold, default_left, split_type, cat_row, cat_bit
     return x < threshold[node]
 
 
-@kernel(error_model=_ERRORS)
+@helper(error_model=_ERRORS)
 def cover_share(child_cover, node_cover):
     """The share of a node's rows that a child holds when the split feature is unknown:
     ``child_cover / node_cover``, and an even split (0.5) under a node of cover 0 (a
@@ -39,7 +39,7 @@ def cover_share(child_cover, node_cover):
     return child_cover / node_cover
 
 
-@kernel(error_model=_ERRORS)
+@helper(error_model=_ERRORS)
 def _node_expectations(left_child, value, cover, tree_offsets, out):
     """Each node's expected value over the training rows: its leaves' values weighted by
     their cover (hessian sums), ``E(node) = (c_l E(l) + c_r E(r)) / c_node`` (an even mix
@@ -62,7 +62,7 @@ def _node_expectations(left_child, value, cover, tree_offsets, out):
                     out[node] = (cover[l] * out[l] + cover[r] * out[r]) / cover[node]
 
 
-@kernel(error_model=_ERRORS)
+@helper(error_model=_ERRORS)
 def _path_weights(zero, one, weight, length):
     """EXTEND of Algorithm 2, applied to the path elements ``1 .. length`` in turn, from
     the root's element (0, fractions 1): ``weight[i]`` becomes the share of subsets of size
@@ -77,7 +77,7 @@ def _path_weights(zero, one, weight, length):
             weight[i] = zero_fraction * weight[i] * (size - i) / (size + 1)
 
 
-@kernel(error_model=_ERRORS)
+@helper(error_model=_ERRORS)
 def _unwound_path_sum(zero, one, weight, last, i):
     """Sum of the weights left after undoing (UNWIND of Algorithm 2) element ``i`` of a
     path whose last element is ``last``: the share of subsets without feature ``i``."""
@@ -94,7 +94,7 @@ def _unwound_path_sum(zero, one, weight, last, i):
     return total
 
 
-@kernel(error_model=_ERRORS)
+@helper(error_model=_ERRORS)
 def _leaf_shares(zero, one, weight, n_elements, element_feature, leaf_value, phi):
     """Add a leaf's share of each path feature's SHAP value to ``phi``."""
     _path_weights(zero, one, weight, n_elements)
@@ -103,7 +103,7 @@ def _leaf_shares(zero, one, weight, n_elements, element_feature, leaf_value, phi
         phi[element_feature[i]] += w * (one[i] - zero[i]) * leaf_value
 
 
-@kernel(error_model=_ERRORS)
+@helper(error_model=_ERRORS)
 def _tree_shap_row(x, base, max_depth, split_feature, threshold, default_left, split_type,
                    cat_row, cat_bits, left_child, value, cover, int_buffers, float_buffers,
                    slot_of_feature, phi):

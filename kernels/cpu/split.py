@@ -8,7 +8,7 @@ thread count.
 import numpy as np
 from numba import prange
 
-from ..jit import kernel
+from ..jit import helper, kernel
 from ..split_math import cpu as _split_math
 
 # module-level names: Numba resolves globals, not attributes
@@ -18,7 +18,7 @@ gain_given_weight = _split_math.gain_given_weight
 leaf_weight = _split_math.leaf_weight
 
 
-@kernel
+@helper
 def _numeric_best(h, n, total_g, total_h, parent, direction_sign, lower, upper, scales,
                   reg_lambda, reg_alpha, max_delta_step, min_child_weight, out, task):
     """Best threshold of one numeric feature; writes ``out`` row ``task`` when any.
@@ -81,7 +81,7 @@ def _numeric_best(h, n, total_g, total_h, parent, direction_sign, lower, upper, 
         task_sum[task, 1] = best_h
 
 
-@kernel
+@helper
 def _set_gain(left_g, left_h, right_g, right_h, parent, scales, reg_lambda, reg_alpha,
               max_delta_step, min_child_weight, lower, upper):
     """Gain of one categorical candidate; -inf when a child is empty or too light."""
@@ -99,7 +99,7 @@ def _set_gain(left_g, left_h, right_g, right_h, parent, scales, reg_lambda, reg_
 _INSERTION_SORT_CODES = 256  # up to here an insertion sort; above, a merge sort (O(n log n))
 
 
-@kernel
+@helper
 def _order_by_weight(h, n, scales, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
                      order):
     """Codes ``0 .. n-1`` into ``order`` by increasing leaf weight of their own (G, H),
@@ -127,7 +127,7 @@ def _order_by_weight(h, n, scales, reg_lambda, reg_alpha, max_delta_step, min_ch
         order[j] = c
 
 
-@kernel
+@helper
 def _merge_sort(weight, n, order):
     """``order`` = codes ``0 .. n-1`` by increasing ``weight``, ties in code order (a
     bottom-up merge sort: stable, as NumPy's ``argsort(kind="mergesort")``, whose own
@@ -156,7 +156,7 @@ def _merge_sort(weight, n, order):
         order[c] = src[c]
 
 
-@kernel
+@helper
 def _categorical_best(h, n, total_g, total_h, parent, lower, upper, scales, reg_lambda,
                       reg_alpha, max_delta_step, min_child_weight, max_cat_to_onehot,
                       max_cat_threshold, out, task_bits, task, bits_row):
@@ -284,7 +284,7 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
                       out_feature, out_bin, out_default_left, out_left_sum, out_cat_bits)
 
 
-@kernel(parallel=True)
+@helper(parallel=True)
 def _evaluate_tasks(n_tasks, hist, feature_offsets, is_categorical, node_sums, feature_mask,
                     monotone, node_bounds, scales, split_params, max_cat_to_onehot,
                     max_cat_threshold, out, task_bits, cat_slot, n_cat):
@@ -298,7 +298,7 @@ def _evaluate_tasks(n_tasks, hist, feature_offsets, is_categorical, node_sums, f
                        max_cat_to_onehot, max_cat_threshold, out, task_bits, cat_slot, n_cat)
 
 
-@kernel
+@helper
 def _evaluate_task(task, hist, feature_offsets, is_categorical, node_sums, feature_mask, monotone,
                    node_bounds, scales, split_params, max_cat_to_onehot, max_cat_threshold, out,
                    task_bits, cat_slot, n_cat):
@@ -326,7 +326,7 @@ def _evaluate_task(task, hist, feature_offsets, is_categorical, node_sums, featu
                       reg_lambda, reg_alpha, max_delta_step, min_child_weight, out, task)
 
 
-@kernel
+@helper
 def _best_of_node(k, n_features, out, task_bits, is_categorical, cat_slot, n_cat, out_gain,
                   out_feature, out_bin, out_default_left, out_left_sum, out_cat_bits):
     """Node ``k``'s best over its features' bests: the highest gain, the lowest feature
