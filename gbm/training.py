@@ -15,7 +15,7 @@ from .categorical import check_same_categorical, encode_X, fit_categories
 from .collective import LOCAL
 from .constraints import (interaction_matrix, parse_interaction_constraints,
                           parse_monotone_constraints)
-from . import compat
+from . import compat, compile_ahead
 from .data import feature_names_of, to_host
 from .dmatrix import DMatrix
 from .evaluation import EvalSet, Evaluator, unpack_eval
@@ -138,6 +138,8 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
             or num_boost_round < 0:
         raise ValueError(f"num_boost_round must be an integer >= 0, got {num_boost_round!r}")
     backend = get_backend(p["device"], p["n_jobs"], _collective)
+    if backend.name == "cpu":
+        compile_ahead.prepare()  # an empty compile cache: filled by several processes
     backend.workspace = {}  # a round's large arrays reuse the last round's memory
     names = feature_names if feature_names is not None else feature_names_of(X)
     init = None

@@ -39,3 +39,18 @@ def test_kernels_are_cached_in_the_keyed_folder():
     X = np.random.default_rng(0).normal(size=(200, 3)).astype(np.float32)
     gbm.train({"max_depth": 2}, X, X[:, 0], 2)
     assert list(Path(jit.CACHE_DIR).rglob("*.nbi")), jit.CACHE_DIR
+
+
+def test_helpers_have_no_python_entry_point_but_python_calls_run_compiled_code():
+    from gbm.kernels import hashing
+    from gbm.kernels.cpu import split
+
+    for compiled in (hashing.mix, split._evaluate_tasks, split._numeric_best):
+        assert compiled.targetoptions["no_cpython_wrapper"], compiled
+        assert compiled.targetoptions["no_cfunc_wrapper"], compiled
+    assert "no_cpython_wrapper" not in split.evaluate_splits.targetoptions  # an entry point
+    # uint64 arithmetic wraps around in compiled code (as in the NumPy twin); the plain
+    # Python function would raise on the uint64 overflow warning or differ
+    x = np.uint64(0xFFFFFFFFFFFFFFF0)
+    assert hashing.mix(x) == hashing.splitmix64(x)
+    assert type(hashing.mix(x)) is int  # Numba's boxed uint64, not NumPy's scalar

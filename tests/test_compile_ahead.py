@@ -1,0 +1,106 @@
+"""Compiling ahead over several processes (gbm/compile_ahead.py): the list is what a fit
+compiles, the helper processes fill the cache, and a cold first fit trains the same model."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from gbm import compile_ahead
+
+# A fresh process (the cache as found, normally warm) that fits and predicts as a user's
+# first fit would, with nothing compiled ahead, and prints every gbm kernel's signatures
+# (helpers aside: only kernels compile them).
+_FIT_AND_LIST = r"""
+import json, gc
+import numpy as np
+from numba.core.registry import CPUDispatcher
+from gbm.sklearn import GBMClassifier, GBMRegressor
+rng = np.random.default_rng(0)
+X = rng.normal(size=(300, 5))
+y = (X[:, 0] > 0).astype(int)
+GBMClassifier(n_estimators=3).fit(X, y).predict_proba(X)
+GBMRegressor(n_estimators=3).fit(X.astype(np.float32), X[:, 1]).predict(X)
+found = []
+for obj in gc.get_objects():
+    if isinstance(obj, CPUDispatcher) and obj.py_func.__module__.startswith("gbm") \
+            and not obj.targetoptions.get("no_cpython_wrapper"):
+        found += [[obj.py_func.__module__, obj.py_func.__name__, str(s)] for s in obj.signatures]
+print(json.dumps(sorted(found)))
+"""
+
+
+def _run(code, **env):
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, **env), timeout=600)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_the_list_is_what_a_first_fit_and_predict_compile():
+    found = json.loads(_run(_FIT_AND_LIST, GBM_COMPILE_PROCESSES="1").splitlines()[-1])
+    listed = sorted([module, name, str(args)] for module, name, args, _ in compile_ahead.STANDARD)
+    assert found == listed
+
+
+def test_groups_cover_every_entry_once_and_balance_the_time():
+    everything = list(range(len(compile_ahead.STANDARD)))
+    for n in (1, 2, 3, 4, 40):
+        parts = compile_ahead.groups(everything, n)
+        assert sorted(i for part in parts for i in part) == everything
+        assert len(parts) == min(n, len(everything))
+    seconds = [sum(compile_ahead.STANDARD[i][3] for i in part)
+               for part in compile_ahead.groups(everything, 2)]
+    longest = max(entry[3] for entry in compile_ahead.STANDARD)
+    assert max(seconds) - min(seconds) <= longest
+
+
+# In a process with an empty cache: three cheap entries over two processes. The helper's
+# share must be in the cache without being compiled here (no overload in memory).
+_OVER_TWO = r"""
+import json
+from gbm import compile_ahead as ca
+names = ["max_abs", "node_weights", "add_leaf_values"]
+picked = [i for i, e in enumerate(ca.STANDARD) if e[1] in names]
+assert not any(ca._cached(ca.STANDARD[i]) for i in picked)
+mine, theirs = ca.groups(picked, 2)
+ca.compile_over_processes(picked, 2)
+print(json.dumps({
+    "cached": [ca._cached(ca.STANDARD[i]) for i in picked],
+    "theirs_in_memory": [len(ca._dispatcher(ca.STANDARD[i]).overloads) for i in theirs],
+    "mine_in_memory": [len(ca._dispatcher(ca.STANDARD[i]).overloads) for i in mine]}))
+"""
+
+
+def test_a_helper_process_fills_the_cache(tmp_path):
+    report = json.loads(_run(_OVER_TWO, NUMBA_CACHE_DIR=str(tmp_path)).splitlines()[-1])
+    assert report["cached"] == [True, True, True]
+    assert report["theirs_in_memory"] and set(report["theirs_in_memory"]) == {0}
+    assert report["mine_in_memory"] and set(report["mine_in_memory"]) == {1}
+
+
+def test_compile_processes_setting_is_checked(monkeypatch):
+    monkeypatch.setenv("GBM_COMPILE_PROCESSES", "two")
+    with pytest.raises(ValueError, match="GBM_COMPILE_PROCESSES must be an integer"):
+        compile_ahead._processes()
+    monkeypatch.setenv("GBM_COMPILE_PROCESSES", "0")
+    assert compile_ahead._processes() == 1
+
+
+_COLD_FIT = r"""
+import numpy as np, sys
+from gbm.sklearn import GBMClassifier
+rng = np.random.default_rng(1)
+X = rng.normal(size=(400, 6))
+y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+model = GBMClassifier(n_estimators=4, max_depth=3).fit(X, y)
+sys.stdout.write(model.get_booster().to_json())
+"""
+
+
+def test_a_cold_first_fit_compiled_over_two_processes_trains_the_same_model(tmp_path):
+    cold = _run(_COLD_FIT, NUMBA_CACHE_DIR=str(tmp_path), GBM_COMPILE_PROCESSES="2")
+    warm = _run(_COLD_FIT, GBM_COMPILE_PROCESSES="1")
+    assert list(tmp_path.rglob("*.nbi"))  # the cold one did compile into its own folder
+    assert cold == warm
