@@ -104,3 +104,11 @@ def test_a_cold_first_fit_compiled_over_two_processes_trains_the_same_model(tmp_
     warm = _run(_COLD_FIT, GBM_COMPILE_PROCESSES="1")
     assert list(tmp_path.rglob("*.nbi"))  # the cold one did compile into its own folder
     assert cold == warm
+
+
+def test_no_helper_process_from_an_embedding_program(monkeypatch):
+    monkeypatch.delenv("GBM_COMPILE_PROCESSES", raising=False)
+    monkeypatch.setattr(sys, "executable", "/usr/bin/uwsgi")
+    assert compile_ahead._processes() == 1
+    monkeypatch.setattr(sys, "executable", "/opt/venv/bin/python3.11")
+    assert compile_ahead._processes() == min(len(os.sched_getaffinity(0)), 4)
