@@ -464,33 +464,21 @@ class TreeGrower:
             n_leaves += 1
 
     def _finish(self):
-        nodes = self.nodes
-        n = nodes.n
-        all_ids = np.arange(n)
-        weights = np.empty(n)
-        self.k.node_weights(nodes.sums[:n], nodes.bounds[:n], self._scales(all_ids),
-                            self.split_params, weights)
-        trees, starts, ends, values, self.leaf_ids = [], [], [], [], []
-        for t in range(self.n_trees):  # a tree's nodes, in creation order, are its local ids
-            sel = np.flatnonzero(nodes.tree[:n] == t)
-            tree = self._tree(sel, weights[sel], self.tree_scales[t])
-            leaves = np.flatnonzero(tree.left_child < 0)
-            trees.append(tree)
-            self.leaf_ids.append(leaves)
-            starts.append(nodes.start[sel[leaves]])
-            ends.append(nodes.end[sel[leaves]])
-            values.append(tree.value[leaves])
-        return trees, self.rows, np.concatenate(starts), np.concatenate(ends), \
-            np.concatenate(values)
-
-    def _tree(self, sel, weights, scales):
-        """The ``Tree`` of nodes ``sel`` (one tree's, in order), given their weights."""
+        """Every tree's ``Tree``, from all the trees' nodes at once (NumPy operations over
+        all of them, then one slice per tree: the trees of a lockstep round share them)."""
         nodes, p = self.nodes, self.params
-        n = sel.shape[0]
+        n = nodes.n
+        weights = np.empty(n)
+        self.k.node_weights(nodes.sums[:n], nodes.bounds[:n], self._scales(np.arange(n)),
+                            self.split_params, weights)
+        sel = np.argsort(nodes.tree[:n], kind="stable")  # tree by tree, in creation order:
+        tree_of = nodes.tree[sel]                         # a tree's nodes are its local ids
+        bounds = np.searchsorted(tree_of, np.arange(self.n_trees + 1))
+        weights = weights[sel]
         inner = nodes.left[sel] >= 0
         left = np.where(inner, nodes.local[np.maximum(nodes.left[sel], 0)], -1)
         arrays = {name: np.zeros(n, dtype=dtype) for name, dtype in NODE_FIELDS.items()}
-        arrays["cover"][:] = nodes.sums[sel, 1] / scales[1]
+        arrays["cover"][:] = nodes.sums[sel, 1] / self.tree_scales[tree_of, 1]
         arrays["value"][:] = np.where(inner, weights, p["learning_rate"] * weights)
         feature = nodes.feature[sel]
         split_bin = nodes.split_bin[sel]
@@ -504,5 +492,17 @@ class TreeGrower:
         arrays["split_bin"][numeric] = split_bin[numeric]
         arrays["threshold"][numeric] = self.data.padded_cuts[feature[numeric],
                                                              split_bin[numeric]]
-        return Tree(**arrays, split_type=split_type,
-                    cat_bits=np.ascontiguousarray(nodes.cat_bits[sel][split_type == 1]))
+        categorical = split_type == 1
+        cat_bits = nodes.cat_bits[sel][categorical]
+        cat_bounds = np.concatenate([[0], np.cumsum(categorical)])[bounds]
+        leaves = np.flatnonzero(~inner)  # all trees' leaves, tree by tree
+        leaf_bounds = np.searchsorted(leaves, bounds)
+        trees, self.leaf_ids = [], []
+        for t in range(self.n_trees):
+            lo, hi = bounds[t], bounds[t + 1]
+            trees.append(Tree(**{name: a[lo:hi] for name, a in arrays.items()},
+                              split_type=split_type[lo:hi],
+                              cat_bits=cat_bits[cat_bounds[t]:cat_bounds[t + 1]]))
+            self.leaf_ids.append(leaves[leaf_bounds[t]:leaf_bounds[t + 1]] - lo)
+        return trees, self.rows, nodes.start[sel[leaves]], nodes.end[sel[leaves]], \
+            arrays["value"][leaves]
