@@ -41,11 +41,13 @@ _I64 = types.int64
 
 # (module, kernel, argument types, compile seconds measured alone): what a fit of float
 # data (up to 256 bins, no categories; binary, regression and the other pointwise
-# objectives) and its predict compile, in the order the fit first calls them.
+# objectives) and its predict compile, in the order a classifier's fit first calls them.
 # tests/test_compile_ahead.py checks the list against a fit's own signatures.
 STANDARD = (
     ("gbm.exact", "_add_parts", (_I64_2, _I64_2), 0.5),
     ("gbm.kernels.cpu.binning", "bin_values", (_F32_2, _F32_2, _I32_1, _U8_2), 1.0),
+    ("gbm.kernels.cpu.objective", "_logistic_gradients",
+     (_F64_1, _F64_1, _F64_1, _F64_1, _F64_1, _I64), 1.5),
     ("gbm.kernels.cpu.objective", "_pointwise_gradients",
      (_I64, _F64_2, _F64_1, _F64_1, _F64_1, _F64_2, _F64_2, _I64), 2.0),
     ("gbm.kernels.cpu.quantize", "max_abs", (_F64_1,), 0.1),

@@ -5,7 +5,7 @@ from numba import prange
 from ..elementary import cpu as _elementary
 from ..elementary import product
 from ..jit import helper, kernel
-from ..layout import SOFTMAX
+from ..layout import LOGISTIC, SOFTMAX
 from ..objective_math import _EPS, make_objective_math
 
 rows_gradients = make_objective_math(helper, helper(product), _elementary).rows_gradients
@@ -13,6 +13,7 @@ exp, exp_normal = _elementary.exp, _elementary.exp_normal
 
 _BLOCK = 256  # softmax rows at a time: each class's stretch of them is one vector loop
 _NORMAL_LOW = -708.0  # exp_normal's lowest input
+_NORMAL_HIGH = 709.0  # and its highest
 
 
 def pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_threads):
@@ -27,12 +28,16 @@ def pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_thre
     n_threads : int                             # rows are cut into this many pieces
 
     Each row is computed alone: the thread count cannot change any result. Softmax on
-    group-major arrays (training's) takes a kernel of its own that vectorises: the same
-    bits, 1.5x faster (58,400 rows x 5 classes, one thread).
+    group-major arrays (training's) and the logistic loss on contiguous columns take
+    kernels of their own that vectorise: the same bits, 1.5x faster (softmax, 58,400 rows
+    x 5 classes) and 3.6x (logistic, 261,876 rows), one thread.
     """
     if (kind == SOFTMAX and margin.T.flags.c_contiguous and grad.T.flags.c_contiguous
             and hess.T.flags.c_contiguous):
         _softmax_gradients(margin.T, y, w, grad.T, hess.T, n_threads)
+    elif kind == LOGISTIC and margin.shape[1] == 1 and all(
+            a[:, 0].flags.c_contiguous for a in (margin, grad, hess)):
+        _logistic_gradients(margin[:, 0], y, w, grad[:, 0], hess[:, 0], n_threads)
     else:
         _pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_threads)
 
@@ -106,3 +111,42 @@ def _softmax_rows(margin, lo, hi, y, w, grad, hess):
                 onehot = 1.0 if k == label[i] else 0.0
                 g[i] = (p - onehot) * weight[i]
                 h[i] = max((2.0 * p) * (1.0 - p), _EPS) * weight[i]
+
+
+@kernel(parallel=True)
+def _logistic_gradients(margin, y, w, grad, hess, n_threads):
+    """The logistic loss's gradients; margin, grad, hess : float64 (n_rows,), contiguous."""
+    n = margin.shape[0]
+    for t in prange(n_threads):
+        i = np.int64(t)  # bounds of one type in the typing pass and the loop: one compile
+        _logistic_rows(margin, n * i // n_threads, n * (i + 1) // n_threads, y, w, grad, hess)
+
+
+@helper
+def _logistic_rows(margin, lo, hi, y, w, grad, hess):
+    """``rows_gradients``' logistic loss (``p = sigmoid(m) = 1 / (1 + exp(-m))``), the
+    same operations per row, a block of rows at a time so that the loops vectorise:
+    ``exp`` becomes ``exp_normal`` on ``-m`` clamped to its range, and the rows outside it
+    (|m| above about 708, or NaN) are redone with ``exp``."""
+    e = np.empty(_BLOCK)
+    for first in range(lo, hi, _BLOCK):
+        last = min(first + _BLOCK, hi)
+        m = last - first
+        column = margin[first:last]
+        for i in range(m):
+            x = -column[i]
+            x = x if x >= _NORMAL_LOW else _NORMAL_LOW
+            e[i] = exp_normal(x if x <= _NORMAL_HIGH else _NORMAL_HIGH)
+        outside = False
+        for i in range(m):
+            outside |= not _NORMAL_LOW <= -column[i] <= _NORMAL_HIGH
+        if outside:
+            for i in range(m):
+                if not _NORMAL_LOW <= -column[i] <= _NORMAL_HIGH:
+                    e[i] = exp(-column[i])
+        g, h = grad[first:last], hess[first:last]
+        label, weight = y[first:last], w[first:last]
+        for i in range(m):
+            p = 1.0 / (1.0 + e[i])
+            g[i] = (p - label[i]) * weight[i]
+            h[i] = max(p * (1.0 - p), _EPS) * weight[i]
