@@ -272,8 +272,12 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
     task_sum = np.zeros((n_tasks, 2), dtype=np.int64)
     # one candidate set per (node, categorical feature), not per task: with thousands of
     # categories a set is kilobytes
-    cat_slot = np.cumsum(is_categorical.astype(np.int64)) - 1
-    n_cat = max(1, int(cat_slot[-1]) + 1) if n_features else 1
+    cat_slot = np.empty(n_features, dtype=np.int64)  # loops, not array expressions:
+    n_cat = 0                                         # those compile a kernel each
+    for f in range(n_features):
+        cat_slot[f] = n_cat + is_categorical[f] - 1
+        n_cat += is_categorical[f]
+    n_cat = max(1, n_cat)
     task_bits = np.zeros((n_nodes * n_cat, out_cat_bits.shape[1]), dtype=np.uint32)
     out = (task_gain, task_bin, task_left, task_sum)
     _evaluate_tasks(n_tasks, hist, feature_offsets, is_categorical, node_sums, feature_mask,
