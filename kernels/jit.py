@@ -67,9 +67,9 @@ def helper(fn=None, *, parallel=False, inline="never", error_model="python", fas
     entry points that let Python (and C) call it. Numba builds, optimises and emits those
     wrappers for every compiled function; for the first fit's kernels, most of them
     helpers, that was about a seventh of a cold compile (first 1,000-row fit + predict
-    with an empty cache, 25.5 s -> 22.0 s measured). Called
-    from Python (a test), a helper runs a twin compiled with the wrappers, so it gives
-    the compiled result, never a crash. Same options as ``kernel``.
+    with an empty cache, 25.5 s -> 22.0 s measured). Called from Python (a test), a
+    helper runs a twin compiled with the wrappers, so it gives the compiled result, never
+    a crash. Same options as ``kernel``.
     """
     def decorate(function):
         options = _options(parallel, inline, error_model, fastmath)
