@@ -23,7 +23,7 @@ DEV = [
 # everywhere, as the gpu extra: installing dev and gpu together must not mix in CUDA 13
 # libraries (an NVVM 13 writes PTX that a CUDA 12 driver cannot load).
 CUDA_SIM = ["numba-cuda[cu12]==0.30.*"]
-# distributed pinned: gbm.dask_collective adds comm handlers to ``worker.handlers``, not a
+# distributed pinned: gbm.dask.collective adds comm handlers to ``worker.handlers``, not a
 # documented API; the dev extra includes it so that CI runs tests/test_dask.py
 DASK = ["dask[distributed]==2026.7.1", "distributed==2026.7.1"]
 GPU = ["numba-cuda[cu12]==0.30.*", "cupy-cuda12x", "dask-cuda==26.10.*"]
@@ -34,11 +34,13 @@ setup(
     description="Deterministic histogram gradient boosting on CPU (Numba), GPU and Dask",
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
-    packages=["gbm", "gbm.linear", "gbm.kernels", "gbm.kernels.cpu", "gbm.kernels.cuda",
-              "gbm.kernels.reference"],
+    packages=["gbm", "gbm.cli", "gbm.dask", "gbm.data", "gbm.io", "gbm.linear", "gbm.metrics",
+              "gbm.model", "gbm.numerics", "gbm.objectives", "gbm.runtime", "gbm.sklearn",
+              "gbm.training", "gbm.tree",
+              "gbm.kernels", "gbm.kernels.cpu", "gbm.kernels.cuda", "gbm.kernels.reference"],
     package_dir={"gbm": "gbm", "gbm.kernels": "kernels"},
     python_requires=">=3.10",
-    # tbb: Numba's fork- and thread-safe threading layer (see gbm/threading_layer.py)
+    # tbb: Numba's fork- and thread-safe threading layer (see gbm/runtime/threading_layer.py)
     install_requires=["numpy>=1.24", "numba>=0.60", "scipy>=1.10", "scikit-learn>=1.5",
                       "tbb>=2021.6"],
     extras_require={"dev": DEV + CUDA_SIM + DASK, "cuda-sim": CUDA_SIM, "dask": DASK, "gpu": GPU},

@@ -31,7 +31,7 @@ def make_data(case, rows=None):
     if case == "multi-73k":
         return _multi_73k()
     if case == "flights":
-        from gbm.demo import load_flights
+        from gbm.cli.demo import load_flights
         X, y, train = load_flights()
         return X[train], y[train], X[~train], y[~train], []
     # evals-20k: 20k training rows, two eval sets of 10k, a 10k test set

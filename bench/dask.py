@@ -8,8 +8,8 @@
   agree (gbm: identical model files; xgboost: the largest difference of predicted
   probabilities on the test rows).
 * collective: the time of one all-reduce of one value and of one level's histograms
-  (int64, ``(nodes, 28 features x 256 bins, 2)``, as ``gbm.grower`` sends them) between
-  the ranks of 2 and of 3 local workers, through ``gbm.dask_collective`` over each
+  (int64, ``(nodes, 28 features x 256 bins, 2)``, as ``gbm.tree.grower`` sends them) between
+  the ranks of 2 and of 3 local workers, through ``gbm.dask.collective`` over each
   transport (the ranks' direct TCP connections, Dask's comms), median of 30.
 
 Writes the tables as Markdown to ``--out`` (default ``bench/RESULTS_dask.md``).
@@ -61,11 +61,11 @@ def _fit_xgboost(client, dX, dy, rounds):
 
 def _allreduce_probe(session, rank, addresses, shapes, repeats, transport):
     """Rank ``rank``'s all-reduce times over ``transport`` ("tcp" or "dask")."""
-    from gbm.dask_collective import DaskCollective
-    from gbm.dask_heap import kept_heap
+    from gbm.dask.collective import DaskCollective
+    from gbm.dask.heap import kept_heap
 
     asked = "auto" if transport == "tcp" else transport
-    with kept_heap():  # as a training rank runs (gbm.dask_spmd)
+    with kept_heap():  # as a training rank runs (gbm.dask.spmd)
         return _probe(DaskCollective(session, rank, addresses, 120.0, asked), shapes,
                       repeats, transport)
 
@@ -97,7 +97,7 @@ def _collective_times(client, shapes, transport, repeats=30):
     ``transport`` ("tcp": the direct connections, "dask": Dask's comms)."""
     import uuid
 
-    from gbm.dask_collective import end_session, start_session
+    from gbm.dask.collective import end_session, start_session
 
     addresses = sorted(client.scheduler_info()["workers"])
     session = f"bench-{uuid.uuid4().hex}"
@@ -199,8 +199,8 @@ def _report(args, libs, times, agree, collective, shapes, load_start, stats2):
               "(rank 0: sending and waiting for the other rank, which includes waiting for a "
               "slower rank to reach the exchange)."]
     lines += ["", "All-reduce of one int64 value and of one level's histograms (int64, nodes x 28 "
-              "features x 256 bins x 2), worker to worker (`gbm.dask_collective`): over the "
-              "ranks' direct TCP connections (`gbm.dask_sockets`, the default) and over Dask's "
+              "features x 256 bins x 2), worker to worker (`gbm.dask.collective`): over the "
+              "ranks' direct TCP connections (`gbm.dask.sockets`, the default) and over Dask's "
               "comms (`transport=\"dask\"`), median ms:", "",
               "| all-reduced | bytes | 2 workers, TCP | 2 workers, Dask comms | 3 workers, TCP "
               "| 3 workers, Dask comms |", "|---|---|---|---|---|---|"]

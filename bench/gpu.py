@@ -133,10 +133,10 @@ def histogram_bandwidth(X, y, repeats=5):
     """(GB/s of one root-node histogram over every training row, GB/s of a copy)."""
     import cupy
 
-    from gbm.backend import get_backend
-    from gbm.binning import BinMapper
+    from gbm.runtime.backend import get_backend
+    from gbm.data.binning import BinMapper
     from gbm.kernels import cuda as kernels
-    from gbm.quantize import quantize
+    from gbm.tree.quantize import quantize
 
     backend = get_backend("cuda")
     mapper = BinMapper(MAX_BIN).fit(X[:200_000])

@@ -3,11 +3,15 @@
 ``import gbm`` is light: the scikit-learn estimators (and with them scikit-learn, SciPy
 and pandas) and the plots (gbm.plotting, matplotlib) load on first use of their names.
 """
-from . import threading_layer  # noqa: F401  (first: picks Numba's layer before any kernel runs)
+import importlib.abc
+import importlib.util
+import sys
+
+from .runtime import threading_layer  # noqa: F401  (first: picks Numba's layer before any kernel runs)
 from . import callback
-from .booster import Booster
-from .dmatrix import DMatrix, QuantileDMatrix
-from .training import train
+from .model.booster import Booster
+from .data.dmatrix import DMatrix, QuantileDMatrix
+from .training.loop import train
 
 __version__ = "0.1.0"
 __all__ = ["Booster", "DMatrix", "QuantileDMatrix", "train", "callback", "GBMClassifier",
@@ -15,8 +19,33 @@ __all__ = ["Booster", "DMatrix", "QuantileDMatrix", "train", "callback", "GBMCla
            "plot_tree", "plot_metric", "__version__"]
 
 _LAZY = {"GBMClassifier": "sklearn", "GBMRanker": "sklearn", "GBMRegressor": "sklearn",
-         "GBMRFClassifier": "forest", "GBMRFRegressor": "forest",
+         "GBMRFClassifier": "sklearn", "GBMRFRegressor": "sklearn",
          "plot_importance": "plotting", "plot_tree": "plotting", "plot_metric": "plotting"}
+
+
+# Modules that moved into subpackages, by the old names that docs and scripts cite: each
+# old name imports the module itself (``import gbm.dask_checkpoint`` is gbm.dask.checkpoint).
+_MOVED = {"gbm.dask_checkpoint": "gbm.dask.checkpoint", "gbm.dask_heap": "gbm.dask.heap",
+          "gbm.dask_sockets": "gbm.dask.sockets"}
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds an old name of ``_MOVED`` and loads it as the module it moved to."""
+
+    def find_spec(self, name, path=None, target=None):
+        return importlib.util.spec_from_loader(name, self) if name in _MOVED else None
+
+    def create_module(self, spec):
+        module = importlib.import_module(_MOVED[spec.name])
+        self.spec = module.__spec__  # the import machinery sets the alias's spec on it
+        return module
+
+    def exec_module(self, module):
+        module.__spec__ = self.spec
+
+
+if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
+    sys.meta_path.append(_MovedModules())
 
 
 def __getattr__(name):

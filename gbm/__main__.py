@@ -1,7 +1,7 @@
-"""``python -m gbm``: the command line (gbm.cli)."""
+"""``python -m gbm``: the command line (gbm.cli.main)."""
 import sys
 
-from .cli import main
+from .cli.main import main
 
 if __name__ == "__main__":
     sys.exit(main())

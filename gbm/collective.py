@@ -10,7 +10,7 @@ included), so the exchanges line up.
 
 * ``allreduce(array, op)``: element-wise ``"sum"`` (integer arrays only: an integer sum
   does not depend on the order of the ranks; float sums that feed the model go through
-  ``gbm.exact``), ``"max"`` or ``"min"``; every rank gets the result.
+  ``gbm.numerics.exact``), ``"max"`` or ``"min"``; every rank gets the result.
 * ``allgather(value)``: the list of every rank's value, in rank order.
 * ``broadcast(value, root=0)``: rank ``root``'s value on every rank.
 
@@ -29,7 +29,7 @@ def _check_op(array, op):
         raise ValueError(f"op must be one of {list(_OPS)}, got {op!r}")
     if op == "sum" and array.dtype.kind not in "iub":
         raise TypeError(f"allreduce 'sum' takes integer arrays (an order-free sum), got "
-                        f"{array.dtype}; sum floats with gbm.exact")
+                        f"{array.dtype}; sum floats with gbm.numerics.exact")
 
 
 class LocalCollective:

@@ -120,7 +120,7 @@ def _n_jobs(name, value):
 
 
 def _eval_metric(name, value):
-    from .metrics import check_metric_name
+    from .metrics.pointwise import check_metric_name
 
     if value is None:
         return None
@@ -139,7 +139,7 @@ def _quantile_alpha(name, value):
 
 
 def _passthrough(name, value):
-    # Checked against the data's features in gbm.constraints.
+    # Checked against the data's features in gbm.tree.constraints.
     if isinstance(value, tuple):
         return list(value)
     if isinstance(value, np.ndarray):
@@ -148,7 +148,7 @@ def _passthrough(name, value):
 
 
 def _interaction_constraints(name, value):
-    # The shape is checked here; the features against the data in gbm.constraints.
+    # The shape is checked here; the features against the data in gbm.tree.constraints.
     if value is None or isinstance(value, str):
         return value
     if not isinstance(value, (list, tuple)) or not all(isinstance(s, (list, tuple)) for s in value):
@@ -212,9 +212,9 @@ SPEC = {
     "n_jobs": (None, _n_jobs, "CPU threads; None or -1 = all cores"),
     "random_state": (0, _seed, "seed of the binning sample and of row and column sampling"),
     "device": ("cpu", _choice(DEVICES), "where training runs"),
-    "monotone_constraints": (None, _passthrough, "+1 / -1 / 0 per feature (see gbm.constraints)"),
+    "monotone_constraints": (None, _passthrough, "+1 / -1 / 0 per feature (see gbm.tree.constraints)"),
     "interaction_constraints": (None, _interaction_constraints,
-                                "lists of features allowed to interact (see gbm.constraints)"),
+                                "lists of features allowed to interact (see gbm.tree.constraints)"),
     "eval_metric": (None, _eval_metric, "metric(s) for eval sets; None = the objective's"),
     "lambdarank_pair_method": ("topk", _choice(PAIR_METHODS),
                                "rank:*: pairs among the model's top k, or k sampled per document"),
@@ -228,7 +228,7 @@ SPEC = {
     "max_cat_to_onehot": (4, _int(1), "a categorical feature with fewer categories than this gets "
                           "one-hot splits (one category vs the rest), else partition splits"),
     "max_cat_threshold": (64, _int(1), "partition splits scan at most this many categories from "
-                          "either end of the gradient order (see gbm.categorical)"),
+                          "either end of the gradient order (see gbm.data.categorical)"),
     "scale_pos_weight": (1.0, _real(0, low_open=True),
                          "binary:logistic: weight of the positive rows' gradients (as XGBoost)"),
     "num_target": (1, _int(1), "regression targets (columns of y); each gets its own trees"),

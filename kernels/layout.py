@@ -11,7 +11,7 @@ Categorical splits hold a set of codes as a bitset of uint32 words (code ``c`` i
 a uint8 bin holds) or, for wider categorical features (uint16 bins), as many as they need.
 Kernels read the width from the array (``cat_bits.shape[1]``).
 
-Walk tables (``gbm.tree.Forest``): 4 int32 per node, ``(feature, left child, flags,
+Walk tables (``gbm.tree.structure.Forest``): 4 int32 per node, ``(feature, left child, flags,
 test)``; ``flags`` bit 0 = missing values go left, bit 1 = categorical split (``test`` is
 then the node's row of ``cat_bits``, else a split bin or a float32 threshold's bits).
 """

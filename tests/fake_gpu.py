@@ -224,11 +224,11 @@ class FakeCudaKernels(types.ModuleType):
 def install(monkeypatch):
     """``cupy`` is the fake, and ``device="cuda"`` gets the fake's kernels; returns them
     (their ``calls`` list the kernels run)."""
-    import gbm.backend
+    import gbm.runtime.backend
 
     kernels = FakeCudaKernels()
     monkeypatch.setitem(sys.modules, "cupy", fake_cupy)
-    monkeypatch.setattr(gbm.backend, "_cuda_kernels", lambda: kernels)
+    monkeypatch.setattr(gbm.runtime.backend, "_cuda_kernels", lambda: kernels)
     return kernels
 
 

@@ -4,7 +4,7 @@ for machines without GPUs: the ranks are threads of this process, and a communic
 fake GPU's memory is the host's: ``tests/fake_gpu.py``), reduces in rank order and writes
 the result through the output pointer, as NCCL would on the GPUs.
 
-``install(monkeypatch)`` puts it where ``gbm.dask_nccl`` looks; ``calls`` lists the
+``install(monkeypatch)`` puts it where ``gbm.dask.nccl`` looks; ``calls`` lists the
 all-reduces run (dtype, op, count), ``communicators`` the communicators made.
 """
 import ctypes
@@ -97,15 +97,15 @@ class _Event:
 
 
 def install(monkeypatch, identity):
-    """``gbm.dask_nccl`` sees this NCCL and the fake CuPy's streams; ``identity()`` is
+    """``gbm.dask.nccl`` sees this NCCL and the fake CuPy's streams; ``identity()`` is
     each rank's ``device_identity`` (e.g. per thread). Returns the fake module."""
     import fake_gpu
 
-    import gbm.dask_nccl
+    import gbm.dask.nccl
 
     nccl = FakeNccl()
     cuda = types.SimpleNamespace(get_current_stream=lambda: _Stream(), Event=_Event)
     monkeypatch.setattr(fake_gpu.fake_cupy, "cuda", cuda, raising=False)
-    monkeypatch.setattr(gbm.dask_nccl, "nccl_module", lambda: nccl)
-    monkeypatch.setattr(gbm.dask_nccl, "device_identity", identity)
+    monkeypatch.setattr(gbm.dask.nccl, "nccl_module", lambda: nccl)
+    monkeypatch.setattr(gbm.dask.nccl, "device_identity", identity)
     return nccl

@@ -6,7 +6,7 @@ Properties:
 
 * **model files**: a valid model file with 1-3 random mutations (a value replaced by
   another JSON value, a key or item dropped or added, a number nudged, a child index
-  moved) either loads, or raises ``ValueError`` from one of gbm.model_check's checks. A
+  moved) either loads, or raises ``ValueError`` from one of gbm.io.validation's checks. A
   model that loads predicts finite margins that equal the base margin plus the values of
   the leaves ``pred_leaf`` names (in tree order), explains its predictions, dumps, and
   writes the text it was read from.

@@ -15,7 +15,7 @@ import numpy as np
 
 # gbm's exp for the labels: NumPy's differs between CPUs (its AVX-512 loop and the C
 # library's disagree on some inputs), and the models trained on them would too
-from gbm.elementwise import exp as _exp
+from gbm.numerics.elementwise import exp as _exp
 
 FIXTURES = Path(__file__).parent / "fixtures" / "models"
 

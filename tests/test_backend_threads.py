@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from gbm.kernels import cpu as cpu_kernels
-from gbm.backend import Backend
-from gbm.threads import PARALLEL_MIN_WORK
+from gbm.runtime.backend import Backend
+from gbm.runtime.threads import PARALLEL_MIN_WORK
 
 pytestmark = pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 Numba threads")
 

@@ -1,4 +1,4 @@
-"""The command line (gbm.cli): train and predict on CSV and Parquet files in a subprocess,
+"""The command line (gbm.cli.main): train and predict on CSV and Parquet files in a subprocess,
 clean help, one-line errors without a traceback."""
 import subprocess
 import sys
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm import cli
+from gbm.cli import main as cli
 
 pd = pytest.importorskip("pandas")
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from gbm.collective import LOCAL, CollectiveError, ThreadGroup
-from gbm.exact import exact_mean, exact_sum, exact_sums
+from gbm.numerics.exact import exact_mean, exact_sum, exact_sums
 from model_cases import CASES
 
 pd = pytest.importorskip("pandas")

@@ -1,4 +1,4 @@
-"""Compiling ahead over several processes (gbm/compile_ahead.py): the list is what a fit
+"""Compiling ahead over several processes (gbm/runtime/compile_ahead.py): the list is what a fit
 compiles, the helper processes fill the cache, and a cold first fit trains the same model."""
 import json
 import os
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from gbm import compile_ahead
+from gbm.runtime import compile_ahead
 
 # A fresh process (the cache as found, normally warm) that fits and predicts as a user's
 # first fit would, with nothing compiled ahead, and prints every gbm kernel's signatures
@@ -60,7 +60,7 @@ def test_groups_cover_every_entry_once_and_balance_the_time():
 # share must be in the cache without being compiled here (no overload in memory).
 _OVER_TWO = r"""
 import json
-from gbm import compile_ahead as ca
+from gbm.runtime import compile_ahead as ca
 names = ["max_abs", "node_weights", "add_leaf_values"]
 picked = [i for i, e in enumerate(ca.STANDARD) if e[1] in names]
 assert not any(ca._cached(ca.STANDARD[i]) for i in picked)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm.constraints import allowed_features, interaction_matrix
+from gbm.tree.constraints import allowed_features, interaction_matrix
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(5000, 6))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm.backend import get_backend
+from gbm.runtime.backend import get_backend
 
 
 def _gpu_here():

@@ -95,7 +95,7 @@ def test_a_worker_without_rows(client):
 
 
 def test_blocks_stay_where_they_are_unless_unbalanced():
-    from gbm.dask_data import assign_blocks, make_blocks
+    from gbm.dask.data import assign_blocks, make_blocks
 
     lengths = [100, 100, 100, 100]
     keys = ["p0", "p1", "p2", "p3"]
@@ -299,7 +299,7 @@ def test_checkpoint_resume_gives_the_uninterrupted_model(client, tmp_path):
     with pytest.raises(RuntimeError, match="simulated crash after round 2"):
         gbm.dask.train(client, PARAMS, dX, dy, 6, checkpoint_dir=str(tmp_path),
                        callbacks=[_FailAt(2)])
-    saved = gbm.dask_checkpoint.read(tmp_path).booster
+    saved = gbm.dask.checkpoint.read(tmp_path).booster
     assert 1 <= saved.num_boosted_rounds < 6
     resumed = gbm.dask.train(client, PARAMS, dX, dy, 6, checkpoint_dir=str(tmp_path))
     assert resumed.to_json() == uninterrupted
@@ -390,7 +390,7 @@ def test_a_fit_killed_with_its_worker_resumes_to_the_uninterrupted_model(client,
     with pytest.raises(CollectiveError):
         gbm.dask.train(client, PARAMS, dX, dy, 8, checkpoint_dir=str(tmp_path),
                        callbacks=[_KillAt(victim, 4)])
-    assert gbm.dask_checkpoint.read(tmp_path).booster.num_boosted_rounds in (4, 5)
+    assert gbm.dask.checkpoint.read(tmp_path).booster.num_boosted_rounds in (4, 5)
     client.wait_for_workers(2, timeout=120)
     deadline = time.monotonic() + 60  # the killed one is replaced on a new address
     while victim in client.scheduler_info()["workers"] and time.monotonic() < deadline:

@@ -17,7 +17,7 @@ from distributed import Client, LocalCluster  # noqa: E402
 
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
-from gbm import dask_checkpoint  # noqa: E402
+from gbm.dask import checkpoint as dask_checkpoint  # noqa: E402
 from gbm.callback import TrainingCallback  # noqa: E402
 
 PARAMS = {"max_depth": 3, "max_bin": 32, "bin_sample_size": 1000, "learning_rate": 0.5}

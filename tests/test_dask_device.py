@@ -15,8 +15,8 @@ from fake_gpu import FakeDeviceArray, device  # noqa: E402
 
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
-from gbm.dask_estimators import _map_labels  # noqa: E402
-from gbm.sklearn import _FITTED  # noqa: E402
+from gbm.dask.estimators import _map_labels  # noqa: E402
+from gbm.sklearn.boosting import _FITTED  # noqa: E402
 
 
 @pytest.fixture

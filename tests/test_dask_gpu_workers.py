@@ -33,19 +33,19 @@ def _install_fake_gpu(tests=TESTS):
         sys.path.insert(0, tests)
     import fake_gpu as fake
 
-    import gbm.backend
+    import gbm.runtime.backend
 
     sys.modules["cupy"] = fake.fake_cupy
-    gbm.backend._cuda_kernels = lambda: fake.FakeCudaKernels()
+    gbm.runtime.backend._cuda_kernels = lambda: fake.FakeCudaKernels()
     return True
 
 
 def _one_gpu_for_all():
     """In a worker: every rank reports the same GPU (two workers on one device)."""
-    import gbm.dask_nccl
+    import gbm.dask.nccl
 
-    gbm.dask_nccl.device_identity = lambda: ("node-a", "GPU-0")
-    gbm.dask_nccl.nccl_module = lambda: object()  # "available": never used on this path
+    gbm.dask.nccl.device_identity = lambda: ("node-a", "GPU-0")
+    gbm.dask.nccl.nccl_module = lambda: object()  # "available": never used on this path
     return True
 
 

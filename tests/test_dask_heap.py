@@ -1,4 +1,4 @@
-"""``gbm.dask_heap.kept_heap``: in the environment Dask gives its workers
+"""``gbm.dask.heap.kept_heap``: in the environment Dask gives its workers
 (``MALLOC_TRIM_THRESHOLD_=65536``), large arrays freed and allocated again inside it reuse
 the heap instead of being faulted in afresh; outside it (and after it) the environment's
 thresholds hold. Run in a child process: the thresholds are process-wide."""
@@ -9,14 +9,14 @@ import textwrap
 
 import pytest
 
-from gbm import dask_heap
+from gbm.dask import heap as dask_heap
 
 pytestmark = pytest.mark.skipif(dask_heap._glibc() is None, reason="needs glibc")
 
 CHILD = textwrap.dedent("""
     import resource
     import numpy as np
-    from gbm.dask_heap import applies, kept_heap
+    from gbm.dask.heap import applies, kept_heap
 
     def faults(n=40):
         before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt

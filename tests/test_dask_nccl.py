@@ -1,4 +1,4 @@
-"""NCCL between GPU ranks (``gbm.dask_nccl``): when it is chosen, what goes through it,
+"""NCCL between GPU ranks (``gbm.dask.nccl``): when it is chosen, what goes through it,
 that training over it gives the local model, and that a stop or a timeout frees a rank.
 
 No GPU is needed: ``fake_gpu`` stands in for CuPy and ``fake_nccl`` for CuPy's NCCL (the
@@ -16,7 +16,7 @@ import fake_nccl
 from fake_gpu import FakeDeviceArray, device
 
 import gbm
-from gbm import dask_nccl
+from gbm.dask import nccl as dask_nccl
 from gbm.collective import CollectiveError, ThreadGroup
 
 PARAMS = {"max_depth": 3, "max_bin": 32, "bin_sample_size": 500, "learning_rate": 0.3}

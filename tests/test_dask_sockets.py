@@ -1,4 +1,4 @@
-"""The direct TCP mesh of the Dask collective (``gbm.dask_sockets``), without a cluster:
+"""The direct TCP mesh of the Dask collective (``gbm.dask.sockets``), without a cluster:
 ranks are threads of this process, connected over real loopback sockets."""
 import socket
 import threading
@@ -7,9 +7,9 @@ import time
 import numpy as np
 import pytest
 
-from gbm import dask_sockets as ds
+from gbm.dask import sockets as ds
 from gbm.collective import CollectiveError, ThreadGroup
-from gbm.dask_collective import DaskCollective
+from gbm.dask.collective import DaskCollective
 
 HOST = "127.0.0.1"
 

@@ -2,8 +2,8 @@
 import re
 from pathlib import Path
 
-from gbm.categorical import MAX_CATEGORIES
-from gbm.model_check import MAX_CUTS
+from gbm.data.categorical import MAX_CATEGORIES
+from gbm.io.validation import MAX_CUTS
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_BIN = MAX_CUTS + 1  # value bins: one more than the bin edges

@@ -3,7 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from gbm import metrics, params
+from gbm import params
+from gbm.metrics import pointwise as metrics
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "parameters.md").read_text(encoding="utf-8")
 NAMES = (list(params.SPEC) + list(params.ALIASES) + list(params.OBJECTIVES)

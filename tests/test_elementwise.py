@@ -1,4 +1,4 @@
-"""gbm.elementwise: exp, log and log2 over arrays, element for element the reference
+"""gbm.numerics.elementwise: exp, log and log2 over arrays, element for element the reference
 (``kernels.elementary.python``, plain Python floats: the same bits on any CPU), and the
 metrics and metric probabilities built on them."""
 import math
@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from gbm import elementwise
+from gbm.numerics import elementwise
 from gbm.kernels.elementary import python as reference
 from gbm.objectives import get_objective
-from gbm import metrics
+from gbm.metrics import pointwise as metrics
 
 
 def _inputs(seed=0):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm import model_io
+from gbm.io import gbm_json as model_io
 
 pytest.importorskip("sklearn")
 

@@ -1,5 +1,5 @@
 """Training in a fork child of a process that trained, and in several threads at once,
-gives the models a sequential run gives (see gbm/threading_layer.py).
+gives the models a sequential run gives (see gbm/runtime/threading_layer.py).
 
 Each case runs in a fresh interpreter: a broken threading layer aborts or hangs the
 process, which must fail the test, not end the test run.

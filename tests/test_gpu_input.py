@@ -142,7 +142,7 @@ def test_continued_training_and_eval_sets_on_gpu_input(gpu):
 def test_dask_predict_on_gpu_blocks(gpu):
     da = pytest.importorskip("dask.array")
     from gbm.dask import DaskGBMRegressor
-    from gbm.sklearn import _FITTED
+    from gbm.sklearn.boosting import _FITTED
 
     X, y = _data()
     local = gbm.GBMRegressor(n_estimators=3, max_depth=3).fit(X, y)

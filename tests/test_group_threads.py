@@ -1,4 +1,4 @@
-"""A round's output groups grown concurrently (gbm/group_threads.py): the same model file
+"""A round's output groups grown concurrently (gbm/tree/group_threads.py): the same model file
 as growing them one after the other, for every kind of multi-group model; used only where
 it may be (CPU, one rank, several threads, several groups); errors inside a group's tree
 reach the caller. (Where the groups grow in lockstep instead, tests/test_lockstep.py.)"""
@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm import group_threads, training
-from gbm.backend import get_backend
+from gbm.tree import group_threads
+from gbm.training import loop as training
+from gbm.runtime.backend import get_backend
 from gbm.collective import ThreadCollective, ThreadGroup
 
 

@@ -43,7 +43,7 @@ def test_the_patterns_catch_the_wrong_name():
 
 
 def test_reading_a_gpu_array_without_cupy_names_detgbm(monkeypatch):
-    from gbm.data import check_X
+    from gbm.data.inputs import check_X
 
     class GPUArray:
         __cuda_array_interface__ = {"shape": (2, 2), "typestr": "<f4", "data": (0, False),

@@ -1,4 +1,4 @@
-"""A round's output groups grown in lockstep (gbm/lockstep.py): the same model file, byte
+"""A round's output groups grown in lockstep (gbm/tree/lockstep.py): the same model file, byte
 for byte, as growing each group's tree alone, for every setting that changes what a tree
 does (sampling, leaf limits, constraints, categories, missing values, weights, early
 stopping, thread counts); and used only where it may be."""
@@ -8,10 +8,11 @@ import pytest
 
 import gbm
 import gbm.params
-from gbm import lockstep, training
-from gbm.backend import get_backend
+from gbm.tree import lockstep
+from gbm.training import loop as training
+from gbm.runtime.backend import get_backend
 from gbm.collective import ThreadCollective, ThreadGroup
-from gbm.grower import TreeData
+from gbm.tree.grower import TreeData
 
 
 def _data(n=2500, seed=0):

@@ -1,6 +1,6 @@
 """Model-file corruption, completing tests/test_model_validation.py: child indices past
 the end of a tree, the remaining fields, the loader's own checks (model_io), and a test
-that every check in gbm/model_check.py is reached by some corruption, each rejected with
+that every check in gbm/io/validation.py is reached by some corruption, each rejected with
 its own message.
 """
 import json
@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gbm import Booster, model_check
+from gbm import Booster
+from gbm.io import validation as model_check
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_model_validation import CHECKS, _corrupted, _first_cat  # noqa: E402 (shared cases)
@@ -196,7 +197,7 @@ def models():
 
 
 def _raise_line(text):
-    """The line of gbm/model_check.py whose ``raise InvalidModel`` rejected ``text``."""
+    """The line of gbm/io/validation.py whose ``raise InvalidModel`` rejected ``text``."""
     with pytest.raises(model_check.InvalidModel) as err:
         model_check.check_model(model_check.parse(text))
     tb, line = err.value.__traceback__, None
@@ -213,7 +214,7 @@ def _raise_lines():
 
 
 def test_every_check_of_the_loader_is_reached(models, monkeypatch):
-    """Each ``raise InvalidModel`` in gbm/model_check.py is the one that rejects at least
+    """Each ``raise InvalidModel`` in gbm/io/validation.py is the one that rejects at least
     one corruption of CHECKS or MORE (the depth bound with a lowered limit): a check
     without a test, or a test whose check was dropped (another check then fires), shows
     here."""

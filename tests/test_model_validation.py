@@ -1,4 +1,4 @@
-"""Model-file validation (gbm.model_check): one test per check, each corruption rejected
+"""Model-file validation (gbm.io.validation): one test per check, each corruption rejected
 with its own message, and every model gbm writes accepted.
 
 ``CHECKS`` holds one corruption per check the loader makes; ``test_each_check`` asserts
@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm import Booster, model_check
+from gbm import Booster
+from gbm.io import validation as model_check
 
 FIXTURES = Path(__file__).parent / "fixtures" / "models"
 
@@ -235,7 +236,7 @@ CHECKS = [
     ("node_array_lengths", "num", "dict", lambda d: d["trees"][0]["gain"].pop(),
      r"trees\[0\] has node arrays of different lengths: gain has \d+ entries"),
     ("tree_nodes", "num", "dict",
-     lambda d: d["trees"][0].update({f: [] for f in gbm.tree.NODE_FIELDS}),
+     lambda d: d["trees"][0].update({f: [] for f in gbm.tree.structure.NODE_FIELDS}),
      r"trees\[0\] has no nodes"),
     ("tree_group", "num", "dict", _set(("trees", 1, "group"), 7),
      r"trees\[1\] has group 7, expected an int in \[0, 3\)"),

@@ -142,7 +142,7 @@ def test_formulas_equal_the_loss_minimum(sm):
 
 # --- the split kernels on hand-made histograms ----------------------------------------------
 
-SCALES = np.array([4.0, 2.0])  # powers of two, as gbm.quantize makes them
+SCALES = np.array([4.0, 2.0])  # powers of two, as gbm.tree.quantize makes them
 
 
 def _evaluate(module, hist, params, monotone=0, bounds=(-np.inf, np.inf), n_bins=None):

@@ -9,8 +9,8 @@ import gbm
 from gbm.kernels import cpu, reference
 from gbm.objectives import get_objective
 from gbm.params import validate_params
-from gbm.queries import QueryGroups
-from gbm.ranking_metrics import RankingMetric
+from gbm.data.queries import QueryGroups
+from gbm.metrics.ranking import RankingMetric
 
 xgb = pytest.importorskip("xgboost")
 

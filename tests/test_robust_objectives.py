@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm.adaptive import quantile, refresh_leaves
+from gbm.objectives.adaptive import quantile, refresh_leaves
 from gbm.metrics import get_metric
 from gbm.objectives import get_objective
 from gbm.params import validate_params

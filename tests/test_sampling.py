@@ -6,7 +6,7 @@ from sklearn.datasets import make_classification
 from sklearn.metrics import roc_auc_score
 
 import gbm
-from gbm.sampling import ColumnSampler, row_sample
+from gbm.tree.sampling import ColumnSampler, row_sample
 from gbm.params import validate_params
 
 xgb = pytest.importorskip("xgboost")
@@ -79,7 +79,7 @@ def test_bad_sampling_rates(name, value, message):
 
 def test_rows_left_out_are_not_read_by_the_histogram_kernel(monkeypatch):
     from gbm.kernels import cpu
-    from gbm.sampling import row_sample as draw
+    from gbm.tree.sampling import row_sample as draw
 
     rng = np.random.default_rng(2)
     X, y = rng.normal(size=(5000, 4)), rng.normal(size=5000)

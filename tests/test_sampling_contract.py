@@ -1,4 +1,4 @@
-"""The sampling contract (docs/parameters.md "Sampling", gbm/sampling.py): every tree
+"""The sampling contract (docs/parameters.md "Sampling", gbm/tree/sampling.py): every tree
 draws its own rows and columns, keyed by (seed, round, output group, parallel tree), so
 the draws differ between groups, rounds and parallel trees, are the same for the same
 key, and the first parallel tree keeps the key it had before ``num_parallel_tree``.
@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm import lockstep, training
+from gbm.tree import lockstep
+from gbm.training import loop as training
 
 N_ROWS, N_FEATURES = 2000, 12
 

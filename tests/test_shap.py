@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm.booster import Booster
+from gbm.model.booster import Booster
 from gbm.kernels import cpu, reference
 from gbm.params import validate_params
-from gbm.tree import NODE_FIELDS, Forest, Tree
+from gbm.tree.structure import NODE_FIELDS, Forest, Tree
 
 
 # --- random trees ------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""A fit changes an estimator only when it completes (gbm/sklearn.py's transaction);
+"""A fit changes an estimator only when it completes (gbm/sklearn/boosting.py's transaction);
 ``predict`` checks X's width against the booster it calls."""
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""XGBoost's JSON model format both ways (gbm.xgboost_format): xgboost loads what gbm
+"""XGBoost's JSON model format both ways (gbm.io.xgboost_json): xgboost loads what gbm
 exports and predicts the same to float32 rounding; gbm imports xgboost's models."""
 import json
 

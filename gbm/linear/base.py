@@ -15,9 +15,9 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import (_num_samples, check_array, check_consistent_length,
                                       check_is_fitted, validate_data)
 
-from ..backend import get_backend
+from ..runtime.backend import get_backend
 from ..collective import LOCAL
-from ..data import check_sample_weight, is_device_array, to_host
+from ..data.inputs import check_sample_weight, is_device_array, to_host
 from . import dual_cd, newton, working_set
 from .design import Design
 from .problem import allsum

@@ -33,7 +33,7 @@ class Design:
     Parameters
     ----------
     X : ndarray (n, d) or scipy.sparse matrix, already validated (finite)
-    backend : gbm.backend.Backend
+    backend : gbm.runtime.backend.Backend
     by : "columns" (primal solver) or "rows" (dual solver)
     """
 

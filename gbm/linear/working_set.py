@@ -33,7 +33,7 @@ import dataclasses
 
 import numpy as np
 
-from ..backend import get_backend
+from ..runtime.backend import get_backend
 from .design import Design
 from .dual_cd import box, certificate as dual_certificate, row_gaps, signed_margins
 from .newton import NewtonSolver, Result, warn_unconverged

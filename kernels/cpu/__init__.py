@@ -1,5 +1,5 @@
 """The Numba CPU kernels, one module per concept; this namespace is the backend's kernels
-module (``gbm.backend``). Same names, signatures and results as ``kernels.reference``
+module (``gbm.runtime.backend``). Same names, signatures and results as ``kernels.reference``
 (checked by ``tests/test_kernel_contract.py``).
 
 Conventions (see DESIGN.md, "Kernel contract"): kernels are stateless functions that

@@ -23,7 +23,7 @@ def pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_thre
     margin : float64 (n_rows, n_groups), any layout  # IN
     y, w : float64 (n_rows,)                    # IN  labels, row weights
     objective_params : float64 (n_params,)      # IN  see layout.py
-    grad, hess : float64 (n_rows, n_groups)     # OUT any layout (gbm.gradients: views of
+    grad, hess : float64 (n_rows, n_groups)     # OUT any layout (gbm.objectives.gradients: views of
                                                 #     group-major arrays)
     n_threads : int                             # rows are cut into this many pieces
 

@@ -1,4 +1,4 @@
-"""Prediction: rows walked through packed trees (``gbm.tree.Forest``), on raw values or on
+"""Prediction: rows walked through packed trees (``gbm.tree.structure.Forest``), on raw values or on
 the training data's bins; numeric and categorical splits share one walk."""
 import numpy as np
 from numba import prange
@@ -102,7 +102,7 @@ def predict(X, walk, cat_bits, value, tree_offsets, tree_group, tree_depth, out)
 
     X : float32 (n_rows, n_features), C order    # IN; a row goes left when x < threshold;
                                                  #     categorical columns hold codes
-    walk : int32 (4 * n_nodes_total,)            # IN  gbm.tree.Forest.walk (layout.py)
+    walk : int32 (4 * n_nodes_total,)            # IN  gbm.tree.structure.Forest.walk (layout.py)
     cat_bits : uint32 (n_sets, n_words)          # IN  the categorical nodes' sets
     value : float64 (n_nodes_total,)             # IN  leaf values
     tree_offsets : int64 (n_trees + 1,); tree_group, tree_depth : int32 (n_trees,)  # IN
@@ -123,7 +123,7 @@ def predict_binned(bins, rows, n_bins, walk, cat_bits, value, tree_offsets, tree
     bins : uint8/uint16 (n_rows, n_features), C order   # IN
     rows : int32 or int64 (m,)                   # IN  the rows to predict
     n_bins : int32 (n_features,)                 # IN  bin n_bins[f] = missing
-    walk : int32 (4 * n_nodes_total,)            # IN  gbm.tree.Forest.walk_binned: split bins
+    walk : int32 (4 * n_nodes_total,)            # IN  gbm.tree.structure.Forest.walk_binned: split bins
     other arguments as in ``predict``; only ``out[rows]`` changes
     """
     n_rows, n_features = bins.shape

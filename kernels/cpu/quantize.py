@@ -1,4 +1,4 @@
-"""Fixed-point gradient pairs (see gbm.quantize)."""
+"""Fixed-point gradient pairs (see gbm.tree.quantize)."""
 import numpy as np
 from numba import prange
 
@@ -23,7 +23,7 @@ def quantize_gradients(grad, hess, scales, out):
     """Fixed-point gradient pairs: ``out[i] = (rint(grad[i] * scales[0]), rint(hess[i] * scales[1]))``.
 
     grad, hess : float64 (n,)   # IN
-    scales : float64 (2,)       # IN  powers of two (see gbm.quantize)
+    scales : float64 (2,)       # IN  powers of two (see gbm.tree.quantize)
     out : int64 (n, 2)          # OUT
     """
     for i in prange(grad.shape[0]):

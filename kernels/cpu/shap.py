@@ -196,7 +196,7 @@ def tree_shap(X, split_feature, threshold, default_left, split_type, cat_row, ca
 
     X : float32 (n_rows, n_features), C order    # IN  NaN = missing; category codes
     split_feature, threshold, default_left, split_type, cat_row, left_child, value, cover :
-        per node of all trees (gbm.tree.Forest); children ids within the tree, right =
+        per node of all trees (gbm.tree.structure.Forest); children ids within the tree, right =
         left + 1; ``cat_row`` a categorical node's row of ``cat_bits``   # IN
     cat_bits : uint32 (n_sets, n_words), the categorical nodes' sets    # IN
     tree_offsets : int64 (n_trees + 1,); tree_group, tree_depth : int32 (n_trees,)  # IN

@@ -245,7 +245,7 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
                                                         #     weight (monotone constraints)
     scales : float64 (n_nodes, 2)                       # IN  each node's fixed-point scales
                                                         #     of g and h, powers of two
-                                                        #     (gbm.quantize; the nodes of
+                                                        #     (gbm.tree.quantize; the nodes of
                                                         #     one call may come from trees
                                                         #     of different output groups)
     split_params : float64 (4,)                         # IN  layout.SPLIT_PARAMS

@@ -1,0 +1,1 @@
+"""The command line (``python -m gbm``: ``main``) and its demo (``demo``)."""

@@ -1,0 +1,249 @@
+"""scikit-learn estimators over Dask collections: validate, convert, call ``gbm.dask.train``.
+
+``DaskGBMRegressor``, ``DaskGBMClassifier`` and ``DaskGBMRanker`` take the parameters of
+their local twins (``gbm.sklearn``) plus ``client`` (None: the default client) and
+``checkpoint_dir``. ``fit`` takes dask arrays or DataFrames; ``predict`` and
+``predict_proba`` are lazy, one task per partition, and ``to_local()`` returns the local
+estimator with the same model. Import them from ``gbm.dask``.
+"""
+import inspect
+
+import numpy as np
+
+from . import data as dask_data
+from ..data.inputs import is_device_array, to_host
+from ..sklearn.boosting import _FITTED, GBMClassifier, GBMRanker, GBMRegressor
+
+_DASK_ARGS = ("client", "checkpoint_dir")
+
+
+def _dask_init(local, extra=_DASK_ARGS):
+    """``__init__`` of the Dask twin of ``local``: its arguments plus the keyword-only
+    ``extra`` ones (default None), in a signature scikit-learn's ``get_params`` reads."""
+
+    def __init__(self, *args, **kwargs):
+        values = {name: kwargs.pop(name, None) for name in extra}
+        local.__init__(self, *args, **kwargs)
+        for name, value in values.items():
+            setattr(self, name, value)
+
+    sig = inspect.signature(local.__init__)
+    added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in extra]
+    __init__.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + added)
+    return __init__
+
+
+class _DaskMixin:
+    _local = None  # the local estimator class
+
+    def _dask_fit(self, X, y, evals, xgb_model, verbose, callbacks, **train_kwargs):
+        dask_data.check_dask(X, "X")
+        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) \
+                or self.n_estimators < 1:
+            raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
+        for name in _FITTED:  # a new fit: nothing of the last one's (classes_ included)
+            self.__dict__.pop(name, None)
+        y, extra = self._dask_encode_y(dask_data.check_dask(y, "y"))
+        params = dict(self._train_params(), **extra)
+        names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
+        if isinstance(xgb_model, _DaskMixin):
+            xgb_model = xgb_model.get_booster()
+        from .training import train  # here: gbm.dask imports this module
+
+        booster = train(self.client, params, X, y, num_boost_round=self._boost_rounds(),
+                        evals=evals(self), early_stopping_rounds=self.early_stopping_rounds,
+                        checkpoint_dir=self.checkpoint_dir, feature_names=names,
+                        init_model=xgb_model, verbose_eval=verbose, callbacks=callbacks,
+                        categorical_features=self.categorical_features, **train_kwargs)
+        self._Booster = booster
+        self.n_features_in_ = int(X.shape[1])
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        return self
+
+    def _dask_encode_y(self, y):
+        return self._encode_y(y)
+
+    def to_local(self):
+        """The local estimator (``gbm.sklearn``) with this one's parameters and model."""
+        params = {k: v for k, v in self.get_params().items() if k not in _DASK_ARGS}
+        local = self._local(**params)
+        for name in _FITTED:
+            if name in self.__dict__:
+                setattr(local, name, self.__dict__[name])
+        return local
+
+    def _lazy(self, X, method, n_out=None, dtype=np.float64):
+        return _map_rows(dask_data.check_dask(X, "X"), getattr(self.to_local(), method),
+                         n_out, dtype)
+
+    def _dask_evals(self, eval_set, weights):
+        if eval_set is None:
+            return []
+        if weights is not None and len(weights) != len(eval_set):
+            raise ValueError(f"sample_weight_eval_set has {len(weights)} entries but eval_set "
+                             f"has {len(eval_set)}")
+        out = []
+        for i, (X_eval, y_eval) in enumerate(eval_set):
+            entry = {"X": X_eval, "y": self._encode_eval_labels(y_eval), "name": f"validation_{i}"}
+            if weights is not None and weights[i] is not None:
+                entry["sample_weight"] = weights[i]
+            out.append(entry)
+        return out
+
+    def _encode_eval_labels(self, y):
+        return y
+
+
+def _map_rows(X, fn, n_out, dtype):
+    """``fn`` over the row partitions of ``X``, lazily: a dask array for a dask array
+    (``(n,)``, or ``(n, n_out)``; CuPy-backed for CuPy blocks), a pandas-backed dask
+    Series / DataFrame for a DataFrame. Empty partitions give empty results (the local
+    predict refuses 0 rows)."""
+    shape = (0,) if n_out is None else (0, n_out)
+
+    def block(part):
+        return fn(part) if part.shape[0] else _meta(part, shape, dtype)
+
+    if dask_data._dask_kind(X) == "array":
+        if X.ndim == 2 and len(X.chunks[1]) > 1:
+            X = X.rechunk({1: -1})
+        meta = _meta(X, shape, dtype)
+        if n_out is None:
+            return X.map_blocks(block, drop_axis=1, dtype=dtype, meta=meta)
+        return X.map_blocks(block, chunks=(X.chunks[0], (n_out,)), dtype=dtype, meta=meta)
+    import pandas as pd
+
+    if n_out is None:
+        return X.map_partitions(lambda part: pd.Series(block(part), index=part.index),
+                                meta=pd.Series(dtype=dtype))
+    return X.map_partitions(lambda part: pd.DataFrame(block(part), index=part.index),
+                            meta=pd.DataFrame({i: pd.Series(dtype=dtype) for i in range(n_out)}))
+
+
+def _meta(X, shape, dtype):
+    """An empty ``shape`` array of the kind the local estimator predicts on ``X``'s blocks
+    (``X``: a dask array or a block): CuPy for CuPy blocks (GPU input predicts on the
+    GPU) unless CuPy cannot hold the values (string labels come back as NumPy), NumPy
+    otherwise. Without it, dask declares every result NumPy-backed."""
+    if is_device_array(getattr(X, "_meta", X)) and np.dtype(dtype).kind in "biuf":
+        import cupy
+
+        return cupy.empty(shape, dtype=dtype)
+    return np.empty(shape, dtype=dtype)
+
+
+def _encode_labels(part, classes):
+    """Labels -> their index in ``classes`` (float64, on the host: training reads its
+    labels there), on a partition."""
+    values = np.asarray(to_host(part)).ravel()
+    codes = np.searchsorted(classes, values)
+    bad = (codes >= len(classes)) | (classes[np.minimum(codes, len(classes) - 1)] != values)
+    if bad.any():
+        raise ValueError(f"eval_set holds labels {sorted(set(values[bad].tolist()))} not seen in y")
+    out = codes.astype(np.float64)
+    if hasattr(part, "index"):
+        import pandas as pd
+
+        return pd.Series(out, index=part.index)
+    return out
+
+
+def _map_labels(y, classes):
+    if dask_data._dask_kind(y) == "array":
+        return y.map_blocks(_encode_labels, classes, dtype=np.float64,
+                            meta=np.empty((0,), np.float64))
+    return y.map_partitions(_encode_labels, classes, meta=(y.name, "f8"))
+
+
+class DaskGBMRegressor(_DaskMixin, GBMRegressor):
+    """``gbm.GBMRegressor`` trained on a Dask cluster (same parameters, plus ``client`` and
+    ``checkpoint_dir``); ``fit(X, y, sample_weight=None, eval_set=None,
+    sample_weight_eval_set=None, verbose=False, xgb_model=None, callbacks=())`` with dask
+    collections; ``predict`` returns a lazy dask collection."""
+
+    _local = GBMRegressor
+    __init__ = _dask_init(GBMRegressor)
+
+    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
+            verbose=False, xgb_model=None, callbacks=()):
+        return self._dask_fit(X, y, lambda est: est._dask_evals(eval_set, sample_weight_eval_set),
+                              xgb_model, verbose, callbacks, sample_weight=sample_weight)
+
+    def predict(self, X):
+        n_groups = self.get_booster().n_groups
+        return self._lazy(X, "predict", None if n_groups == 1 else n_groups)
+
+
+class DaskGBMClassifier(_DaskMixin, GBMClassifier):
+    """``gbm.GBMClassifier`` trained on a Dask cluster (see ``DaskGBMRegressor``); the
+    classes are found on the cluster (only the distinct labels reach the client)."""
+
+    _local = GBMClassifier
+    __init__ = _dask_init(GBMClassifier)
+
+    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
+            verbose=False, xgb_model=None, callbacks=()):
+        return self._dask_fit(X, y, lambda est: est._dask_evals(eval_set, sample_weight_eval_set),
+                              xgb_model, verbose, callbacks, sample_weight=sample_weight)
+
+    def _dask_encode_y(self, y):
+        import dask.array as da
+
+        uniques = da.unique(y) if dask_data._dask_kind(y) == "array" else y.unique()
+        classes = np.unique(np.asarray(to_host(uniques.compute())))
+        _, extra = GBMClassifier._encode_y(self, classes)  # classes_, the label encoder
+        return _map_labels(y, self.classes_), extra
+
+    def _encode_eval_labels(self, y):
+        return _map_labels(dask_data.check_dask(y, "eval_set y"), self.classes_)
+
+    def predict_proba(self, X):
+        return self._lazy(X, "predict_proba", len(self.classes_))
+
+    def predict(self, X):
+        return self._lazy(X, "predict", dtype=self.classes_.dtype)
+
+
+class DaskGBMRanker(_DaskMixin, GBMRanker):
+    """``gbm.GBMRanker`` trained on a Dask cluster (see ``DaskGBMRegressor``). ``qid`` (or
+    a ``qid`` column of a dask DataFrame) is partitioned as X; ``group`` sizes and
+    ``sample_weight`` (one per group) are NumPy arrays. A query group is never split
+    between workers: partitions a group spans go to one worker."""
+
+    _local = GBMRanker
+    __init__ = _dask_init(GBMRanker)
+
+    def fit(self, X, y, *, group=None, qid=None, sample_weight=None, eval_set=None,
+            eval_group=None, eval_qid=None, sample_weight_eval_set=None, verbose=False,
+            xgb_model=None, callbacks=()):
+        if self.objective not in ("rank:ndcg", "rank:pairwise"):
+            raise ValueError(f"DaskGBMRanker needs a ranking objective ('rank:ndcg' or "
+                             f"'rank:pairwise'), got objective={self.objective!r}")
+        X, qid = _pop_qid(X, qid)
+
+        def evals(est):
+            out = []
+            for i, (X_eval, y_eval) in enumerate(eval_set or ()):
+                X_eval, q = _pop_qid(X_eval, None if eval_qid is None else eval_qid[i])
+                out.append({"X": X_eval, "y": y_eval, "name": f"validation_{i}", "qid": q,
+                            "group": None if eval_group is None else eval_group[i],
+                            "sample_weight": (None if sample_weight_eval_set is None
+                                              else sample_weight_eval_set[i])})
+            return out
+
+        return self._dask_fit(X, y, evals, xgb_model, verbose, callbacks,
+                              sample_weight=sample_weight, group=group, qid=qid)
+
+    def predict(self, X):
+        X, _ = _pop_qid(X, None)
+        return self._lazy(X, "predict")
+
+
+def _pop_qid(X, qid):
+    """A dask DataFrame's ``qid`` column split from X (lazily)."""
+    if hasattr(X, "columns") and "qid" in list(X.columns):
+        if qid is not None:
+            raise ValueError("found both a 'qid' column in X and the qid argument; pass one")
+        return X.drop(columns="qid"), X["qid"]
+    return X, qid

@@ -1,0 +1,192 @@
+"""Training on a Dask cluster: one model, whatever the number of workers or the chunking.
+
+SPMD, as in ``DESIGN.md``: the client plans which partitions each worker trains on (those
+it already holds, ``gbm.dask.data``), then submits one long task per worker. Every task
+runs the same ``gbm.train`` as local training over its worker's rows, with a collective
+whose exchanges go worker to worker (``gbm.dask.collective``); the client waits, and gets
+the model from rank 0. Histograms are integers and bin edges come from a hash-chosen row
+sample, so the model file is the one local training writes, byte for byte.
+
+Needs the ``dask`` extra: ``pip install 'detgbm[dask]'`` (from a checkout:
+``pip install -e '.[dask]'``).
+"""
+import hashlib
+
+from . import checkpoint as dask_checkpoint, data as dask_data, nccl as dask_nccl
+from ..collective import CollectiveError
+from .spmd import run_ranks, worker_threads
+from ..params import validate_params
+from ..training.loop import train as _train
+
+import distributed
+
+CHECKPOINT_FILE = dask_checkpoint.FILE
+
+
+def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=(), group=None,
+          qid=None, early_stopping_rounds=None, checkpoint_dir=None, workers=None,
+          balance=True, collective_timeout=300.0, transport="auto", _stats=None, **kwargs):
+    """Train on the workers of a Dask cluster; returns the ``Booster`` (the same model
+    file as ``gbm.train`` on the same data, for any number of workers and any chunking).
+
+    Parameters
+    ----------
+    client : distributed.Client or None (the default client)
+    params : dict, as for ``gbm.train``; ``n_jobs`` None = each worker's thread count
+    X : dask array (n_samples, n_features) or dask DataFrame (pandas ``category`` columns
+        included); rows are partitioned along chunks, columns are not
+    y, sample_weight, qid : dask arrays or Series partitioned as X; for a ranking
+        objective ``sample_weight`` is one weight per query group (a NumPy array)
+    base_margin : dask array partitioned as X (keyword), optional, as for ``gbm.train``
+    group : array-like of int, optional, sizes of consecutive query groups (NumPy)
+    evals : sequence of (X, y, name), (X, y, sample_weight, name) or dict (keys X, y,
+        name, sample_weight, group, qid, base_margin), with dask X and y
+    early_stopping_rounds : int, optional, as for ``gbm.train``
+    checkpoint_dir : path, optional
+        A folder rank 0's worker can write (shared with later fits): a checkpoint is
+        saved there after every round, and a fit that finds one of the same training
+        resumes from it, ending with the same model as an uninterrupted run (early
+        stopping included); a checkpoint of other parameters or data raises ValueError
+        (see ``gbm.dask.checkpoint``).
+    workers : list of worker addresses, optional (default: every worker); each is one
+        rank, even one that holds no rows
+    balance : bool
+        Each worker trains on the partitions it holds, except that with ``balance`` a
+        worker holding more than 10% above an even share of the rows hands partitions to
+        the least loaded workers (moved worker to worker, never through the client).
+        The model does not depend on it.
+    collective_timeout : float, seconds one exchange waits for the other ranks before
+        failing (the backstop for a hung worker; a lost worker fails at once)
+    transport : "auto" or "dask"
+        How the ranks exchange: "auto" opens direct TCP connections between the ranks
+        when every worker has a ``tcp://`` address (falling back to Dask's comms when a
+        connection cannot be made), "dask" always uses Dask's comms (TLS clusters do
+        too); see ``gbm.dask.collective``. The model does not depend on it.
+    kwargs : the other arguments of ``gbm.train`` (feature_names, callbacks, obj,
+        custom_metric, maximize, categorical_features, verbose_eval, init_model), sent to
+        every rank
+
+    Raises the first rank's error (e.g. ``ValueError`` for bad input, with the global row),
+    or ``gbm.collective.CollectiveError`` when a worker is lost or hangs.
+    """
+    client = client if client is not None else distributed.default_client()
+    addresses = sorted(workers if workers is not None else client.scheduler_info()["workers"])
+    if not addresses:
+        raise ValueError("the Dask cluster has no workers")
+    ranking = str(params.get("objective", "")).startswith("rank:")
+    shares = dask_data.plan(client, addresses, X, y, sample_weight, group, qid, ranking,
+                            balance=balance, base_margin=kwargs.pop("base_margin", None))
+    eval_shares = []
+    for i, entry in enumerate(evals):
+        e = _eval_entry(entry, i)
+        eval_shares.append((e["name"], dask_data.plan(
+            client, addresses, e["X"], e["y"], e.get("sample_weight"), e.get("group"),
+            e.get("qid"), ranking, what=f"evals[{i}] ", balance=balance,
+            base_margin=e.get("base_margin"))))
+    spec = dict(params=params, num_boost_round=num_boost_round,
+                early_stopping_rounds=early_stopping_rounds, checkpoint_dir=checkpoint_dir,
+                kwargs=kwargs, fingerprint=None)
+    if checkpoint_dir is not None:  # what a checkpoint must match to be resumed
+        spec["fingerprint"] = dask_checkpoint.client_fingerprint(
+            params, X, kwargs.get("feature_names"), shares, eval_shares,
+            [_eval_entry(e, i) for i, e in enumerate(evals)], early_stopping_rounds,
+            group, sample_weight, ranking, kwargs.get("init_model", kwargs.get("xgb_model")))
+    rank_args = [(shares[rank], [(name, s[rank]) for name, s in eval_shares], spec)
+                 for rank in range(len(addresses))]
+    results = run_ranks(client, addresses, _train_rank, rank_args, collective_timeout,
+                        name="gbm-train", transport=transport)
+    if _stats is not None:  # for the benchmark: rows and collective time of each rank
+        _stats["ranks"] = [r[2] for r in results]
+    digests = {r[1] for r in results}
+    if len(digests) != 1:  # the ranks' exchanges kept them in lockstep: they must agree
+        raise CollectiveError("the ranks ended with different models; please report this")
+    return results[0][0]
+
+
+def _eval_entry(entry, index):
+    if isinstance(entry, dict):
+        return entry
+    if len(entry) == 3:
+        return {"X": entry[0], "y": entry[1], "name": entry[2]}
+    if len(entry) == 4:
+        return {"X": entry[0], "y": entry[1], "sample_weight": entry[2], "name": entry[3]}
+    raise ValueError(f"evals[{index}] must be (X, y, name), (X, y, sample_weight, name) or a "
+                     "dict with keys X, y, name (and sample_weight, group, qid)")
+
+
+# -- on the worker ---------------------------------------------------------------------
+def _train_rank(collective, share, eval_shares, spec):
+    """One rank's training (``run_ranks``'s body): ``(booster or None, digest, stats)``."""
+    params = dict(spec["params"])
+    if params.get("n_jobs") is None:  # Numba threads: the worker's share of the machine
+        params["n_jobs"] = worker_threads()
+    X, y = dask_data.assemble(share, "X"), dask_data.assemble(share, "y")
+    w = share.get("group_weight", dask_data.assemble(share, "sample_weight"))
+    qid = dask_data.assemble(share, "qid")
+    evals = [_rank_eval(name, s) for name, s in eval_shares]
+    kwargs = dict(spec["kwargs"])
+    if "base_margin" in share["empty"]:
+        kwargs["base_margin"] = dask_data.assemble(share, "base_margin")
+    callbacks = list(kwargs.pop("callbacks", ()))
+    rounds, patience = spec["num_boost_round"], spec["early_stopping_rounds"]
+    ids = dask_data.row_ids(share)
+    path, reason = "host", "device='cpu'"
+    if validate_params(params)["device"] == "cuda":  # NCCL when each rank has its own GPU
+        collective, path, reason = dask_nccl.device_collective(collective)
+    try:
+        if spec["checkpoint_dir"] is not None:
+            init, rounds, first, state = _resume(collective, spec, ids, y, w, qid, share,
+                                                 eval_shares, evals, kwargs)
+            if init is not None:
+                kwargs["init_model"], kwargs["_early_stopping_state"] = init, state
+            callbacks = first + callbacks
+        booster = _train(params, X, y, num_boost_round=rounds, sample_weight=w, evals=evals,
+                         group=share.get("group"), qid=qid, early_stopping_rounds=patience,
+                         callbacks=callbacks, _collective=collective, _row_ids=ids, **kwargs)
+    except BaseException:
+        if path == "nccl":
+            collective.close(failed=True)
+        raise
+    if path == "nccl":
+        collective.close()
+    digest = hashlib.sha256(booster.to_json().encode()).hexdigest()
+    stats = {"rows": int(ids.shape[0]), "exchanges": collective.n_exchanges,
+             "transport": getattr(collective, "host", collective).transport,
+             "collective_s": collective.seconds, "device_allreduce": path,
+             "device_allreduce_reason": reason}
+    return (booster if collective.rank == 0 else None), digest, stats
+
+
+def _resume(collective, spec, ids, y, w, qid, share, eval_shares, evals, kwargs):
+    """``gbm.dask.checkpoint.resume`` with this training's fingerprint, completed by the
+    digest of every rank's labels, weights and query ids."""
+    parts = [(ids, y), (ids, _row_weights(share, w)), (ids, qid),
+             (ids, kwargs.get("base_margin"))]
+    for (_, s), e in zip(eval_shares, evals):
+        e_ids = dask_data.row_ids(s)
+        parts += [(e_ids, e["y"]), (e_ids, _row_weights(s, e.get("sample_weight"))),
+                  (e_ids, e.get("qid")), (e_ids, e.get("base_margin"))]
+    expected = dask_checkpoint.with_rows_digest(collective, spec["fingerprint"], parts)
+    return dask_checkpoint.resume(collective, spec["checkpoint_dir"], expected,
+                                  spec["num_boost_round"], spec["early_stopping_rounds"])
+
+
+def _row_weights(share, w):
+    """``w`` when it holds one weight per row (a ranking objective's are per group)."""
+    return w if "sample_weight" in share["empty"] else None
+
+
+def _rank_eval(name, share):
+    entry = {"X": dask_data.assemble(share, "X"), "y": dask_data.assemble(share, "y"),
+             "name": name, "_row_ids": dask_data.row_ids(share)}
+    if "group_weight" in share:
+        entry["sample_weight"] = share["group_weight"]
+    elif "sample_weight" in share["empty"]:
+        entry["sample_weight"] = dask_data.assemble(share, "sample_weight")
+    if "group" in share:
+        entry["group"] = share["group"]
+    for name in ("qid", "base_margin"):
+        if name in share["empty"]:
+            entry[name] = dask_data.assemble(share, name)
+    return entry
+

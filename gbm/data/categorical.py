@@ -1,0 +1,302 @@
+"""Categorical features: which columns they are, the categories seen at fit, and codes.
+
+A categorical feature's *code* for a row is the index of its category among the
+categories seen at fit (so codes are ``0 .. n_categories - 1``); the code is also the
+row's bin, and a missing value, or a category not seen at fit, is NaN (the missing bin).
+The engine (binning, splits, prediction) only ever sees codes.
+
+Which features are categorical:
+
+* every pandas ``category`` column (Arrow dictionary columns arrive as such);
+* the features named by ``categorical_features``: column indices, names, or a boolean
+  mask with one entry per feature. A numeric column named there must hold non-negative
+  integers (below 2**24, the float32 limit XGBoost also uses) or NaN.
+
+Categories seen at fit are kept per feature, in the model, as a list: the labels present
+in a pandas column (in the dtype's order), or the sorted distinct integers of a numeric
+column. At predict, values are matched to them by value, so a pandas column with the
+categories in another order, or a subset of them, gives the same codes.
+"""
+import numbers
+
+import numpy as np
+
+from ..collective import LOCAL
+from .inputs import FLOAT, check_X, feature_names_of, is_device_array, to_host
+
+# Codes 0 .. 65535 are uint16 bins (gbm.data.binning stores a feature with more than 256 bins so);
+# a feature with all 65,536 categories has no symbol left for its missing bin, so its
+# training rows may not have missing values (as a numeric feature's 256 uint8 bins).
+MAX_CATEGORIES = 65536
+MAX_CATEGORY_VALUE = 2**24  # float32 holds every integer below this exactly
+
+
+def _as_frame(X):
+    """A pandas DataFrame for pandas or Arrow input, else None."""
+    if type(X).__module__.startswith("pyarrow") and hasattr(X, "to_pandas"):
+        X = X.to_pandas()
+    if type(X).__module__.startswith("pandas") and hasattr(X, "dtypes") and hasattr(X, "columns"):
+        return X
+    return None
+
+
+def category_columns(frame):
+    """Positions of the pandas ``category`` columns of ``frame`` (None: no columns)."""
+    if frame is None:
+        return []
+    import pandas as pd
+
+    return [i for i, dtype in enumerate(frame.dtypes) if isinstance(dtype, pd.CategoricalDtype)]
+
+
+def categorical_mask(categorical_features, n_features, feature_names, category_cols=()):
+    """bool (n_features,): True for categorical features.
+
+    ``categorical_features``: None, or a sequence of column indices, of feature names,
+    or a boolean mask of length ``n_features``. ``category_cols`` (pandas ``category``
+    columns) are categorical in any case.
+    """
+    mask = np.zeros(n_features, dtype=bool)
+    mask[list(category_cols)] = True
+    if categorical_features is None:
+        return mask
+    if isinstance(categorical_features, (str, bytes)) or not hasattr(categorical_features, "__len__"):
+        raise TypeError(f"categorical_features must be a list of column indices or names, or a "
+                        f"boolean mask, got {categorical_features!r}")
+    entries = list(np.asarray(categorical_features, dtype=object).ravel()) \
+        if isinstance(categorical_features, np.ndarray) else list(categorical_features)
+    is_bool = [isinstance(e, (bool, np.bool_)) for e in entries]
+    if entries and all(is_bool):
+        if len(entries) != n_features:
+            raise ValueError(f"categorical_features is a boolean mask of length {len(entries)} "
+                             f"but X has {n_features} features")
+        return mask | np.array(entries, dtype=bool)
+    for entry in entries:
+        if isinstance(entry, str):
+            if not feature_names or entry not in feature_names:
+                raise ValueError(f"categorical_features names feature {entry!r}, which is not "
+                                 f"among the feature names {feature_names}")
+            mask[feature_names.index(entry)] = True
+        elif isinstance(entry, numbers.Integral) and not isinstance(entry, (bool, np.bool_)) \
+                and 0 <= entry < n_features:
+            mask[int(entry)] = True
+        else:
+            raise ValueError(f"categorical_features holds {entry!r}; expected column indices in "
+                             f"[0, {n_features}), feature names, or a boolean mask")
+    return mask
+
+
+def _column_name(feature_names, f):
+    return f"{feature_names[f]!r} (position {f})" if feature_names else str(f)
+
+
+def _check_integer_codes(values, column, name):
+    """Numeric values of a categorical column: non-negative integers below 2**24, or NaN."""
+    ok = ~np.isnan(values)
+    v = values[ok]
+    bad = (v < 0) | (v != np.floor(v)) | (v >= MAX_CATEGORY_VALUE)
+    if bad.any():
+        row = int(np.flatnonzero(ok)[np.flatnonzero(bad)[0]])
+        raise ValueError(
+            f"{name} column {column} is categorical but holds {float(values[row])!r} at row "
+            f"{row}; a "
+            f"numeric categorical column must hold non-negative integers below "
+            f"{MAX_CATEGORY_VALUE} (or NaN for missing values)")
+
+
+def _check_labels(labels, column, name):
+    for label in labels:
+        if isinstance(label, bool) or not isinstance(label, (str, numbers.Real)) \
+                or (isinstance(label, float) and not np.isfinite(label)):
+            raise ValueError(f"{name} column {column} has the category {label!r}; category "
+                             "labels must be strings or finite numbers")
+
+
+def fit_categories(X, categorical_features=None, feature_names=None, name="X",
+                   collective=LOCAL):
+    """Check ``X`` for training; learn the categories of its categorical features.
+
+    With several ranks (``collective``), each holding some rows, the categories are those
+    seen on any rank, in the same order as one rank holding every row would list them.
+
+    Returns
+    -------
+    X : float32 (n_samples, n_features), categorical columns holding codes (NaN = missing)
+    categories : list with, per feature, None (numeric) or the list of categories seen
+        (strings or numbers); None when no feature is categorical
+    """
+    frame = _as_frame(X)
+    cat_cols = category_columns(frame)
+    shard = collective.world_size > 1
+    arr = check_X(X if frame is None else frame, name=name, allow_category=True, shard=shard)
+    if feature_names is None:
+        feature_names = feature_names_of(frame) if frame is not None else None
+    if feature_names is not None and len(feature_names) != arr.shape[1]:
+        feature_names = None  # the caller reports the mismatch
+    mask = categorical_mask(categorical_features, arr.shape[1], feature_names, cat_cols)
+    if not mask.any():
+        return arr, None
+    arr = _writable_copy(to_host(arr), X)  # codes are checked and encoded on the host
+    categories = [None] * arr.shape[1]
+    order = {}  # pandas columns: the dtype's order of the categories
+    for f in np.flatnonzero(mask):
+        column = _column_name(feature_names, f)
+        if f in cat_cols:
+            col = frame.iloc[:, f]
+            codes = col.cat.codes.to_numpy()
+            labels = col.cat.categories[np.unique(codes[codes >= 0])].tolist()
+            _check_labels(labels, column, name)
+            order[f] = col.cat.categories.tolist()
+        else:
+            _check_integer_codes(arr[:, f], column, name)
+            values = arr[:, f]
+            labels = [int(v) for v in np.unique(values[~np.isnan(values)])]
+        categories[f] = labels
+    if shard:
+        categories = _merge_categories(collective.allgather(categories), order, feature_names)
+    for f in np.flatnonzero(mask):
+        labels = categories[f]
+        column = _column_name(feature_names, f)
+        if len(labels) > MAX_CATEGORIES:
+            raise ValueError(
+                f"{name} column {column} has {len(labels)} categories; a categorical feature may "
+                f"have at most {MAX_CATEGORIES} (its codes are uint16 bins)")
+    _encode(frame, arr, categories, cat_cols, feature_names, name)
+    _check_missing_fits(arr, categories, feature_names, name, collective)
+    return arr, categories
+
+
+def _check_missing_fits(arr, categories, feature_names, name, collective):
+    """A feature with ``MAX_CATEGORIES`` categories fills every uint16 symbol with a code:
+    its missing values would have no bin (on any rank)."""
+    full = [f for f, labels in enumerate(categories)
+            if labels is not None and len(labels) == MAX_CATEGORIES]
+    if not full:
+        return
+    local = np.array([np.isnan(arr[:, f]).any() for f in full], dtype=np.uint8)
+    missing = collective.allreduce(local, "max")
+    for f, has_missing in zip(full, missing):
+        if has_missing:
+            raise ValueError(
+                f"{name} column {_column_name(feature_names, f)} has {MAX_CATEGORIES} categories "
+                "and missing values; with every uint16 bin a category, missing values have no "
+                f"bin: merge two categories or give it at most {MAX_CATEGORIES - 1} categories")
+
+
+def _merge_categories(per_rank, order, feature_names):
+    """Every rank's categories, merged: the labels seen anywhere, in the order of the
+    pandas dtype (the same on every rank), or increasing for integer codes."""
+    merged = []
+    for f, lists in enumerate(zip(*per_rank)):
+        if lists[0] is None:
+            merged.append(None)
+            continue
+        seen = set().union(*lists)
+        if f in order:
+            if not seen <= set(order[f]):
+                raise ValueError(f"column {_column_name(feature_names, f)} has categories "
+                                 "that differ between partitions; give every partition the "
+                                 "same pandas categorical dtype")
+            merged.append([label for label in order[f] if label in seen])
+        else:
+            merged.append(sorted(seen))
+    return merged
+
+
+def encode_X(X, categories, name="X", shard=False):
+    """Check ``X`` for prediction: float32, categorical columns as the model's codes.
+
+    A category not seen at fit, like a missing value, becomes NaN (the missing direction).
+    ``shard``: one rank's part of a distributed data set (it may have no rows).
+    """
+    frame = _as_frame(X)
+    cat_cols = category_columns(frame)
+    arr = check_X(X if frame is None else frame, name=name, allow_category=True, shard=shard)
+    names = feature_names_of(frame) if frame is not None else None
+    if categories is None or len(categories) != arr.shape[1]:
+        if cat_cols:
+            f = cat_cols[0]
+            raise ValueError(f"{name} column {_column_name(names, f)} has dtype 'category' but "
+                             "the model has no categorical features; train on the same columns")
+        return arr
+    for f in cat_cols:
+        if categories[f] is None:
+            raise ValueError(f"{name} column {_column_name(names, f)} has dtype 'category' but "
+                             "this feature was numeric when the model was trained")
+    arr = _writable_copy(arr, X)
+    _encode(frame, arr, categories, cat_cols, names, name)
+    return arr
+
+
+def _writable_copy(arr, X):
+    """``arr`` (``check_X`` of ``X``), copied when it may be ``X``'s own memory: the codes
+    are written into it, and the caller's array must not change (a C-ordered float32
+    NumPy or CuPy ``X`` comes back from ``check_X`` as itself)."""
+    if is_device_array(arr):
+        same = is_device_array(X) and (arr.__cuda_array_interface__["data"][0]
+                                       == X.__cuda_array_interface__["data"][0])
+    else:
+        same = arr is X or not arr.flags.owndata
+    return arr.copy() if same else arr
+
+
+def check_same_categorical(categories, categorical_features, X, feature_names):
+    """For continued training: ``categorical_features`` (given again) must name the
+    features the model treats as categorical (it keeps the categories it learned)."""
+    frame = _as_frame(X)
+    n_features = len(categories) if categories is not None else np.shape(X)[1]
+    mask = categorical_mask(categorical_features, n_features, feature_names,
+                            category_columns(frame))
+    model = np.array([c is not None for c in categories or [None] * n_features])
+    if mask.shape != model.shape or (mask != model).any():
+        raise ValueError(
+            f"categorical_features selects features {np.flatnonzero(mask).tolist()}, but "
+            f"init_model treats features {np.flatnonzero(model).tolist()} as categorical; "
+            "continue with the same ones (or leave categorical_features out)")
+
+
+def _encode(frame, arr, categories, cat_cols, feature_names, name):
+    """Overwrite the categorical columns of ``arr`` with codes, matching by value.
+
+    A GPU ``arr`` (CuPy, from ``check_X``) stays there: each categorical column is copied
+    to the host, encoded as on the CPU, and its codes copied back (the other columns
+    never move)."""
+    on_device = is_device_array(arr)
+    for f, labels in enumerate(categories):
+        if labels is None:
+            continue
+        if on_device:
+            import cupy
+
+            host = np.ascontiguousarray(to_host(arr[:, f]))[:, None]
+            _encode_column(frame, host, 0, f, labels, cat_cols, feature_names, name)
+            arr[:, f] = cupy.asarray(host[:, 0])
+        else:
+            _encode_column(frame, arr, f, f, labels, cat_cols, feature_names, name)
+
+
+def _encode_column(frame, arr, j, f, labels, cat_cols, feature_names, name):
+    """Overwrite column ``j`` of host ``arr`` (feature ``f``) with its codes."""
+    column = _column_name(feature_names, f)
+    index = {label: i for i, label in enumerate(labels)}
+    if f in cat_cols:
+        col = frame.iloc[:, f]
+        mapping = np.array([index.get(label, -1) for label in col.cat.categories.tolist()]
+                           + [-1], dtype=np.int64)  # code -1 (missing) reads mapping[-1]
+        codes = mapping[col.cat.codes.to_numpy()]
+    else:
+        values = arr[:, j]
+        _check_integer_codes(values, column, name)
+        numeric = {lab: i for lab, i in index.items() if not isinstance(lab, str)}
+        keys = np.array(sorted(numeric), dtype=np.float64)
+        codes = np.full(values.shape, -1, dtype=np.int64)
+        if keys.size:
+            at = np.minimum(np.searchsorted(keys, values), keys.size - 1)
+            found = keys[at] == values  # NaN never equals
+            codes[found] = np.array([numeric[k] for k in keys.tolist()])[at[found]]
+        elif labels and (~np.isnan(values)).any():
+            raise ValueError(
+                f"{name} column {column} holds numbers, but the model learned this feature's "
+                "categories as strings; pass it as a pandas 'category' column")
+    arr[:, j] = np.where(codes >= 0, codes, np.nan).astype(FLOAT)
+

@@ -1,0 +1,275 @@
+"""Turn user input into the arrays the engine trains on; every input error is raised here.
+
+The engine works on a C-ordered float32 matrix (NaN = missing), as XGBoost does: float64
+inputs are rounded to float32 once, at fit and at predict alike, so a split threshold
+means the same thing in both.
+"""
+import numbers
+
+import numpy as np
+
+FLOAT = np.float32  # feature values: what XGBoost and LightGBM keep, half of float64's traffic
+# Labels and weights are at most float32's largest value in magnitude (XGBoost stores them
+# as float32 and refuses larger ones). Then a gradient sum stays below ~1e87 and its
+# square, in the gain formula, far below float64's limit: larger inputs would overflow to
+# infinity and silently drop splits.
+VALUE_LIMIT = float(np.finfo(np.float32).max)
+
+
+def is_device_array(X):
+    """Whether ``X`` lives on a GPU (CuPy, or anything with ``__cuda_array_interface__``)."""
+    return hasattr(X, "__cuda_array_interface__")
+
+
+def to_host(array):
+    """A NumPy copy of a device array (CuPy's ``get``); other inputs as they are."""
+    if not is_device_array(array):
+        return array
+    if hasattr(array, "get"):
+        return array.get()
+    from numba import cuda
+
+    return cuda.as_cuda_array(array).copy_to_host()
+
+
+def _check_device_X(X, name, shard):
+    """A GPU matrix checked on the GPU and kept there: CuPy float32, C order."""
+    try:
+        import cupy
+    except ImportError:
+        raise ImportError(f"{name} is a GPU array; reading it needs CuPy: pip install "
+                          "'detgbm[gpu]' (from a checkout: pip install -e '.[gpu]')") from None
+    arr = cupy.asarray(X)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} has unsupported dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-dimensional (n_samples, n_features), got shape "
+                         f"{arr.shape}")
+    if arr.shape[0] == 0 and not shard:
+        raise ValueError(f"{name} has 0 sample(s) (shape={arr.shape}) while a minimum of 1 is "
+                         "required.")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is "
+                         "required.")
+    arr = cupy.ascontiguousarray(arr, dtype=FLOAT)
+    inf = cupy.isinf(arr)
+    if bool(inf.any()):
+        row, col = (int(v) for v in cupy.argwhere(inf)[0].get())
+        raise ValueError(f"{name} contains infinity at row {row}, column {col}; use NaN for "
+                         "missing values")
+    return arr
+
+
+def _is_pandas_frame(X):
+    return type(X).__module__.startswith("pandas") and hasattr(X, "dtypes") and hasattr(X, "columns")
+
+
+def feature_names_of(X):
+    """Column names of a DataFrame or Arrow table as a list of str, or None for other inputs."""
+    if type(X).__module__.startswith("pyarrow") and hasattr(X, "column_names"):
+        return [str(c) for c in X.column_names]
+    if _is_pandas_frame(X):
+        names = [str(c) for c in X.columns]
+        if not all(isinstance(c, str) for c in X.columns):
+            return None  # scikit-learn's rule: only all-string column names count as names
+        return names
+    return None
+
+
+def _frame_to_float(X, allow_category=False):
+    """A pandas DataFrame to float32, with nullable numbers as NaN; object columns rejected.
+
+    ``category`` columns become NaN placeholders when ``allow_category`` (gbm.data.categorical
+    then writes their codes), else they are rejected."""
+    import pandas as pd
+
+    columns = []
+    for i, (name, dtype) in enumerate(X.dtypes.items()):
+        col = X.iloc[:, i]
+        if isinstance(dtype, pd.CategoricalDtype):
+            if not allow_category:
+                raise ValueError(
+                    f"X column {name!r} (position {i}) has dtype 'category'; pass the frame to "
+                    "gbm.train, Booster.predict or the estimators, which encode categories"
+                )
+            columns.append(np.full(len(X), np.nan))
+            continue
+        if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype):
+            columns.append(col.to_numpy(dtype=np.float64, na_value=np.nan))
+        else:
+            raise ValueError(
+                f"X column {name!r} (position {i}) has dtype {dtype}; only numeric and boolean "
+                "columns are supported: encode strings and objects as numbers"
+            )
+    if not columns:
+        return np.empty((len(X), 0), dtype=FLOAT)
+    return np.column_stack(columns).astype(FLOAT)
+
+
+def check_X(X, *, name="X", allow_category=False, shard=False):
+    """Validate a feature matrix and return it as C-ordered float32 (NaN = missing).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        NumPy array, pandas DataFrame, SciPy sparse matrix (densified; absent entries
+        become missing values, as in XGBoost) or a nested list.
+    allow_category : bool
+        Let pandas ``category`` columns through as NaN placeholders, for
+        ``gbm.data.categorical`` to fill with codes; otherwise they are rejected.
+    shard : bool
+        ``X`` is one rank's part of a distributed data set: it may have no rows.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features), dtype float32
+    """
+    if X is None:
+        raise TypeError(f"{name} must be an array-like of shape (n_samples, n_features), got None")
+    if is_device_array(X):  # stays on the GPU
+        return _check_device_X(X, name, shard)
+    if type(X).__module__.startswith("pyarrow") and hasattr(X, "to_pandas"):
+        X = X.to_pandas()  # Arrow tables: nulls become NaN (or pandas NA) on the way
+    if _is_pandas_frame(X):
+        arr = _frame_to_float(X, allow_category)
+    elif hasattr(X, "tocsr") and hasattr(X, "nnz"):  # SciPy sparse
+        csr = X.tocsr()
+        arr = np.full(csr.shape, np.nan, dtype=FLOAT)
+        rows = np.repeat(np.arange(csr.shape[0]), np.diff(csr.indptr))
+        arr[rows, csr.indices] = csr.data
+    else:
+        arr = np.asarray(X)
+        if arr.dtype.kind in "USV":
+            raise ValueError(
+                f"{name} has dtype {arr.dtype} (strings or raw bytes) in every column; only "
+                "numbers are supported: encode strings as numbers"
+            )
+        if arr.dtype.kind == "O":
+            arr = _object_to_float(arr, name)
+        if arr.dtype.kind == "c":
+            raise ValueError(f"Complex data not supported: {name} has complex values")
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"{name} has unsupported dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-dimensional (n_samples, n_features), got {arr.ndim} dimension(s) "
+            f"with shape {arr.shape}. Reshape your data either using array.reshape(-1, 1) if it "
+            "has a single feature or array.reshape(1, -1) if it contains a single sample."
+        )
+    if arr.shape[0] == 0 and not shard:
+        raise ValueError(
+            f"{name} has 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required."
+        )
+    if arr.shape[1] == 0:
+        raise ValueError(
+            f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required."
+        )
+    wide = arr
+    with np.errstate(over="ignore", invalid="ignore"):
+        arr = np.ascontiguousarray(arr, dtype=FLOAT)
+    inf = np.isinf(arr)
+    if inf.any():
+        row, col = np.argwhere(inf)[0]
+        value = wide[row, col]
+        if np.isfinite(value):
+            raise ValueError(
+                f"{name} contains {float(value)!r} at row {row}, column {col}, beyond float32's "
+                f"range (|x| <= {VALUE_LIMIT:.7g}), the precision gbm works in")
+        raise ValueError(
+            f"{name} contains infinity at row {row}, column {col}; use NaN for missing values"
+        )
+    return arr
+
+
+def _object_to_float(arr, name):
+    """Numbers stored as objects or strings become floats; anything else names its column."""
+    try:
+        return arr.astype(np.float64)
+    except (TypeError, ValueError) as err:
+        column = "?"
+        if arr.ndim == 2:
+            for j in range(arr.shape[1]):
+                try:
+                    arr[:, j].astype(np.float64)
+                except (TypeError, ValueError):
+                    column = j
+                    break
+        raise type(err)(
+            f"{name} column {column} has non-numeric values ({err}); only numbers are "
+            "supported: encode strings and objects as numbers"
+        ) from None
+
+
+def check_y(y, n_rows, *, numeric=True):
+    """Validate labels: 1-d, ``n_rows`` long, finite when numeric."""
+    if y is None:
+        raise ValueError("y is None; training needs labels")
+    arr = np.asarray(to_host(y))  # labels are checked on the host (one copy of n floats)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"y must be 1-dimensional, got shape {arr.shape}")
+    if arr.shape[0] != n_rows:
+        raise ValueError(f"y has {arr.shape[0]} rows but X has {n_rows}; they must match")
+    if numeric:
+        if arr.dtype.kind not in "biuf":
+            try:
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(f"y must be numeric for this objective, got dtype {arr.dtype}") from None
+        arr = arr.astype(np.float64)
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"y contains {arr[row]} at row {row}; labels must be finite")
+        bad = np.abs(arr) > VALUE_LIMIT
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"y contains {float(arr[row])!r} at row {row}; labels must be at most "
+                f"{VALUE_LIMIT:.7g} in magnitude (float32's range, as in XGBoost): larger ones "
+                "overflow the gradient arithmetic; scale the labels down")
+    return arr
+
+
+def check_sample_weight(sample_weight, n_rows, *, what="", per="row", shard=False):
+    """Validate weights: 1-d, one per row (or per query group with ``per="group"``),
+    finite, >= 0, not all zero (``shard``: one rank's part of the data, checked as a whole
+    by the caller). None -> ones. ``what`` prefixes the messages."""
+    if sample_weight is None:
+        return np.ones(n_rows, dtype=np.float64)
+    sample_weight = to_host(sample_weight)
+    if isinstance(sample_weight, numbers.Number):
+        sample_weight = np.full(n_rows, sample_weight, dtype=np.float64)
+    w = np.asarray(sample_weight)
+    if w.dtype.kind not in "biuf":
+        raise ValueError(f"{what}sample_weight must be numeric, got dtype {w.dtype}")
+    w = w.astype(np.float64)
+    if per == "group" and (w.ndim != 1 or w.shape[0] != n_rows):
+        raise ValueError(
+            f"{what}sample_weight has shape {w.shape} but there are {n_rows} query groups; "
+            "for ranking, weights are per query group (one per group, as in XGBoost), "
+            "not per row")
+    if w.ndim != 1:
+        raise ValueError(f"{what}sample_weight must be 1-dimensional, got shape {w.shape}")
+    if w.shape[0] != n_rows:
+        raise ValueError(f"{what}sample_weight has {w.shape[0]} entries but X has {n_rows} rows; "
+                         "they must match")
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        place = f"at row {i}" if per == "row" else f"for group {i}"
+        raise ValueError(f"{what}sample_weight contains {w[i]} {place}; weights must be finite "
+                         "and >= 0")
+    bad = w > VALUE_LIMIT
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        place = f"at row {i}" if per == "row" else f"for group {i}"
+        raise ValueError(
+            f"{what}sample_weight contains {float(w[i])!r} {place}; weights must be at most "
+            f"{VALUE_LIMIT:.7g} (float32's range, as in XGBoost): larger ones overflow the "
+            "gradient arithmetic; scale the weights down")
+    if not shard and not (w > 0).any():
+        raise ValueError(f"{what}sample_weight is zero for every {per}; at least one weight must "
+                         "be positive")
+    return w

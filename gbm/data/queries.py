@@ -1,0 +1,124 @@
+"""Query groups for learning to rank: ``group`` (sizes) or ``qid`` (an id per row), the
+per-group weights, checked once here.
+
+As in XGBoost's ``DMatrix``, a query's rows are consecutive: ``group=[3, 4]`` means rows
+0-2 are one query and rows 3-6 the next; ``qid`` must be sorted (non-decreasing), each
+run of equal ids being one query. Weights are per query group, not per row.
+"""
+import numpy as np
+
+from .inputs import check_sample_weight
+
+
+class QueryGroups:
+    """Consecutive query groups of a data set.
+
+    Attributes
+    ----------
+    ptr : int64 (n_groups + 1,), group ``g`` owns rows ``[ptr[g], ptr[g + 1])``
+    weight : float64 (n_groups,), one weight per group (ones when none was given)
+    """
+
+    def __init__(self, ptr, weight=None):
+        self.ptr = np.ascontiguousarray(ptr, dtype=np.int64)
+        n = self.ptr.shape[0] - 1
+        self.weight = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
+
+    @property
+    def n_groups(self):
+        return self.ptr.shape[0] - 1
+
+    def row_weight(self):
+        """float64 (n_rows,): each row carries its group's weight."""
+        return np.repeat(self.weight, np.diff(self.ptr))
+
+
+def _integers(value, name):
+    arr = np.asarray(value)
+    if arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional, got shape {arr.shape}")
+    if arr.dtype.kind == "f" and np.isfinite(arr).all() and (arr == np.floor(arr)).all():
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "iub":
+        raise ValueError(f"{name} must hold integers, got dtype {arr.dtype}")
+    return arr.astype(np.int64)
+
+
+def group_ptr(group=None, qid=None, n_rows=None, what="", shard=False):
+    """Row offsets of the query groups from ``group`` sizes or ``qid`` per row.
+
+    Parameters
+    ----------
+    group : array-like of int (n_groups,), optional; sizes of consecutive groups
+    qid : array-like of int (n_rows,), optional; sorted query id of each row
+    n_rows : int, rows of the data
+    what : str, prefix naming the data in error messages (e.g. "eval_set[0] ")
+    shard : bool, one rank's part of a distributed data set (it may have no groups)
+
+    Returns
+    -------
+    int64 (n_groups + 1,) or None when neither is given.
+    """
+    if group is not None and qid is not None:
+        raise ValueError(f"pass either {what}group or {what}qid, not both")
+    if group is not None:
+        sizes = _integers(group, f"{what}group")
+        if sizes.shape[0] == 0 and not (shard and n_rows == 0):
+            raise ValueError(f"{what}group is empty; it must list the size of every query group")
+        if (sizes < 1).any():
+            bad = int(np.flatnonzero(sizes < 1)[0])
+            raise ValueError(f"{what}group[{bad}] = {sizes[bad]}; group sizes must be >= 1")
+        if sizes.sum() != n_rows:
+            raise ValueError(f"{what}group sizes sum to {sizes.sum()} but the data has {n_rows} "
+                             "rows; they must match")
+        return np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    if qid is not None:
+        ids = _integers(qid, f"{what}qid")
+        if ids.shape[0] != n_rows:
+            raise ValueError(f"{what}qid has {ids.shape[0]} entries but the data has {n_rows} "
+                             "rows; they must match")
+        down = np.flatnonzero(ids[1:] < ids[:-1])
+        if down.size:
+            row = int(down[0]) + 1
+            raise ValueError(
+                f"{what}qid must be sorted in non-decreasing order (each query's rows "
+                f"together, as XGBoost requires): qid[{row}] = {ids[row]} follows "
+                f"qid[{row - 1}] = {ids[row - 1]}; sort the rows by qid first"
+            )
+        if n_rows == 0:
+            return np.zeros(1, dtype=np.int64)  # an empty shard: no groups
+        starts = np.flatnonzero(np.diff(ids)) + 1
+        return np.concatenate(([0], starts, [n_rows])).astype(np.int64)
+    return None
+
+
+def group_weight(sample_weight, n_groups, what="", shard=False):
+    """Per-group weights: None -> ones; else ``n_groups`` finite values >= 0, not all 0."""
+    return check_sample_weight(sample_weight, n_groups, what=what, per="group", shard=shard)
+
+
+def make_queries(group, qid, sample_weight, n_rows, what="", shard=False):
+    """``QueryGroups`` with their weights, or None when neither group nor qid is given."""
+    ptr = group_ptr(group, qid, n_rows, what, shard)
+    if ptr is None:
+        return None
+    return QueryGroups(ptr, group_weight(sample_weight, ptr.shape[0] - 1, what, shard))
+
+
+def training_queries(objective, group, qid, sample_weight, n_rows, shard=False):
+    """``(queries, row_weights)`` of the training data.
+
+    A ranking objective needs ``group`` or ``qid``, and ``sample_weight`` is then per
+    query group; other objectives check ``group`` / ``qid`` but do not use them
+    (``queries`` is None) and take per-row weights.
+    """
+    if not getattr(objective, "is_ranking", False):
+        group_ptr(group, qid, n_rows, shard=shard)
+        return None, check_sample_weight(sample_weight, n_rows, shard=shard)
+    queries = make_queries(group, qid, sample_weight, n_rows, shard=shard)
+    if queries is None:
+        raise ValueError(f"objective {objective.name!r} needs query groups: pass group= (sizes "
+                         "of consecutive query groups) or qid= (a sorted query id per row)")
+    return queries, queries.row_weight()

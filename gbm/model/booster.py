@@ -1,0 +1,372 @@
+"""The fitted model, ``Booster``: trees, prediction, inspection and model files
+(training is ``gbm.training.loop.train``)."""
+import numpy as np
+
+from . import dump
+from ..io import gbm_json
+from ..runtime.backend import get_backend
+from ..data.categorical import encode_X
+from ..data.inputs import feature_names_of, is_device_array
+from .explain import predict_contributions
+from ..objectives.pointwise import get_objective
+from ..tree.structure import Forest
+
+
+class _RoundCount(int):
+    """An int that returns itself when called: ``num_boosted_rounds`` as an attribute
+    (gbm's first form) and as XGBoost's method ``num_boosted_rounds()``."""
+
+    def __call__(self):
+        return int(self)
+
+
+class _instance_or_class_method:
+    """A method bound to the instance when called on one, to the class otherwise."""
+
+    def __init__(self, func):
+        self.func = func
+        self.__doc__ = func.__doc__
+
+    def __get__(self, obj, cls):
+        import functools
+
+        return functools.partial(self.func, cls if obj is None else obj)
+
+
+def _is_c_float32_matrix(X, n_features):
+    """Whether ``X`` is a C-ordered float32 matrix of ``n_features`` columns: a NumPy
+    array, or a GPU array (CuPy, or anything with ``__cuda_array_interface__``), read
+    from its interface (its shape, type string and strides: None means C order)."""
+    if is_device_array(X):
+        face = X.__cuda_array_interface__
+        shape, strides = tuple(face["shape"]), face.get("strides")
+        if len(shape) != 2 or np.dtype(face["typestr"]) != np.float32:
+            return False
+        # a dimension of length 1 may carry any stride
+        c_order = strides is None or all(
+            n <= 1 or stride == step for n, stride, step in
+            zip(shape, strides, (shape[1] * 4, 4)))
+        return c_order and shape[1] == n_features
+    return (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype == np.float32
+            and X.flags.c_contiguous and X.shape[1] == n_features)
+
+
+class Booster:
+    """A fitted model: the trees, how to start and how to turn margins into predictions.
+
+    Attributes
+    ----------
+    params : dict, the validated training parameters
+    trees : list of Tree; ``tree_group[i]`` is the output column tree ``i`` adds to
+    iteration_indptr : list of int; round ``r`` grew ``trees[iteration_indptr[r]:
+        iteration_indptr[r + 1]]``: ``num_parallel_tree`` trees per output group, group by
+        group (XGBoost's order and its ``iteration_indptr``)
+    base_margin : float64 (n_groups,), the margin before any tree
+    feature_names : list of str or None
+    n_features : int
+    cuts : list of float32 arrays, the bin edges the trees were grown on
+    categories : list or None
+        Per feature, None (numeric) or the categories seen at fit (strings or numbers;
+        see gbm.data.categorical); None when no feature is categorical.
+    evals_result : dict, eval set name -> metric name -> list of values per round
+    """
+
+    def __init__(self, params=None, n_features=None, feature_names=None, base_margin=None,
+                 cuts=None, categories=None, model_file=None):
+        """``Booster()`` is an empty model to ``load_model`` into (XGBoost's idiom);
+        ``Booster(model_file=path)`` loads one; training builds one with all fields."""
+        self.params = params
+        self.categories = categories
+        self.n_features = n_features
+        self.feature_names = feature_names
+        self.base_margin = np.zeros(0) if base_margin is None else np.asarray(base_margin,
+                                                                             dtype=np.float64)
+        self.cuts = cuts
+        self.trees, self.tree_group = [], []
+        self.iteration_indptr = [0]
+        self.evals_result = {}
+        self.best_iteration = None
+        self.best_score = None
+        self._forest = None
+        if model_file is not None:
+            self.load_model(model_file)
+
+    @property
+    def n_groups(self):
+        return self.base_margin.shape[0]
+
+    @property
+    def num_boosted_rounds(self):
+        """Rounds trained; a round holds ``num_parallel_tree`` trees per output group.
+
+        Both ``booster.num_boosted_rounds()`` (XGBoost's method) and the older attribute
+        form ``booster.num_boosted_rounds`` give the count: it is an int that can be called.
+        """
+        return _RoundCount(len(self.iteration_indptr) - 1)
+
+    def _check_loaded(self):
+        if self.n_features is None:
+            raise ValueError("this Booster is empty: load a model first "
+                             "(booster.load_model(path)) or train one with gbm.train")
+
+    def __getitem__(self, index):
+        """The model of some rounds: ``booster[2:5]`` keeps rounds 2, 3 and 4 (each with
+        its ``num_parallel_tree`` trees per output group) and the base margin, as
+        XGBoost's slicing does; ``booster[3]`` is round 3 alone. Early-stopping results
+        are not kept (they described the whole model)."""
+        self._check_loaded()
+        n = self.num_boosted_rounds
+        if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+            i = int(index) + n if index < 0 else int(index)
+            if not 0 <= i < n:
+                raise IndexError(f"round {index} is out of range for a model of {n} rounds")
+            rounds = [i]
+        elif isinstance(index, slice):
+            if index.step is not None and index.step < 1:
+                raise ValueError(f"a booster slice's step must be >= 1, got {index.step}")
+            rounds = list(range(n))[index]
+            if not rounds:
+                raise ValueError(f"the slice {index} selects no round of a model of {n} rounds")
+        else:
+            raise TypeError(f"a Booster is indexed by an int or a slice of rounds, got "
+                            f"{type(index).__name__}")
+        out = Booster(dict(self.params), self.n_features, self.feature_names, self.base_margin,
+                      self.cuts, self.categories)
+        for r in rounds:
+            lo, hi = self.iteration_indptr[r], self.iteration_indptr[r + 1]
+            for tree, group in zip(self.trees[lo:hi], self.tree_group[lo:hi]):
+                out.add_tree(tree, group)
+            out.end_round()
+        return out
+
+    def add_tree(self, tree, group):
+        """Append a tree of the round being grown; ``end_round`` closes the round.
+
+        A tree whose values overflowed (NaN or infinity, e.g. from a huge learning_rate)
+        raises ``FloatingPointError``: it would give NaN predictions and could not be saved.
+        """
+        if not (np.isfinite(tree.value).all() and np.isfinite(tree.gain).all()):
+            raise FloatingPointError(
+                f"tree {len(self.trees)} has NaN or infinite leaf values or gains: training "
+                "overflowed; lower learning_rate or scale down the labels or weights")
+        self.trees.append(tree)
+        self.tree_group.append(group)
+        self._forest = None
+
+    def end_round(self):
+        """Mark the trees added since the last round as one round."""
+        self.iteration_indptr.append(len(self.trees))
+
+    def forest(self, begin=0, end=None):
+        """Trees of rounds ``[begin, end)`` packed for the prediction kernels."""
+        end = self.num_boosted_rounds if end is None else end
+        if begin == 0 and end == self.num_boosted_rounds:
+            if self._forest is None:
+                self._forest = Forest(self.trees, self.tree_group)
+            return self._forest
+        lo, hi = self.iteration_indptr[begin], self.iteration_indptr[end]
+        return Forest(self.trees[lo:hi], self.tree_group[lo:hi])
+
+    def _check_predict_X(self, X, name="X", shard=False):
+        """``X`` checked against the model (names, categories, column count); ``name``
+        says which argument it is in the messages; ``shard``: one rank's part of a
+        distributed data set (it may have no rows)."""
+        self._check_loaded()
+        names = feature_names_of(X)
+        if names is not None and self.feature_names is not None and names != self.feature_names:
+            raise ValueError(
+                f"{name} has feature names {names} but the model was trained with "
+                f"{self.feature_names}; pass columns with the same names in the same order"
+            )
+        X = encode_X(X, self.categories, name=name, shard=shard)
+        if X.shape[1] != self.n_features:
+            raise ValueError(
+                f"{name} has {X.shape[1]} features, but the model was trained with {self.n_features}"
+            )
+        return X
+
+    def predict(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
+                pred_leaf=False, pred_contribs=False, base_margin=None):
+        """Predict for raw feature rows.
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features), or a ``gbm.DMatrix`` (its data, and its
+            base margins unless ``base_margin`` is given)
+        output_margin : bool
+            Return the raw margin (before the link function).
+        iteration_range : (int, int)
+            Use the trees of rounds ``[begin, end)``; ``(0, 0)`` = all rounds. A round is
+            ``num_parallel_tree`` trees per output group.
+        pred_leaf : bool
+            Return the leaf each row reaches in each tree instead: int32
+            (n_samples, n_trees), node ids within each tree (as in the model file).
+        pred_contribs : bool
+            Return each feature's contribution to each row's margin instead (exact
+            TreeSHAP, Lundberg, Erion & Lee 2018, with node covers as weights; see
+            ``gbm.model.explain``): float64 (n_samples, n_features + 1), or (n_samples,
+            n_groups, n_features + 1) for several output groups. The last column is the
+            bias (base margin plus each tree's cover-weighted mean leaf value); a row's
+            columns sum to its ``output_margin=True`` prediction. ``output_margin`` does
+            not apply (contributions are always margins); ``pred_leaf`` may not be set too.
+        base_margin : array-like (n_samples,) or (n_samples, n_groups), optional
+            Each row's starting margin, instead of the model's base margin (XGBoost's
+            ``base_margin``; give the same as in training).
+
+        Returns
+        -------
+        ndarray of float64: (n_samples,) for one output group, (n_samples, n_groups) else;
+        a CuPy array when ``X`` is a GPU array (``__cuda_array_interface__``): it is then
+        predicted on the GPU, whatever the model's ``device``.
+        """
+        from ..data.dmatrix import DMatrix
+
+        if isinstance(X, DMatrix):
+            if base_margin is None:
+                base_margin = X.base_margin
+            X = X.data
+        return self._predict_checked(self._check_predict_X(X), output_margin, iteration_range,
+                                     n_jobs, pred_leaf, pred_contribs, base_margin)
+
+    def _predict_checked(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
+                         pred_leaf=False, pred_contribs=False, base_margin=None):
+        """``predict`` for X already checked: float32, C order, ``n_features`` columns.
+
+        The kernels index rows by ``n_features`` without bounds checks, so the width is
+        checked here too, against this booster (a caller may hold another's checks).
+        """
+        if not _is_c_float32_matrix(X, self.n_features):
+            raise ValueError(
+                f"X must be a C-ordered float32 matrix with {self.n_features} columns, the "
+                f"model's feature count; got {getattr(X, 'shape', None)} "
+                f"{getattr(X, 'dtype', type(X).__name__)}")
+        begin, end = _check_iteration_range(iteration_range, self.num_boosted_rounds)
+        forest = self.forest(begin, end)
+        on_device = is_device_array(X)  # GPU input: predicted on the GPU, returned there
+        device = "cuda" if on_device else self.params["device"]
+        backend = get_backend(device, self.params["n_jobs"] if n_jobs is None else n_jobs)
+        xp = backend.xp if on_device else np
+        if pred_contribs is not False:
+            if not isinstance(pred_contribs, (bool, np.bool_)):
+                raise TypeError(f"pred_contribs must be True or False, got {pred_contribs!r}")
+            if pred_leaf:
+                raise ValueError("pred_contribs=True and pred_leaf=True cannot be combined; "
+                                 "ask for one kind of prediction at a time")
+        if base_margin is not None and (pred_contribs or pred_leaf):
+            raise ValueError("base_margin applies to predictions and margins, not to "
+                             "pred_contribs or pred_leaf")
+        if pred_contribs:
+            return xp.asarray(predict_contributions(self, X, forest, backend))
+        k = backend.kernels
+        if pred_leaf:
+            leaves = xp.empty((X.shape[0], forest.n_trees), dtype=np.int32)
+            with backend.threads():
+                k.predict_leaf(X, forest.walk, forest.cat_bits, forest.tree_offsets,
+                               forest.tree_depth, leaves)
+            return leaves
+        if base_margin is None:
+            margin = xp.tile(xp.asarray(self.base_margin), (X.shape[0], 1))
+        else:
+            from ..data.compat import check_base_margin
+
+            start = check_base_margin(backend.to_host(base_margin), X.shape[0], self.n_groups)
+            margin = xp.ascontiguousarray(xp.asarray(start).T)
+        with backend.threads(X.size * max(1, forest.n_trees // 8)):
+            k.predict(X, forest.walk, forest.cat_bits, forest.value, forest.tree_offsets,
+                      forest.tree_group, forest.tree_depth, margin)
+        if output_margin:
+            return margin[:, 0] if self.n_groups == 1 else margin
+        return get_objective(self.params).transform(margin, xp)
+
+    def get_score(self, importance_type="weight"):
+        """Feature importances as XGBoost reports them: a dict from feature name (or
+        ``f{i}``) to a number, for the features used in at least one split.
+
+        importance_type : "weight" (number of splits), "gain" / "cover" (mean loss
+        reduction / mean hessian sum of those splits), "total_gain", "total_cover".
+        """
+        kinds = ("weight", "gain", "cover", "total_gain", "total_cover")
+        if importance_type not in kinds:
+            raise ValueError(f"importance_type must be one of {list(kinds)}, got {importance_type!r}")
+        weight, total_gain, total_cover = (np.zeros(self.n_features) for _ in range(3))
+        for tree in self.trees:
+            inner = tree.left_child >= 0
+            np.add.at(weight, tree.split_feature[inner], 1)
+            np.add.at(total_gain, tree.split_feature[inner], tree.gain[inner])
+            np.add.at(total_cover, tree.split_feature[inner], tree.cover[inner])
+        used = weight > 0
+        values = {"weight": weight, "total_gain": total_gain, "total_cover": total_cover,
+                  "gain": np.divide(total_gain, weight, where=used, out=np.zeros_like(weight)),
+                  "cover": np.divide(total_cover, weight, where=used, out=np.zeros_like(weight))}
+        names = self.feature_names or [f"f{i}" for i in range(self.n_features)]
+        return {names[f]: float(values[importance_type][f]) for f in np.flatnonzero(used)}
+
+    def get_dump(self, dump_format="text", with_stats=False):
+        """One string per tree, in XGBoost's text or JSON dump form (see gbm.model.dump)."""
+        return dump.get_dump(self, dump_format, with_stats)
+
+    def trees_to_dataframe(self):
+        """A pandas DataFrame with one row per node (XGBoost's columns; see gbm.model.dump)."""
+        return dump.trees_to_dataframe(self)
+
+    def save_model(self, path, format="gbm"):
+        """Write the model as versioned JSON (see docs/model_format.md). The path should
+        end in ``.json``; ``.ubj`` (XGBoost's binary UBJSON) is refused, not written as
+        JSON under that name. With ``format="xgboost"``, in XGBoost's JSON model schema,
+        which ``xgboost.Booster(model_file=path)`` loads (see gbm.io.xgboost_json)."""
+        self._check_loaded()
+        if format == "xgboost":
+            from ..io.xgboost_json import save_xgboost
+
+            return save_xgboost(self, path)
+        if format != "gbm":
+            raise ValueError(f"format must be 'gbm' or 'xgboost', got {format!r}")
+        gbm_json.check_model_path(path)
+        gbm_json.save(self, path)
+
+    @classmethod
+    def from_xgboost(cls, model):
+        """Import an XGBoost tree model: an ``xgboost.Booster``, a path to its JSON file,
+        its JSON text or dict (see gbm.io.xgboost_json.from_xgboost)."""
+        from ..io.xgboost_json import from_xgboost
+
+        return from_xgboost(cls, model)
+
+    @_instance_or_class_method
+    def load_model(self_or_cls, path):
+        """Read a model written by ``save_model``; a bad file raises ``ValueError``.
+
+        Either ``booster = gbm.Booster(); booster.load_model(path)`` (XGBoost's form: the
+        booster becomes the file's model, and is returned) or
+        ``booster = gbm.Booster.load_model(path)`` (a new Booster).
+        """
+        if isinstance(self_or_cls, type):
+            return gbm_json.load(self_or_cls, path)
+        loaded = gbm_json.load(type(self_or_cls), path)
+        self_or_cls.__dict__.update(loaded.__dict__)
+        return self_or_cls
+
+    def to_json(self):
+        return gbm_json.dumps(self)
+
+    @classmethod
+    def from_json(cls, text):
+        return gbm_json.loads(cls, text)
+
+
+def _check_iteration_range(iteration_range, n_rounds):
+    try:
+        begin, end = (int(v) for v in iteration_range)
+    except (TypeError, ValueError):
+        raise TypeError(f"iteration_range must be a pair of ints, got {iteration_range!r}") from None
+    if (begin, end) == (0, 0):
+        return 0, n_rounds
+    if not 0 <= begin < end <= n_rounds:
+        raise ValueError(
+            f"iteration_range {iteration_range} is outside the model's rounds [0, {n_rounds}]"
+        )
+    return begin, end
+
+
+def _load_init_model(init_model):
+    return init_model if isinstance(init_model, Booster) else Booster.load_model(init_model)

@@ -1,0 +1,124 @@
+"""Learning-to-rank objectives ``rank:pairwise`` and ``rank:ndcg`` (LambdaMART), as in
+XGBoost 2+ (``src/objective/lambdarank_obj.cc``).
+
+Within each query group, for each pair of documents (i, j) with label_i > label_j, the
+pairwise logistic loss ``log(1 + exp(-(s_i - s_j)))`` of RankNet, weighted by |delta Z|:
+1 for ``rank:pairwise``, the change in NDCG when i and j swap places in the model's
+ranking for ``rank:ndcg`` (Burges 2010, "From RankNet to LambdaRank to LambdaMART").
+The pair's lambda ``(sigma(s_i - s_j) - 1) |dZ|`` goes to i, its negation to j; both get
+the hessian ``2 sigma (1 - sigma) |dZ|`` (XGBoost's factor 2). The arithmetic is in the
+kernel ``lambdarank_gradients`` (``kernels/cpu/rank.py``).
+
+Pairs (``lambdarank_pair_method``):
+
+* ``"topk"`` (default): every pair with at least one document among the model's top
+  ``lambdarank_num_pair_per_sample`` (default 32) of the query; no randomness.
+* ``"mean"``: ``lambdarank_num_pair_per_sample`` (default 1) partners per document, drawn
+  among the query's documents of another label. Each draw is a counter-based hash of
+  (random_state, round, row, draw number), never a generator's state or a thread's turn,
+  so a given data set and seed always draw the same pairs.
+"""
+import numpy as np
+
+from ..numerics.exact import exact_sum
+from ..kernels.hashing import splitmix64
+from ..kernels.layout import NDCG, PAIRWISE
+
+_MAX_EXP_LABEL = 31  # 2^label - 1 must fit XGBoost's 32-bit gain
+
+
+class LambdaRank:
+    """Shared part of the two ranking objectives; ``delta_kind`` tells them apart."""
+
+    n_groups = 1
+    is_ranking = True
+    delta_kind = PAIRWISE
+
+    def __init__(self, params):
+        self.topk = params["lambdarank_pair_method"] == "topk"
+        self.num_pair = params["lambdarank_num_pair_per_sample"]
+        self.exp_gain = params["ndcg_exp_gain"]
+        self.normalization = params["lambdarank_normalization"]
+        self.score_normalization = params["lambdarank_score_normalization"]
+        self.seed = params["random_state"]
+        # XGBoost's default metric: NDCG truncated at the top-k the objective looks at
+        self.default_metric = f"ndcg@{self.num_pair}" if self.topk else "ndcg"
+        self.queries = self.backend = None
+
+    def bind(self, queries, backend, row_ids=None):
+        """The training data's query groups (``gbm.data.queries.QueryGroups``), the backend,
+        and each row's index in the whole data set (default: its position)."""
+        self.queries, self.backend = queries, backend
+        starts = queries.ptr[:-1]
+        self.group_first_row = np.ascontiguousarray(starts if row_ids is None else row_ids[starts],
+                                                    dtype=np.int64)
+        # XGBoost scales group weights to average 1 over the groups (of every rank)
+        collective = backend.collective
+        n_groups = int(collective.allreduce(np.array([queries.n_groups], np.int64), "sum")[0])
+        self.group_scale = queries.weight * (n_groups / exact_sum(queries.weight, collective))
+
+    def check_labels(self, y):
+        if (y < 0).any():
+            row = int(np.flatnonzero(y < 0)[0])
+            raise ValueError(f"y[{row}] = {y[row]}; {self.name} needs relevance labels >= 0")
+        return y
+
+    def base_margin(self, y, w, collective=None):
+        """0: scores are compared within a query, a constant shift changes nothing
+        (XGBoost 3 estimates 0 up to rounding)."""
+        return np.zeros(1)
+
+    def base_score_to_margin(self, base_score):
+        return np.array([base_score], dtype=np.float64)
+
+    def margin_to_base_score(self, margin):
+        return float(margin[0])
+
+    def gradients(self, margin, y, w, backend=None, round_=0):
+        """(grad, hess), float64 (n_rows, 1); ``w`` is ignored: the per-group weights
+        given to ``bind`` apply (weights are per query group for ranking)."""
+        if self.queries is None:
+            raise ValueError(f"{self.name} needs query groups: pass group= or qid= to train")
+        key = splitmix64(np.uint64(self.seed) ^ splitmix64(np.uint64(round_)))
+        xp = self.backend.xp
+        grad, hess = xp.empty(margin.shape[0]), xp.empty(margin.shape[0])
+        with self.backend.threads() as n_threads:
+            self.backend.kernels.lambdarank_gradients(
+                xp.ascontiguousarray(margin[:, 0]), xp.asarray(y), self.queries.ptr,
+                self.group_first_row,
+                self.group_scale, self.delta_kind, self.exp_gain, self.topk, self.num_pair,
+                self.score_normalization, self.normalization, np.uint64(key), grad, hess,
+                n_threads)
+        return grad[:, None], hess[:, None]
+
+    def transform(self, margin, xp=np):
+        return margin[:, 0]
+
+    transform_for_metric = transform
+
+
+class Pairwise(LambdaRank):
+    """rank:pairwise: RankNet's pairwise logistic loss, every pair weighted 1."""
+
+    name = "rank:pairwise"
+    delta_kind = PAIRWISE
+
+
+class NDCGLambda(LambdaRank):
+    """rank:ndcg: LambdaMART, each pair weighted by |delta NDCG| of swapping it."""
+
+    name = "rank:ndcg"
+    delta_kind = NDCG
+
+    def check_labels(self, y):
+        y = super().check_labels(y)
+        if self.exp_gain:
+            bad = (y != np.floor(y)) | (y > _MAX_EXP_LABEL)
+            if bad.any():
+                row = int(np.flatnonzero(bad)[0])
+                raise ValueError(
+                    f"y[{row}] = {y[row]}; rank:ndcg with ndcg_exp_gain=True needs integer "
+                    f"relevance labels in [0, {_MAX_EXP_LABEL}] (set ndcg_exp_gain=False for "
+                    "other labels)"
+                )
+        return y

@@ -1,0 +1,182 @@
+"""A cold compile cache filled by several processes at once.
+
+With an empty cache (a fresh install, or any kernel source changed: ``kernels/jit.py``),
+the first fit compiles its kernels one after the other, about 20 s of one core's time
+(Numba's typing and lowering are Python, its LLVM passes single-threaded). Before that
+fit, ``prepare()`` compiles the kernels every fit of float data needs (``STANDARD``)
+in this process and in up to three more at the same time, each writing Numba's cache,
+then waits for them: the fit loads what the others compiled. The compiled code and so
+the model are the same; only the wall time changes (a first 1,000-row classifier and
+regressor fit and predict on 2 CPUs: 21.6 s in one process, 13.2 s over two).
+
+Best effort: a helper process that fails, or is still busy when this process has taken
+twice its own time (``_WAIT_S`` at most), is left alone, and the fit compiles whatever
+is still missing itself. Nothing is started when the cache already holds every kernel
+in the list, with one CPU, when ``sys.executable`` is not a Python (an embedding
+program), or with ``GBM_COMPILE_PROCESSES=1`` (the number of processes, this one
+included; default: the CPUs, at most 4).
+"""
+import importlib
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+from numba.core import types
+
+_WAIT_S = 300.0  # the longest wait for the helper processes
+
+
+def _c(dtype, ndim):
+    return types.Array(dtype, ndim, "C")
+
+
+_F32_2, _F64_1, _F64_2 = _c(types.float32, 2), _c(types.float64, 1), _c(types.float64, 2)
+_I8_1, _I32_1, _U8_1 = _c(types.int8, 1), _c(types.int32, 1), _c(types.uint8, 1)
+_I64_1, _I64_2, _I64_3 = _c(types.int64, 1), _c(types.int64, 2), _c(types.int64, 3)
+_U8_2, _U32_2 = _c(types.uint8, 2), _c(types.uint32, 2)
+_I64 = types.int64
+
+# (module, kernel, argument types, compile seconds measured alone): what a fit of float
+# data (up to 256 bins, no categories; binary, regression and the other pointwise
+# objectives) and its predict compile, in the order a classifier's fit first calls them.
+# tests/test_compile_ahead.py checks the list against a fit's own signatures.
+STANDARD = (
+    ("gbm.numerics.exact", "_add_parts", (_I64_2, _I64_2), 0.5),
+    ("gbm.kernels.cpu.binning", "bin_values", (_F32_2, _F32_2, _I32_1, _U8_2), 1.0),
+    ("gbm.kernels.cpu.objective", "_group_major_gradients",
+     (_I64, _F64_2, _F64_1, _F64_1, _F64_2, _F64_2, _I64), 2.0),
+    ("gbm.kernels.cpu.objective", "_pointwise_gradients",
+     (_I64, _F64_2, _F64_1, _F64_1, _F64_1, _F64_2, _F64_2, _I64), 2.0),
+    ("gbm.kernels.cpu.quantize", "max_abs", (_F64_1,), 0.1),
+    ("gbm.kernels.cpu.quantize", "quantize_gradients", (_F64_1, _F64_1, _F64_1, _I64_2), 0.4),
+    ("gbm.kernels.cpu.histogram", "build_histograms",
+     (_U8_2, _I64_2, _I32_1, _I64_1, _I64_1, _I32_1, _I64_3, _I64), 2.9),
+    ("gbm.kernels.cpu.split", "evaluate_splits",
+     (_I64_3, _I32_1, _U8_1, _I64_2, _U8_2, _I8_1, _F64_2, _F64_2, _F64_1, _I64, _I64, _F64_1,
+      _I32_1, _I32_1, _U8_1, _I64_2, _U32_2), 8.0),
+    ("gbm.kernels.cpu.split", "node_weights", (_I64_2, _F64_2, _F64_2, _F64_1, _F64_1), 0.2),
+    ("gbm.kernels.cpu.partition", "partition_rows",
+     (_U8_2, _I32_1, _I64_1, _I64_1, _I32_1, _I32_1, _U8_1, _U8_1, _U32_2, _I32_1, _I32_1,
+      _I64_1), 3.2),
+    ("gbm.kernels.cpu.partition", "add_split_values",
+     (_U8_2, _I32_1, _I64_1, _I64_1, _I32_1, _I32_1, _U8_1, _U8_1, _U32_2, _I32_1, _F64_1,
+      _F64_1, _F64_1), 1.6),
+    ("gbm.kernels.cpu.partition", "add_leaf_values", (_I32_1, _I64_1, _I64_1, _F64_1, _F64_1),
+     0.2),
+    ("gbm.kernels.cpu.predict", "predict",
+     (_F32_2, _I32_1, _U32_2, _F64_1, _I64_1, _I32_1, _I32_1, _F64_2), 2.7),
+)
+
+
+def _dispatcher(entry):
+    module, name = entry[0], entry[1]
+    return getattr(importlib.import_module(module), name)
+
+
+def _cached(entry):
+    """Whether Numba's cache index lists this entry's signature (read, not loaded). If
+    Numba's cache internals cannot tell, the entry counts as cached: nothing is started."""
+    dispatcher = _dispatcher(entry)
+    try:
+        cache = dispatcher._cache
+        key = cache._index_key(entry[2], dispatcher.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:  # noqa: BLE001 - another Numba's internals: behave as without this
+        return True
+
+
+def _processes():
+    value = os.environ.get("GBM_COMPILE_PROCESSES")
+    if value is not None:
+        try:
+            return max(1, int(value))
+        except ValueError:
+            raise ValueError("GBM_COMPILE_PROCESSES must be an integer >= 1, "
+                             f"got {value!r}") from None
+    affinity = getattr(os, "sched_getaffinity", None)  # Linux; elsewhere every CPU counts
+    cpus = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    if not os.path.basename(sys.executable or "").lower().startswith("python"):
+        return 1  # an embedding program (a server, a frozen app): no Python to start
+    return min(cpus, 4)
+
+
+def groups(indices, n):
+    """``indices`` of ``STANDARD`` in ``n`` groups of about equal compile time (longest
+    first, each to the least loaded group); group 0 is this process's."""
+    loads = [[0.0, []] for _ in range(n)]
+    for i in sorted(indices, key=lambda i: -STANDARD[i][3]):
+        least = min(loads, key=lambda group: group[0])
+        least[0] += STANDARD[i][3]
+        least[1].append(i)
+    return [sorted(group) for _, group in loads if group]
+
+
+def compile_entries(indices):
+    """Compile these entries of ``STANDARD`` here. One that fails is left to the fit, which
+    compiles it with its real arguments (and says what is wrong)."""
+    for i in indices:
+        try:
+            _dispatcher(STANDARD[i]).compile(STANDARD[i][2])
+        except Exception:  # noqa: BLE001 - best effort: see the module's text
+            pass
+
+
+def compile_over_processes(indices, n):
+    """Compile these entries of ``STANDARD`` in this process and ``n - 1`` more at once;
+    returns when all are done (or after ``_WAIT_S``)."""
+    mine, *theirs = groups(indices, n)
+    helpers = []
+    for group in theirs:
+        try:
+            helpers.append(subprocess.Popen(
+                [sys.executable, "-c", _CHILD, json.dumps(sys.path), __file__, *map(str, group)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL))
+        except OSError:
+            pass  # no process to be had: the fit compiles these itself
+    started = time.monotonic()
+    compile_entries(mine)
+    # the groups take about as long as each other: a helper still busy after twice this
+    # process's time (or _WAIT_S) is left to finish alone
+    deadline = started + min(_WAIT_S, max(10.0, 2 * (time.monotonic() - started)))
+    for process in helpers:
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            pass
+
+
+_prepared = False
+_lock = threading.Lock()
+
+
+def prepare():
+    """Before the first CPU fit of this process: compile the missing ``STANDARD`` kernels
+    over several processes (see the module's text). Later calls do nothing; a call while
+    another thread prepares waits for it."""
+    global _prepared
+    with _lock:
+        if not _prepared:
+            _prepare()
+            _prepared = True
+
+
+def _prepare():
+    n = _processes()
+    missing = [i for i, entry in enumerate(STANDARD) if not _cached(entry)] if n > 1 else []
+    if len(missing) > 1:
+        compile_over_processes(missing, n)
+
+
+# a helper process imports gbm as this one does (its sys.path) and compiles only when it
+# found this very file: another gbm would fill another cache (or be another version)
+_CHILD = """
+import json, os, sys
+sys.path[:] = json.loads(sys.argv[1])
+from gbm.runtime import compile_ahead
+if os.path.samefile(compile_ahead.__file__, sys.argv[2]):
+    compile_ahead.compile_entries([int(i) for i in sys.argv[3:]])
+"""

@@ -1,0 +1,578 @@
+"""scikit-learn estimators: validate, convert, call ``train``. Nothing else lives here.
+
+A fit is a transaction: it works on a copy of the estimator, and the copy's fitted
+attributes (``_FITTED``) replace the estimator's only when training has completed, under
+one lock. A fit that raises or is interrupted (a bad parameter or eval set, a callback's
+exception, Ctrl-C) leaves the previous model, width and labels as they were; two threads
+fitting one estimator each leave a whole fit, never a mix. Predictions read the fitted
+state once, under the same lock.
+"""
+import threading
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.preprocessing import LabelEncoder
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from . import files as estimator_io
+from ..training.loop import train
+from ..data.categorical import _as_frame, category_columns, encode_X
+from ..data.inputs import check_X, is_device_array, to_host
+from ..data.dmatrix import replace_missing
+
+# Estimator argument -> training parameter (the same name unless listed).
+_TREE_PARAMS = ("learning_rate", "max_depth", "max_leaves", "grow_policy", "min_child_weight",
+                "reg_lambda", "reg_alpha", "gamma", "max_delta_step", "subsample",
+                "colsample_bytree", "colsample_bylevel", "colsample_bynode", "max_bin",
+                "base_score", "n_jobs", "random_state", "device", "eval_metric",
+                "interaction_constraints", "monotone_constraints", "num_parallel_tree",
+                "max_cat_to_onehot", "max_cat_threshold", "tree_method")
+# Parameters of one objective, and XGBoost's optional settings: passed on only when set.
+_OBJECTIVE_PARAMS = ("quantile_alpha", "huber_slope", "tweedie_variance_power",
+                     "scale_pos_weight", "verbosity", "validate_parameters")
+_REGRESSION_OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
+                          "reg:pseudohubererror", "count:poisson", "reg:gamma", "reg:tweedie")
+_CLASSIFICATION_OBJECTIVES = ("binary:logistic", "multi:softprob", "multi:softmax")
+# What a fit sets; replaced together when a fit completes.
+_FITTED = ("_Booster", "n_features_in_", "feature_names_in_", "classes_", "n_classes_",
+           "_label_encoder")
+_STATE_LOCK = threading.Lock()  # module-wide: a lock on the estimator would not pickle
+
+
+class _GBMBase(BaseEstimator):
+    """Shared constructor and fit plumbing. Defaults are XGBoost's."""
+
+    def __init__(self, n_estimators=100, learning_rate=0.3, max_depth=6, max_leaves=0,
+                 grow_policy="depthwise", min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0,
+                 gamma=0.0, max_delta_step=None, subsample=1.0, colsample_bytree=1.0,
+                 colsample_bylevel=1.0, colsample_bynode=1.0, max_bin=256, base_score=None,
+                 n_jobs=None, random_state=None, device="cpu", eval_metric=None,
+                 early_stopping_rounds=None, interaction_constraints=None,
+                 monotone_constraints=None, num_parallel_tree=1, objective=None,
+                 quantile_alpha=None, huber_slope=None, tweedie_variance_power=None,
+                 max_cat_to_onehot=4, max_cat_threshold=64, categorical_features=None,
+                 enable_categorical=False, tree_method="hist", scale_pos_weight=None,
+                 missing=np.nan, verbosity=None, validate_parameters=None,
+                 importance_type=None, callbacks=None):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.max_leaves = max_leaves
+        self.grow_policy = grow_policy
+        self.min_child_weight = min_child_weight
+        self.reg_lambda = reg_lambda
+        self.reg_alpha = reg_alpha
+        self.gamma = gamma
+        self.max_delta_step = max_delta_step
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.colsample_bylevel = colsample_bylevel
+        self.colsample_bynode = colsample_bynode
+        self.max_bin = max_bin
+        self.base_score = base_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.device = device
+        self.eval_metric = eval_metric
+        self.early_stopping_rounds = early_stopping_rounds
+        self.interaction_constraints = interaction_constraints
+        self.monotone_constraints = monotone_constraints
+        self.num_parallel_tree = num_parallel_tree
+        self.objective = objective
+        self.quantile_alpha = quantile_alpha
+        self.huber_slope = huber_slope
+        self.tweedie_variance_power = tweedie_variance_power
+        self.max_cat_to_onehot = max_cat_to_onehot
+        self.max_cat_threshold = max_cat_threshold
+        self.categorical_features = categorical_features
+        self.enable_categorical = enable_categorical  # accepted for XGBoost compatibility
+        self.tree_method = tree_method
+        self.scale_pos_weight = scale_pos_weight
+        self.missing = missing
+        self.verbosity = verbosity
+        self.validate_parameters = validate_parameters
+        self.importance_type = importance_type
+        self.callbacks = callbacks
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True  # densified; absent entries are missing values
+        return tags
+
+    def _train_params(self):
+        params = {name: getattr(self, name) for name in _TREE_PARAMS}
+        for name in _OBJECTIVE_PARAMS:  # None: the objective's default
+            if getattr(self, name) is not None:
+                params[name] = getattr(self, name)
+        return params
+
+    def _objective(self, allowed, default):
+        """The ``objective`` argument, checked against the estimator's kind."""
+        objective = getattr(self, "objective", None)
+        if objective is None:
+            return default
+        if objective not in allowed:
+            raise ValueError(f"objective must be one of {list(allowed)} for "
+                             f"{type(self).__name__}, got {objective!r}")
+        return objective
+
+    def _boost_rounds(self):
+        """Rounds ``fit`` trains: ``n_estimators`` (a random forest trains one)."""
+        return int(self.n_estimators)
+
+    def _validate_X(self, X, reset, raw=False, encode=None):
+        """X as float32 (gbm.data's rules and errors), with scikit-learn's bookkeeping of
+        ``n_features_in_`` and ``feature_names_in_`` done on the original input.
+
+        ``raw``: check, but return ``X`` itself (categorical input, which ``train``
+        encodes). ``encode`` (predict): a Booster; categorical columns become its codes.
+        Entries equal to the ``missing`` parameter become NaN first.
+        """
+        X = replace_missing(X, getattr(self, "missing", None))
+        if raw:
+            check_X(X, allow_category=True)
+        elif encode is not None:
+            converted = encode_X(X, encode.categories)
+        else:
+            converted = check_X(X)
+        validate_data(self, X, reset=reset, skip_check_array=True)
+        return X if raw else converted
+
+    def _categorical_input(self, X):
+        return self.categorical_features is not None or bool(category_columns(_as_frame(X)))
+
+    def fit(self, X, y, sample_weight=None, xgb_model=None, eval_set=None,
+            sample_weight_eval_set=None, verbose=False, callbacks=(), base_margin=None,
+            base_margin_eval_set=None):
+        """Fit on X (n_samples, n_features) and y (n_samples,) (regressors: also
+        (n_samples, n_targets), one output per target); returns self.
+
+        ``sample_weight`` (n_samples,), optional: non-negative row weights.
+        ``xgb_model``, optional: a fitted estimator, ``gbm.Booster`` or model file path
+        to continue training from (``n_estimators`` more rounds).
+        ``eval_set``, optional: list of ``(X, y)`` scored after every round (named
+        ``validation_0``, ...), with weights from ``sample_weight_eval_set``; the last one
+        drives ``early_stopping_rounds``. ``verbose``: print the scores every round
+        (True) or every N rounds (an int N).
+        ``callbacks``: gbm.callback.TrainingCallback objects (e.g. ``ProgressBar()``),
+        after those of the constructor's ``callbacks``.
+        ``base_margin`` (n_samples,) or (n_samples, n_outputs), optional: each row's
+        starting margin instead of the base score (an offset); ``base_margin_eval_set``:
+        one such array per eval set. Predict with ``base_margin=`` for those rows.
+        """
+        return self._fit(X, y, lambda est, raw: est._eval_sets(eval_set, sample_weight_eval_set,
+                                                               raw, base_margin_eval_set),
+                         xgb_model, verbose, sample_weight=sample_weight, callbacks=callbacks,
+                         base_margin=base_margin)
+
+    def _fit(self, X, y, make_evals, xgb_model, verbose, **train_kwargs):
+        """The fit every estimator shares, as a transaction (see the module docstring):
+        ``_fit_state`` on a copy, then the copy's fitted attributes replace this one's."""
+        work = object.__new__(type(self))
+        work.__dict__.update({k: v for k, v in self.__dict__.items() if k not in _FITTED})
+        work._fit_state(X, y, make_evals, xgb_model, verbose, **train_kwargs)
+        fitted = {name: work.__dict__[name] for name in _FITTED if name in work.__dict__}
+        with _STATE_LOCK:
+            for name in _FITTED:
+                self.__dict__.pop(name, None)
+            self.__dict__.update(fitted)
+        return self
+
+    def _fitted_state(self, *names):
+        """The fitted attributes ``names``, read together (no fit commits in between)."""
+        check_is_fitted(self, "_Booster")
+        with _STATE_LOCK:
+            return tuple(getattr(self, name) for name in names)
+
+    def _fit_state(self, X, y, make_evals, xgb_model, verbose, **train_kwargs):
+        """Check, encode y, call ``train``; sets the ``_FITTED`` attributes on ``self``
+        (a copy of the user's estimator).
+
+        ``make_evals(est, raw)`` builds the eval sets with ``est``'s encoders (``raw``: X
+        goes to ``train`` unencoded, as categorical input does); ``train_kwargs`` go to
+        ``train``."""
+        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) \
+                or self.n_estimators < 1:
+            raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        raw = self._categorical_input(X)
+        X = self._validate_X(X, reset=True, raw=raw)
+        # labels are checked and encoded on the host (GPU labels: one copy), as in train
+        y, extra_params = self._encode_y(self._column_y(to_host(y)))
+        params = dict(self._train_params(), **extra_params)
+        names = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
+        if isinstance(xgb_model, _GBMBase):
+            xgb_model = xgb_model.get_booster()
+        train_kwargs["callbacks"] = list(self.callbacks or []) + list(
+            train_kwargs.get("callbacks") or [])
+        self._Booster = train(params, X, y, num_boost_round=self._boost_rounds(),
+                              feature_names=names, init_model=xgb_model,
+                              evals=make_evals(self, raw),
+                              verbose_eval=verbose,
+                              early_stopping_rounds=self.early_stopping_rounds,
+                              categorical_features=self.categorical_features, **train_kwargs)
+        return self
+
+    def _eval_sets(self, eval_set, weights, raw=False, base_margins=None):
+        if eval_set is None:
+            if base_margins is not None:
+                raise ValueError("base_margin_eval_set is given but eval_set is not")
+            return []
+        for name, value in (("sample_weight_eval_set", weights),
+                            ("base_margin_eval_set", base_margins)):
+            if value is not None and len(value) != len(eval_set):
+                raise ValueError(f"{name} has {len(value)} entries but eval_set has "
+                                 f"{len(eval_set)}")
+        evals = []
+        for i, (X_eval, y_eval) in enumerate(eval_set):
+            y_eval = self._encode_eval_y(self._column_y(to_host(y_eval)))
+            entry = {"X": self._validate_X(X_eval, reset=False, raw=raw), "y": y_eval,
+                     "name": f"validation_{i}"}
+            if weights is not None and weights[i] is not None:
+                entry["sample_weight"] = weights[i]
+            if base_margins is not None and base_margins[i] is not None:
+                entry["base_margin"] = base_margins[i]
+            evals.append(entry)
+        return evals
+
+    def _column_y(self, y):
+        """y as one column (regressors also take several, see GBMRegressor)."""
+        return column_or_1d(y, warn=True)
+
+    def _encode_eval_y(self, y):
+        return y
+
+    def evals_result(self):
+        """Scores per eval set and metric, one per round: {"validation_0": {"rmse": [...]}}."""
+        return self.get_booster().evals_result
+
+    def _early_stopping_result(self, name):
+        value = getattr(self.get_booster(), name)
+        if value is None:
+            raise AttributeError(f"{name} is only set when early stopping is used")
+        return value
+
+    best_iteration = property(lambda self: self._early_stopping_result("best_iteration"),
+                              doc="Best round (0-based) found by early stopping.")
+    best_score = property(lambda self: self._early_stopping_result("best_score"),
+                          doc="Score of the best round found by early stopping.")
+
+    @property
+    def feature_importances_(self):
+        """Each feature's importance divided by the sum over features (float64,
+        (n_features,)): of the kind ``importance_type`` names ("weight", "gain", "cover",
+        "total_gain", "total_cover"; see ``Booster.get_score``); None = "total_gain".
+        XGBoost's estimators default to "gain" (the mean gain of a feature's splits), which
+        ranks features differently (docs/coming_from_xgboost.md)."""
+        booster = self.get_booster()
+        gains = booster.get_score(self.importance_type or "total_gain")
+        names = booster.feature_names or [f"f{i}" for i in range(booster.n_features)]
+        out = np.array([gains.get(name, 0.0) for name in names])
+        total = out.sum()
+        return out / total if total > 0 else out
+
+    def get_booster(self):
+        """The fitted ``gbm.Booster``."""
+        check_is_fitted(self, "_Booster")
+        return self._Booster
+
+    def _predict_margin(self, X, output_margin, iteration_range=None, base_margin=None):
+        """Predictions of the trees up to the best round when early stopping found one
+        (XGBoost's estimators do the same), else of all trees."""
+        return self._predict_with(self._fitted_state("_Booster")[0], X, output_margin,
+                                  iteration_range, base_margin)
+
+    def _predict_with(self, booster, X, output_margin, iteration_range=None, base_margin=None):
+        """``iteration_range`` None: up to the best round (see above); else the rounds
+        ``[begin, end)`` (``(0, 0)``: all), as ``Booster.predict``."""
+        if iteration_range is None:
+            best = booster.best_iteration
+            iteration_range = ((0, best + 1) if best is not None and self.early_stopping_rounds
+                               else (0, 0))
+        # _validate_X has converted X and checked its columns: no second pass over it;
+        # _predict_checked checks the width against this booster itself
+        return booster._predict_checked(self._validate_X(X, reset=False, encode=booster),
+                                        output_margin=output_margin,
+                                        iteration_range=iteration_range, base_margin=base_margin)
+
+    def save_model(self, path):
+        """Write the fitted estimator to a JSON model file: the booster's file (see
+        docs/model_format.md) with an ``estimator`` section holding this class, its
+        parameters, the input's width and column names and a classifier's labels;
+        ``load_model`` reads it back into an estimator of the same class. Parameters
+        without a JSON form (callbacks, ``missing=NaN``) are not recorded."""
+        booster = self.get_booster()
+        estimator_io.save(self, booster, path)
+
+    def load_model(self, path):
+        """Become the estimator saved at ``path`` by ``save_model`` (its parameters and
+        fitted state); returns self. A file written by another estimator class raises
+        ``ValueError``; a plain booster file (``Booster.save_model``) loads when its
+        objective fits this estimator."""
+        params, fitted = estimator_io.read(self, path)
+        self.set_params(**params)
+        with _STATE_LOCK:
+            for name in _FITTED:
+                self.__dict__.pop(name, None)
+            self.__dict__.update(fitted)
+        return self
+
+
+class GBMRegressor(RegressorMixin, _GBMBase):
+    """Gradient-boosted trees for regression, XGBoost's parameter names.
+
+    Parameters
+    ----------
+    objective : str, default None (= "reg:squarederror")
+        "reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
+        "reg:pseudohubererror", "count:poisson", "reg:gamma" or "reg:tweedie".
+    quantile_alpha, huber_slope, tweedie_variance_power : optional
+        The objective's own parameter (None: its default). With a list of
+        ``quantile_alpha`` levels, ``predict`` returns one column per level.
+    n_estimators : int, default 100
+        Boosting rounds.
+    learning_rate, max_depth, max_leaves, grow_policy, min_child_weight, reg_lambda,
+    reg_alpha, gamma, max_delta_step, subsample, colsample_bytree, colsample_bylevel,
+    colsample_bynode, max_bin, base_score, n_jobs, random_state, device,
+    num_parallel_tree, max_cat_to_onehot, max_cat_threshold
+        As in ``docs/parameters.md`` (the same meaning as in XGBoost).
+    categorical_features : list of int or str, or bool mask, optional
+        Features to treat as categorical besides pandas ``category`` columns (see
+        ``gbm.train``).
+    enable_categorical : bool
+        Accepted for XGBoost compatibility; it changes nothing: gbm always treats pandas
+        ``category`` columns as categorical.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str, when fitted on a DataFrame with string column names
+    """
+
+    def _encode_y(self, y):
+        return y, {"objective": self._objective(_REGRESSION_OBJECTIVES, "reg:squarederror")}
+
+    def _column_y(self, y):
+        """y (n_samples,), or (n_samples, n_targets): one output per target (XGBoost's
+        one_output_per_tree), predictions then (n_samples, n_targets)."""
+        arr = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
+        if arr.ndim == 2 and arr.shape[1] > 1:
+            return arr
+        return column_or_1d(y, warn=True)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+    def predict(self, X, output_margin=False, iteration_range=None, base_margin=None):
+        """Predicted values, float64 (n_samples,); (n_samples, k) for ``k`` quantile levels
+        or ``k`` targets (a ``y`` of shape (n_samples, k) at fit).
+
+        ``output_margin``: the raw margins (before the objective's link).
+        ``iteration_range``: use rounds ``[begin, end)`` only; None: up to the best round
+        found by early stopping, else all. ``base_margin``: as in ``fit``.
+        """
+        return self._predict_margin(X, output_margin, iteration_range, base_margin)
+
+
+class GBMClassifier(ClassifierMixin, _GBMBase):
+    """Gradient-boosted trees for binary and multiclass classification.
+
+    Labels may be any values scikit-learn accepts (ints, strings, ...); ``classes_``
+    holds them sorted. Two classes train ``binary:logistic``, more ``multi:softprob``.
+    ``objective`` may be None (that choice), "binary:logistic", "multi:softprob" or
+    "multi:softmax"; as in XGBoost, "binary:logistic" with more than two classes trains
+    ``multi:softprob``, and either multiclass objective trains ``multi:softprob`` (the same
+    trees; ``predict_proba`` needs probabilities). Parameters as for ``GBMRegressor``.
+    """
+
+    def _encode_eval_y(self, y):
+        unknown = set(np.unique(y)) - set(self.classes_)
+        if unknown:
+            raise ValueError(f"eval_set holds labels {sorted(unknown)} not seen in y")
+        return self._label_encoder.transform(y).astype(np.float64)
+
+    def _encode_y(self, y):
+        check_classification_targets(y)
+        self._label_encoder = LabelEncoder().fit(y)
+        self.classes_ = self._label_encoder.classes_
+        self.n_classes_ = len(self.classes_)
+        if self.n_classes_ < 2:
+            raise ValueError(
+                f"y contains only {self.n_classes_} class(es) {list(self.classes_)}; a classifier "
+                "needs at least 2 classes"
+            )
+        encoded = self._label_encoder.transform(y).astype(np.float64)
+        objective = self._objective(_CLASSIFICATION_OBJECTIVES, None)
+        if self.n_classes_ == 2 and objective in (None, "binary:logistic"):
+            return encoded, {"objective": "binary:logistic"}
+        return encoded, {"objective": "multi:softprob", "num_class": self.n_classes_}
+
+    def predict_proba(self, X, iteration_range=None, base_margin=None):
+        """Class probabilities, float64 (n_samples, n_classes), columns in ``classes_`` order.
+        ``iteration_range``, ``base_margin``: as for ``GBMRegressor.predict``."""
+        return self._proba(self._fitted_state("_Booster")[0], X, iteration_range, base_margin)
+
+    def _proba(self, booster, X, iteration_range=None, base_margin=None):
+        p = self._predict_with(booster, X, False, iteration_range, base_margin)
+        if p.ndim == 1:
+            return np.column_stack([1.0 - p, p])
+        return p
+
+    def predict(self, X, output_margin=False, iteration_range=None, base_margin=None):
+        """Most probable class label per row, (n_samples,), of ``classes_``'s dtype;
+        with ``output_margin``, the raw margins instead: (n_samples,) for two classes
+        (of the second), (n_samples, n_classes) else. ``iteration_range``,
+        ``base_margin``: as for ``GBMRegressor.predict``. For GPU input the labels come
+        back as a CuPy array, except labels CuPy cannot hold (strings): NumPy then."""
+        booster, classes = self._fitted_state("_Booster", "classes_")
+        if output_margin:
+            return self._predict_with(booster, X, True, iteration_range, base_margin)
+        # np.argmax of a CuPy array is CuPy's (NEP 18): the indices stay where proba is
+        index = np.argmax(self._proba(booster, X, iteration_range, base_margin), axis=1)
+        if is_device_array(index):
+            if classes.dtype.kind not in "biuf":
+                return classes[to_host(index)]
+            import cupy
+
+            return cupy.asarray(classes)[index]
+        return classes[index]
+
+
+_RANK_PARAMS = ("objective", "lambdarank_pair_method", "lambdarank_num_pair_per_sample",
+                "ndcg_exp_gain", "lambdarank_normalization", "lambdarank_score_normalization")
+
+
+class GBMRanker(_GBMBase):
+    """Gradient-boosted trees for learning to rank (LambdaMART), XGBRanker's interface.
+
+    Parameters
+    ----------
+    objective : "rank:ndcg" (default, as XGBRanker) or "rank:pairwise"
+    lambdarank_pair_method, lambdarank_num_pair_per_sample, ndcg_exp_gain,
+    lambdarank_normalization, lambdarank_score_normalization
+        As in ``docs/parameters.md`` (XGBoost's meaning and defaults).
+    Other parameters as for ``GBMRegressor``.
+
+    Query groups are needed to fit, not to predict: ``fit(X, y, group=...)`` or
+    ``qid=...`` (or a ``qid`` column of a DataFrame ``X``); rows of a query must be
+    consecutive. ``sample_weight`` holds one weight per query group.
+    """
+
+    def __init__(self, objective="rank:ndcg", n_estimators=100, learning_rate=0.3, max_depth=6,
+                 max_leaves=0, grow_policy="depthwise", min_child_weight=1.0, reg_lambda=1.0,
+                 reg_alpha=0.0, gamma=0.0, max_delta_step=None, subsample=1.0,
+                 colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0, max_bin=256,
+                 base_score=None, n_jobs=None, random_state=None, device="cpu", eval_metric=None,
+                 early_stopping_rounds=None, interaction_constraints=None,
+                 monotone_constraints=None, lambdarank_pair_method="topk",
+                 lambdarank_num_pair_per_sample=None, ndcg_exp_gain=True,
+                 lambdarank_normalization=True, lambdarank_score_normalization=True,
+                 max_cat_to_onehot=4, max_cat_threshold=64, categorical_features=None,
+                 enable_categorical=False, num_parallel_tree=1, tree_method="hist",
+                 missing=np.nan, verbosity=None, validate_parameters=None,
+                 importance_type=None, callbacks=None):
+        super().__init__(
+            n_estimators=n_estimators, learning_rate=learning_rate, max_depth=max_depth,
+            max_leaves=max_leaves, grow_policy=grow_policy, min_child_weight=min_child_weight,
+            reg_lambda=reg_lambda, reg_alpha=reg_alpha, gamma=gamma,
+            max_delta_step=max_delta_step, subsample=subsample,
+            colsample_bytree=colsample_bytree, colsample_bylevel=colsample_bylevel,
+            colsample_bynode=colsample_bynode, max_bin=max_bin, base_score=base_score,
+            n_jobs=n_jobs, random_state=random_state, device=device, eval_metric=eval_metric,
+            early_stopping_rounds=early_stopping_rounds,
+            interaction_constraints=interaction_constraints,
+            monotone_constraints=monotone_constraints, max_cat_to_onehot=max_cat_to_onehot,
+            max_cat_threshold=max_cat_threshold, categorical_features=categorical_features,
+            enable_categorical=enable_categorical, num_parallel_tree=num_parallel_tree,
+            tree_method=tree_method, missing=missing, verbosity=verbosity,
+            validate_parameters=validate_parameters, importance_type=importance_type,
+            callbacks=callbacks)
+        self.objective = objective
+        self.lambdarank_pair_method = lambdarank_pair_method
+        self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample
+        self.ndcg_exp_gain = ndcg_exp_gain
+        self.lambdarank_normalization = lambdarank_normalization
+        self.lambdarank_score_normalization = lambdarank_score_normalization
+
+    def _train_params(self):
+        params = super()._train_params()
+        params.update({name: getattr(self, name) for name in _RANK_PARAMS})
+        return params
+
+    def fit(self, X, y, *, group=None, qid=None, sample_weight=None, eval_set=None,
+            eval_group=None, eval_qid=None, sample_weight_eval_set=None, verbose=False,
+            xgb_model=None, callbacks=(), base_margin=None, base_margin_eval_set=None):
+        """Fit on X (n_samples, n_features), relevance labels y (n_samples,) and query
+        groups; returns self.
+
+        ``group`` (n_groups,): sizes of consecutive query groups; or ``qid``
+        (n_samples,): the sorted query id of each row (or a ``qid`` column of X).
+        ``sample_weight`` (n_groups,), optional: one weight per query group.
+        ``eval_set``: list of ``(X, y)``, each with its groups in ``eval_group[i]`` or
+        ``eval_qid[i]`` and group weights in ``sample_weight_eval_set[i]``; named
+        ``validation_0``, ...; the last drives ``early_stopping_rounds``.
+        ``verbose``, ``xgb_model``, ``callbacks``, ``base_margin``,
+        ``base_margin_eval_set``: as for ``GBMRegressor.fit``.
+        """
+        if self.objective not in ("rank:ndcg", "rank:pairwise"):
+            raise ValueError(f"GBMRanker needs a ranking objective ('rank:ndcg' or "
+                             f"'rank:pairwise'), got objective={self.objective!r}")
+        X, qid = _pop_qid(X, qid)
+        return self._fit(
+            X, y, lambda est, raw: est._ranking_eval_sets(eval_set, eval_group, eval_qid,
+                                                          sample_weight_eval_set, raw,
+                                                          base_margin_eval_set),
+            xgb_model, verbose, sample_weight=sample_weight, group=group, qid=qid,
+            callbacks=callbacks, base_margin=base_margin)
+
+    def _encode_y(self, y):
+        return y, {}  # the objective comes from the ranking parameters
+
+    def _ranking_eval_sets(self, eval_set, eval_group, eval_qid, weights, raw=False,
+                           base_margins=None):
+        if eval_set is None:
+            for name, value in (("eval_group", eval_group), ("eval_qid", eval_qid),
+                                ("sample_weight_eval_set", weights),
+                                ("base_margin_eval_set", base_margins)):
+                if value is not None:
+                    raise ValueError(f"{name} is given but eval_set is not")
+            return []
+        n = len(eval_set)
+        for name, value in (("eval_group", eval_group), ("eval_qid", eval_qid),
+                            ("sample_weight_eval_set", weights),
+                            ("base_margin_eval_set", base_margins)):
+            if value is not None and len(value) != n:
+                raise ValueError(f"{name} has {len(value)} entries but eval_set has {n}")
+        evals = []
+        for i, (X_eval, y_eval) in enumerate(eval_set):
+            X_eval, q = _pop_qid(X_eval, None if eval_qid is None else eval_qid[i])
+            evals.append({"X": self._validate_X(X_eval, reset=False, raw=raw),
+                          "y": column_or_1d(y_eval),
+                          "name": f"validation_{i}", "qid": q,
+                          "group": None if eval_group is None else eval_group[i],
+                          "sample_weight": None if weights is None else weights[i]})
+            if base_margins is not None and base_margins[i] is not None:
+                evals[-1]["base_margin"] = base_margins[i]
+        return evals
+
+    def predict(self, X, output_margin=True, iteration_range=None, base_margin=None):
+        """Ranking scores, float64 (n_samples,): higher = ranked first within a query.
+        A ``qid`` column of a DataFrame X is ignored. ``iteration_range``,
+        ``base_margin``: as for ``GBMRegressor.predict`` (scores are margins, so
+        ``output_margin`` changes nothing)."""
+        X, _ = _pop_qid(X, None)
+        return self._predict_margin(X, True, iteration_range, base_margin)
+
+
+def _pop_qid(X, qid):
+    """A DataFrame's special ``qid`` column (XGBRanker's convention) split from X."""
+    if hasattr(X, "columns") and hasattr(X, "drop") and "qid" in list(X.columns):
+        if qid is not None:
+            raise ValueError("found both a 'qid' column in X and the qid argument; pass one")
+        return X.drop(columns="qid"), X["qid"].to_numpy()
+    return X, qid

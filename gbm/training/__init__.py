@@ -1,0 +1,2 @@
+"""The boosting loop ``train`` (``loop``) and the eval sets scored after every round
+(``evaluation``)."""

@@ -1,0 +1,508 @@
+"""Grow one tree, a whole level at a time.
+
+The tree under construction is a struct of arrays (``_Nodes``: row ranges, integer sums,
+weight bounds, constraint paths, splits). Each level, whatever its node count, is a fixed
+number of kernel and array calls: build the smaller children's histograms (one kernel
+call, one all-reduce), subtract them from their parents' for the siblings, evaluate every
+node's best split (one kernel call), choose, partition the rows (one kernel call) and
+create the children, all vectorised. Two expansion orders, as XGBoost's ``grow_policy``:
+
+* ``depthwise``: every splittable node of a level is split (the best ``max_leaves`` ones
+  when that limit binds);
+* ``lossguide``: the leaf with the largest loss reduction is split first, until
+  ``max_leaves``; each expansion is the same fixed number of calls.
+
+Only the child with the smaller hessian sum gets a histogram built from its rows; its
+sibling's is the parent's minus it (hessian sums are known exactly everywhere, so no row
+count has to be agreed on between workers).
+
+Node ids, and so the model file, follow the order of creation: a level's nodes are its
+smaller children (in their parents' order) and then their siblings, and the children of
+the nodes split at a level get consecutive ids in that order.
+
+Several trees can grow in lockstep (depthwise only): the trees of one round's output
+groups, each on its own segment of the rows and with its own fixed-point scales and
+column draws. Their nodes share every level's kernel calls; each tree's nodes keep the
+order they would have grown in alone, and each node its tree-local id, so every tree is
+the one a grower of that tree alone would make, bit for bit (``tests/test_lockstep.py``).
+"""
+import heapq
+from dataclasses import dataclass
+
+import numpy as np
+
+from .constraints import allowed_features
+from ..kernels.layout import cat_words
+from .structure import NODE_FIELDS, Tree
+
+_MIN_GAIN = 1e-6  # a split must reduce the loss by more than this (XGBoost's kRtEps)
+_MAX_BATCH_BYTES = 256 << 20  # cap on one batch's histograms (and each thread's copy)
+
+
+@dataclass
+class TreeData:
+    """What every tree of a fit reads: the binned rows and the features' layout.
+
+    bins : uint8/uint16 (n_rows, n_features); bins_by_feature : the same, feature-major
+        (both on the backend's device; the small arrays below stay on the host)
+    n_bins : int32 (n_features,), value bins (bin n_bins[f] = missing)
+    feature_offsets : int32 (n_features + 1,), histogram slots (kernels/layout.py)
+    padded_cuts : float32 (n_features, width), the bin edges (for raw thresholds)
+    is_categorical : uint8 (n_features,)
+    monotone : int8 (n_features,), +1 / -1 / 0
+    interaction : bool (n_sets, n_features) or None, ``interaction_constraints``
+        (``gbm.tree.constraints.interaction_matrix``)
+    """
+
+    bins: np.ndarray
+    bins_by_feature: np.ndarray
+    n_bins: np.ndarray
+    feature_offsets: np.ndarray
+    padded_cuts: np.ndarray
+    is_categorical: np.ndarray
+    monotone: np.ndarray
+    interaction: np.ndarray = None
+
+    @property
+    def n_features(self):
+        return self.bins.shape[1]
+
+    @property
+    def n_slots(self):
+        return int(self.feature_offsets[-1])
+
+    @property
+    def cat_words(self):
+        """uint32 words of a category set: enough for the widest categorical feature's
+        codes (``CAT_WORDS``, 256 codes, unless a feature has more)."""
+        cat = np.asarray(self.is_categorical) == 1
+        return cat_words(np.asarray(self.n_bins)[cat].max(initial=0))
+
+
+class _Nodes:
+    """The trees under construction: one row per node, in creation order; ``tree`` is a
+    node's tree, ``local`` its id within that tree."""
+
+    def __init__(self, n_features, capacity, with_paths, cat_words, n_trees=1):
+        self.n = 0
+        self.next_local = np.zeros(n_trees, dtype=np.int64)  # each tree's next node id
+        self.capacity = 0
+        self.n_features = n_features
+        self.cat_words = cat_words
+        self.with_paths = with_paths
+        self._grow(max(capacity, 1))
+
+    def _grow(self, capacity):
+        def resized(name, shape, dtype, fill):
+            new = np.full((capacity,) + shape, fill, dtype=dtype)
+            if self.capacity:
+                new[:self.n] = getattr(self, name)[:self.n]
+            setattr(self, name, new)
+
+        for name, shape, dtype, fill in (
+                ("start", (), np.int64, 0), ("end", (), np.int64, 0),
+                ("depth", (), np.int32, 0), ("sums", (2,), np.int64, 0),
+                ("bounds", (2,), np.float64, 0.0), ("feature", (), np.int32, -1),
+                ("split_bin", (), np.int32, 0), ("default_left", (), np.uint8, 0),
+                ("split_type", (), np.uint8, 0), ("gain", (), np.float64, 0.0),
+                ("left", (), np.int32, -1), ("cat_bits", (self.cat_words,), np.uint32, 0),
+                ("tree", (), np.int32, 0), ("local", (), np.int64, 0)):
+            resized(name, shape, dtype, fill)
+        if self.with_paths:  # features split on between the root and each node
+            resized("path", (self.n_features,), bool, False)
+        self.capacity = capacity
+
+    def add(self, trees):
+        """Ids of new nodes (consecutive) of trees ``trees`` (int, one per node); each
+        gets the next id of its tree, in order."""
+        count = trees.shape[0]
+        if self.n + count > self.capacity:
+            self._grow(max(2 * self.capacity, self.n + count))
+        ids = np.arange(self.n, self.n + count, dtype=np.int64)
+        self.n += count
+        self.tree[ids] = trees
+        # each node's rank among the new nodes of its tree, after its tree's earlier nodes
+        order = np.argsort(trees, kind="stable")
+        sorted_trees = trees[order]
+        first = np.searchsorted(sorted_trees, sorted_trees)
+        self.local[ids[order]] = self.next_local[sorted_trees] + np.arange(count) - first
+        self.next_local += np.bincount(trees, minlength=self.next_local.shape[0])
+        return ids
+
+
+class HistogramBuffers:
+    """Two buffers that successive tree levels take turns in (depthwise growth: level
+    ``d + 2`` may overwrite level ``d``), kept from tree to tree: a level's histograms are
+    megabytes, and fresh memory costs a page fault per 4 KiB on first touch."""
+
+    def __init__(self, xp=np):
+        self.xp = xp  # the backend's array module: the buffers live where the kernels run
+        self._buffers = [xp.empty(0, np.int64), xp.empty(0, np.int64)]
+        self._turn = 0
+
+    def take(self, n_nodes, n_slots):
+        """An int64 (n_nodes, n_slots, 2) array in the next buffer (contents undefined)."""
+        self._turn ^= 1
+        size = n_nodes * n_slots * 2
+        if self._buffers[self._turn].shape[0] < size:
+            self._buffers[self._turn] = self.xp.empty(
+                max(size, 2 * self._buffers[self._turn].shape[0]), np.int64)
+        return self._buffers[self._turn][:size].reshape(n_nodes, n_slots, 2)
+
+
+@dataclass
+class _Splits:
+    """Best splits of some nodes (``evaluate_splits``' outputs) and which are worth it."""
+
+    gain: np.ndarray
+    feature: np.ndarray
+    split_bin: np.ndarray
+    default_left: np.ndarray
+    left_sums: np.ndarray
+    cat_bits: np.ndarray
+    ok: np.ndarray  # gain > _MIN_GAIN and >= gamma
+
+
+class TreeGrower:
+    """Grows one tree, or several in lockstep (``segments``).
+
+    Parameters
+    ----------
+    data : TreeData
+    gpair : int64 (n_rows, 2), fixed-point gradients of one output group (on the device)
+    scales : float64 (2,), their scales; (n_trees, 2) with ``segments``: each tree's
+    rows : int32 (m,), the rows this tree grows on (a row sample: the others are not read)
+
+    Where the arrays live: the rows, gradients, bins and histograms on the backend's
+    device (``backend.xp``); the tree under construction (``_Nodes``) and each level's
+    per-node arrays on the host, handed to the kernels, which copy them over (once per
+    kernel call, not per node).
+    params : validated parameter dict
+    backend : gbm.runtime.backend.Backend (kernels, collective, threads)
+    column_sampler : gbm.tree.sampling.ColumnSampler
+    buffers : HistogramBuffers, optional
+        Where depthwise levels keep their histograms (shared by the trees of a fit).
+    column : float64 (n_rows,), optional
+        Margins the tree's leaf values go into (on the device). Given, a depthwise tree's
+        last level adds its leaves' values to it in the same pass that would partition its
+        rows (``add_split_values``), and those leaves get empty row segments; the caller
+        adds the other leaves' values. None (e.g. when leaves are refreshed from their rows
+        later): every leaf keeps its rows.
+    segments : int64 (n_trees + 1,), optional
+        Grow ``n_trees`` trees in lockstep (depthwise): tree ``t`` on
+        ``rows[segments[t]:segments[t + 1]]``, with ``scales[t]`` and
+        ``column_sampler[t]`` (a list). ``data``, ``gpair`` and ``column`` then index
+        every tree's rows by the same numbers: one row may appear in several trees under
+        different numbers (``gbm.tree.lockstep`` stacks each group's copy of the data).
+    """
+
+    def __init__(self, data, gpair, scales, rows, params, backend, column_sampler,
+                 buffers=None, column=None, segments=None):
+        self.data, self.gpair = data, gpair
+        self.tree_scales = np.array(scales, dtype=np.float64).reshape(-1, 2)
+        self.n_trees = n_trees = self.tree_scales.shape[0]
+        self.samplers = list(column_sampler) if segments is not None else [column_sampler]
+        self.segments = (np.array([0, len(rows)], np.int64) if segments is None
+                         else np.asarray(segments, np.int64))
+        if not (len(self.samplers) == n_trees == self.segments.shape[0] - 1):
+            raise ValueError("segments, scales and column samplers disagree on the number "
+                             "of trees")
+        depthwise = params["grow_policy"] == "depthwise"
+        if n_trees > 1 and not depthwise:
+            raise ValueError("only depthwise trees grow in lockstep")
+        # lossguide keeps waiting leaves' histograms: those get memory of their own
+        self.buffers = buffers if buffers is not None and depthwise else None
+        self.params, self.backend, self.k = params, backend, backend.kernels
+        self.xp = backend.xp
+        # the tree's own copy of its rows (partitioned in place), in memory the backend
+        # may keep from tree to tree (Backend.buffer)
+        self.rows = backend.buffer("rows", len(rows), np.int32)
+        self.rows[...] = self.xp.asarray(rows, dtype=np.int32)
+        self.scratch = backend.buffer("rows_scratch", len(rows), np.int32)
+        self.split_params = np.array([params["reg_lambda"], params["reg_alpha"],
+                                      params["max_delta_step"], params["min_child_weight"]])
+        max_depth, max_leaves = params["max_depth"], params["max_leaves"]
+        capacity = 2 * max_leaves - 1 if max_leaves else 2 ** (min(max_depth, 10) + 1) - 1
+        self.nodes = _Nodes(data.n_features, n_trees * capacity, data.interaction is not None,
+                            data.cat_words, n_trees)
+        self.has_monotone = bool(data.monotone.any())
+        self.has_categorical = bool(np.asarray(data.is_categorical).any())
+        self.column = column if depthwise else None
+
+    def _can_split_deeper(self, depth):
+        max_depth = self.params["max_depth"]
+        return max_depth == 0 or depth < max_depth
+
+    # -- the steps of a level ------------------------------------------------------------
+    def _histograms(self, n_nodes):
+        """Room for ``n_nodes`` histograms: int64 (n_nodes, n_slots, 2), contents undefined."""
+        if self.buffers is not None:
+            return self.buffers.take(n_nodes, self.data.n_slots)
+        return self.xp.empty((n_nodes, self.data.n_slots, 2), dtype=np.int64)
+
+    def _build(self, ids, hist=None):
+        """Histograms of nodes ``ids`` from their rows, summed over every rank, into
+        ``hist`` (int64 (len(ids), n_slots, 2); new room when None); returns it."""
+        nodes, data = self.nodes, self.data
+        if hist is None:
+            hist = self._histograms(ids.shape[0])
+        starts, ends = nodes.start[ids], nodes.end[ids]
+        per_node = data.n_slots * 16 * max(1, self.backend.n_threads)
+        size = max(1, _MAX_BATCH_BYTES // per_node)
+        for lo in range(0, ids.shape[0], size):
+            hi = min(lo + size, ids.shape[0])
+            work = int((ends[lo:hi] - starts[lo:hi]).sum()) * data.n_features
+            with self.backend.threads(work) as n:
+                self.k.build_histograms(data.bins, self.gpair, self.rows, starts[lo:hi],
+                                        ends[lo:hi], data.feature_offsets, hist[lo:hi], n)
+        if self.backend.collective.world_size > 1:
+            hist[...] = self.backend.collective.allreduce(hist, "sum")
+        return hist
+
+    def _scales(self, ids):
+        """float64 (len(ids), 2): the fixed-point scales of each node's tree."""
+        return self.tree_scales[self.nodes.tree[ids]]
+
+    def _feature_mask(self, ids):
+        """uint8 (len(ids), n_features): the features each node may split on."""
+        nodes, data = self.nodes, self.data
+        if self.samplers[0].trivial and data.interaction is None:  # every feature
+            return np.ones((ids.shape[0], data.n_features), dtype=np.uint8)
+        mask = np.empty((ids.shape[0], data.n_features), dtype=np.uint8)
+        trees = nodes.tree[ids]
+        for t in np.unique(trees):  # each tree's draws, keyed by its own node ids
+            at = ids[trees == t]
+            mask[trees == t] = self.samplers[t].masks(nodes.local[at], nodes.depth[at])
+        if data.interaction is not None:
+            mask &= allowed_features(data.interaction, nodes.path[ids])
+        return mask
+
+    def _evaluate(self, ids, hist):
+        nodes, data, p = self.nodes, self.data, self.params
+        n = ids.shape[0]
+        out = _Splits(np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32),
+                      np.empty(n, np.uint8), np.empty((n, 2), np.int64),
+                      np.empty((n, nodes.cat_words), np.uint32), None)
+        with self.backend.threads(hist.size // 2):
+            self.k.evaluate_splits(hist, data.feature_offsets, data.is_categorical,
+                                   nodes.sums[ids], self._feature_mask(ids), data.monotone,
+                                   nodes.bounds[ids], self._scales(ids), self.split_params,
+                                   p["max_cat_to_onehot"], p["max_cat_threshold"], out.gain,
+                                   out.feature, out.split_bin, out.default_left, out.left_sums,
+                                   out.cat_bits)
+        out.ok = (out.gain > _MIN_GAIN) & (out.gain >= p["gamma"])
+        return out
+
+    def _record(self, ids, splits, chosen):
+        """Store the splits at positions ``chosen`` of ``splits`` as nodes ``ids``' splits."""
+        nodes, data = self.nodes, self.data
+        feature = splits.feature[chosen]
+        nodes.feature[ids] = feature
+        nodes.gain[ids] = splits.gain[chosen]
+        nodes.default_left[ids] = splits.default_left[chosen]
+        if not self.has_categorical:  # split types and sets stay 0 (numeric)
+            nodes.split_bin[ids] = splits.split_bin[chosen]
+            return
+        is_cat = data.is_categorical[feature] == 1
+        nodes.split_type[ids] = is_cat
+        nodes.split_bin[ids] = np.where(is_cat, 0, splits.split_bin[chosen])
+        nodes.cat_bits[ids] = np.where(is_cat[:, None], splits.cat_bits[chosen], 0)
+
+    def _split(self, ids, left_sums, level_hist, positions=None):
+        """Partition the rows of nodes ``ids`` (their splits recorded) and create their
+        children. ``level_hist[positions]`` are the nodes' histograms (``positions`` None:
+        all of ``level_hist``, in order). Returns the next level: ``(child ids, their
+        histograms)``, smaller children first, or empty arrays when the children may not
+        split further."""
+        nodes, data = self.nodes, self.data
+        starts, ends = nodes.start[ids], nodes.end[ids]
+        depth = nodes.depth[ids] + 1
+        last = not self._can_split_deeper(int(depth[0]))  # the children will be leaves
+        children = nodes.add(np.repeat(nodes.tree[ids], 2))
+        left, right = children[0::2], children[1::2]
+        nodes.left[ids] = left
+        nodes.depth[left] = nodes.depth[right] = depth
+        nodes.sums[left] = left_sums
+        nodes.sums[right] = nodes.sums[ids] - left_sums
+        nodes.bounds[left], nodes.bounds[right] = self._child_bounds(ids, left, right)
+        if nodes.with_paths:
+            path = nodes.path[ids]
+            path[np.arange(ids.shape[0]), nodes.feature[ids]] = True
+            nodes.path[left] = nodes.path[right] = path
+        split = (data.bins_by_feature, self.rows, starts, ends, nodes.feature[ids],
+                 nodes.split_bin[ids], nodes.default_left[ids], nodes.split_type[ids],
+                 nodes.cat_bits[ids], data.n_bins)
+        work = 4 * int((ends - starts).sum())
+        if last and self.column is not None:  # leaves: add their values, leave the rows
+            values = self._leaf_values(children)
+            with self.backend.threads(work):
+                self.k.add_split_values(*split, np.ascontiguousarray(values[0::2]),
+                                        np.ascontiguousarray(values[1::2]), self.column)
+            nodes.start[children] = nodes.end[children] = 0
+            return np.empty(0, np.int64), None
+        n_left = np.empty(ids.shape[0], dtype=np.int64)
+        with self.backend.threads(work):
+            self.k.partition_rows(*split, self.scratch, n_left)
+        middle = starts + n_left
+        nodes.start[left], nodes.end[left] = starts, middle
+        nodes.start[right], nodes.end[right] = middle, ends
+        if last:
+            return np.empty(0, np.int64), None
+        small_is_left = nodes.sums[left, 1] <= nodes.sums[right, 1]
+        level = np.concatenate([np.where(small_is_left, left, right),
+                                np.where(small_is_left, right, left)])
+        hist = self._histograms(level.shape[0])
+        c = ids.shape[0]  # the smaller children's histograms, then their siblings'
+        self._build(level[:c], hist[:c])
+        parent_hist = level_hist
+        if positions is not None:  # the parents' histograms, gathered where the siblings go
+            # NumPy buffers ``out`` of a take in its default mode ("raise"): a second copy,
+            # 3x the time (measured); the positions are valid, so "clip" changes nothing
+            mode = {"mode": "clip"} if self.xp is np else {}  # CuPy's take has no mode
+            parent_hist = self.xp.take(level_hist, self.backend.asarray(positions), axis=0,
+                                       out=hist[c:], **mode)
+        with self.backend.threads(hist.size // 4):
+            self.k.subtract_histograms(parent_hist, hist[:c], hist[c:])
+        return level, hist
+
+    def _leaf_values(self, ids):
+        """Leaf values of nodes ``ids``: the learning rate times their (bounded) weights,
+        as ``_finish`` computes them."""
+        weights = np.empty(ids.shape[0])
+        self.k.node_weights(self.nodes.sums[ids], self.nodes.bounds[ids], self._scales(ids),
+                            self.split_params, weights)
+        return self.params["learning_rate"] * weights
+
+    def _child_bounds(self, ids, left, right):
+        """Children's weight bounds (XGBoost's rule): on a monotone feature the bound
+        between them is the mean of their weights; otherwise they inherit the parent's."""
+        nodes = self.nodes
+        bounds = nodes.bounds[ids]
+        if not self.has_monotone:
+            return bounds, bounds
+        sign = self.data.monotone[nodes.feature[ids]]
+        if not sign.any():
+            return bounds, bounds
+        weights = np.empty(2 * ids.shape[0])
+        self.k.node_weights(np.concatenate([nodes.sums[left], nodes.sums[right]]),
+                            np.concatenate([bounds, bounds]),
+                            self._scales(np.concatenate([left, right])), self.split_params,
+                            weights)
+        mid = 0.5 * (weights[:ids.shape[0]] + weights[ids.shape[0]:])
+        left_bounds, right_bounds = bounds.copy(), bounds.copy()
+        up, down = sign > 0, sign < 0
+        left_bounds[up, 1] = right_bounds[up, 0] = mid[up]
+        left_bounds[down, 0] = right_bounds[down, 1] = mid[down]
+        return left_bounds, right_bounds
+
+    # -- growth policies ------------------------------------------------------------------
+    def grow(self):
+        """Grow the tree(s); returns ``(trees, rows, leaf_starts, leaf_ends, leaf_values)``:
+        a list of trees, and every leaf's segment of ``rows`` and value (tree after tree),
+        and sets ``leaf_ids``: each tree's leaves' node ids."""
+        nodes, segments = self.nodes, self.segments
+        roots = nodes.add(np.arange(segments.shape[0] - 1, dtype=np.int32))
+        nodes.start[roots], nodes.end[roots] = segments[:-1], segments[1:]
+        nodes.bounds[roots] = (-np.inf, np.inf)
+        ids, hist = np.empty(0, np.int64), None
+        if self._can_split_deeper(0):
+            hist = self._build(roots)
+            offsets = self.data.feature_offsets  # every feature's slots hold all the rows
+            nodes.sums[roots] = self.backend.to_host(
+                hist[:, offsets[0]:offsets[1]].sum(axis=1))
+            ids = roots
+        else:
+            for t in roots:
+                rows = self.rows[segments[t]:segments[t + 1]]
+                nodes.sums[t] = self.backend.collective.allreduce(
+                    self.backend.to_host(self.gpair[rows].sum(axis=0)), "sum")
+        if self.params["grow_policy"] == "lossguide":
+            self._grow_lossguide(ids, hist)
+        else:
+            self._grow_depthwise(ids, hist)
+        return self._finish()
+
+    def _grow_depthwise(self, ids, hist):
+        max_leaves = self.params["max_leaves"]
+        n_leaves = np.ones(self.n_trees, dtype=np.int64)  # per tree
+        while ids.shape[0]:
+            splits = self._evaluate(ids, hist)
+            chosen = np.flatnonzero(splits.ok)
+            if max_leaves and chosen.size:  # each tree's best gains (ties: lower id), by id
+                trees = self.nodes.tree[ids[chosen]]
+                best = np.lexsort((ids[chosen], -splits.gain[chosen], trees))
+                ranked = trees[best]
+                rank = np.arange(best.shape[0]) - np.searchsorted(ranked, ranked)
+                chosen = chosen[best[rank < max_leaves - n_leaves[ranked]]]
+                chosen = chosen[np.argsort(ids[chosen])]
+            if not chosen.size:
+                break
+            n_leaves += np.bincount(self.nodes.tree[ids[chosen]],
+                                    minlength=n_leaves.shape[0])
+            self._record(ids[chosen], splits, chosen)
+            every = chosen.size == ids.size and (chosen == np.arange(ids.size)).all()
+            ids, hist = self._split(ids[chosen], splits.left_sums[chosen], hist,
+                                    None if every else chosen)
+
+    def _grow_lossguide(self, ids, hist):
+        max_leaves = self.params["max_leaves"]
+        n_leaves = 1
+        heap, waiting = [], {}  # (-gain, id) of leaves with a split; their splits, histograms
+        while True:
+            if ids.shape[0]:
+                splits = self._evaluate(ids, hist)
+                for i in np.flatnonzero(splits.ok):
+                    heapq.heappush(heap, (-float(splits.gain[i]), int(ids[i])))
+                    waiting[int(ids[i])] = (splits, i, hist[i])
+            if not heap or (max_leaves and n_leaves >= max_leaves):
+                break
+            _, node = heapq.heappop(heap)
+            splits, i, node_hist = waiting.pop(node)
+            node_ids = np.array([node], dtype=np.int64)
+            self._record(node_ids, splits, np.array([i]))
+            ids, hist = self._split(node_ids, splits.left_sums[i:i + 1], node_hist[None])
+            n_leaves += 1
+
+    def _finish(self):
+        """Every tree's ``Tree``, from all the trees' nodes at once (NumPy operations over
+        all of them, then one slice per tree: the trees of a lockstep round share them)."""
+        nodes, p = self.nodes, self.params
+        n = nodes.n
+        weights = np.empty(n)
+        self.k.node_weights(nodes.sums[:n], nodes.bounds[:n], self._scales(np.arange(n)),
+                            self.split_params, weights)
+        sel = np.argsort(nodes.tree[:n], kind="stable")  # tree by tree, in creation order:
+        tree_of = nodes.tree[sel]                         # a tree's nodes are its local ids
+        bounds = np.searchsorted(tree_of, np.arange(self.n_trees + 1))
+        weights = weights[sel]
+        inner = nodes.left[sel] >= 0
+        left = np.where(inner, nodes.local[np.maximum(nodes.left[sel], 0)], -1)
+        arrays = {name: np.zeros(n, dtype=dtype) for name, dtype in NODE_FIELDS.items()}
+        arrays["cover"][:] = nodes.sums[sel, 1] / self.tree_scales[tree_of, 1]
+        arrays["value"][:] = np.where(inner, weights, p["learning_rate"] * weights)
+        feature = nodes.feature[sel]
+        split_bin = nodes.split_bin[sel]
+        arrays["split_feature"][:] = np.where(inner, feature, -1)
+        arrays["left_child"][:] = left
+        arrays["right_child"][:] = np.where(inner, left + 1, -1)
+        arrays["default_left"][:] = np.where(inner, nodes.default_left[sel], 0)
+        arrays["gain"][:] = np.where(inner, nodes.gain[sel], 0.0)
+        split_type = np.where(inner, nodes.split_type[sel], 0).astype(np.uint8)
+        numeric = inner & (split_type == 0)
+        arrays["split_bin"][numeric] = split_bin[numeric]
+        arrays["threshold"][numeric] = self.data.padded_cuts[feature[numeric],
+                                                             split_bin[numeric]]
+        categorical = split_type == 1
+        cat_bits = nodes.cat_bits[sel][categorical]
+        cat_bounds = np.concatenate([[0], np.cumsum(categorical)])[bounds]
+        leaves = np.flatnonzero(~inner)  # all trees' leaves, tree by tree
+        leaf_bounds = np.searchsorted(leaves, bounds)
+        trees, self.leaf_ids = [], []
+        for t in range(self.n_trees):
+            lo, hi = bounds[t], bounds[t + 1]
+            trees.append(Tree(**{name: a[lo:hi] for name, a in arrays.items()},
+                              split_type=split_type[lo:hi],
+                              cat_bits=cat_bits[cat_bounds[t]:cat_bounds[t + 1]]))
+            self.leaf_ids.append(leaves[leaf_bounds[t]:leaf_bounds[t + 1]] - lo)
+        return trees, self.rows, nodes.start[sel[leaves]], nodes.end[sel[leaves]], \
+            arrays["value"][leaves]

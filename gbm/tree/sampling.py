@@ -1,0 +1,106 @@
+"""Row and column sampling from counter-based random numbers.
+
+Every draw is a hash of (seed, round, output group, parallel tree, and a row, level, node
+or feature id), never a generator's state: the same rows and features are chosen
+whatever the number of threads or workers, and whatever order they run in.
+"""
+import numpy as np
+
+from ..kernels.hashing import splitmix64
+
+_ROWS, _TREE, _LEVEL, _NODE = 1, 2, 3, 4  # stream ids: each kind of draw its own numbers
+
+
+def _key(*parts):
+    """One 64-bit key from small integers, by chaining the hash."""
+    key = np.uint64(0x243F6A8885A308D3)
+    for part in parts:
+        key = splitmix64(np.uint64(key ^ np.uint64(part & 0xFFFFFFFFFFFFFFFF)))
+    return key
+
+
+def _keys(prefix, last):
+    """``_key(*prefix, x)`` for every ``x`` of the int array ``last``, at once."""
+    key = _key(*prefix)
+    return splitmix64(key ^ np.asarray(last, dtype=np.int64).astype(np.uint64))
+
+
+def _uniform(key, ids):
+    """Uniform [0, 1) numbers, one per id, from ``key``."""
+    h = splitmix64(np.asarray(ids, dtype=np.uint64) ^ key)
+    return (h >> np.uint64(11)).astype(np.float64) * (1.0 / 2.0**53)
+
+
+def _tree_parts(round_, group, parallel):
+    """The key parts naming one tree. The first parallel tree of a round (``parallel=0``)
+    has the key it had before ``num_parallel_tree`` existed, so models with
+    ``num_parallel_tree=1`` are unchanged; the others add their index."""
+    return (round_, group) if parallel == 0 else (round_, group, parallel)
+
+
+def row_sample(seed, round_, group, row_ids, rate, parallel=0):
+    """Mask of the rows kept by ``subsample=rate`` in one tree (each row kept with
+    probability ``rate``), or None when every row is kept. ``parallel`` is the tree's
+    index among the ``num_parallel_tree`` trees of its round and group."""
+    if rate >= 1.0:
+        return None
+    return _uniform(_key(seed, _ROWS, *_tree_parts(round_, group, parallel)), row_ids) < rate
+
+
+def _choose(key, features, rate):
+    """The ``max(1, floor(rate * len(features)))`` features with the smallest draws."""
+    if rate >= 1.0:
+        return features
+    k = max(1, int(rate * features.size))
+    draws = _uniform(key, features)
+    return np.sort(features[np.argsort(draws, kind="stable")[:k]])
+
+
+class ColumnSampler:
+    """``colsample_bytree``, ``colsample_bylevel`` and ``colsample_bynode`` for one tree,
+    each a subset of the one before, as in XGBoost. ``parallel``: the tree's index among
+    the ``num_parallel_tree`` trees of its round and group."""
+
+    def __init__(self, params, n_features, round_, group, parallel=0):
+        self.seed = params["random_state"]
+        self.parts = _tree_parts(round_, group, parallel)
+        self.by_level, self.by_node = params["colsample_bylevel"], params["colsample_bynode"]
+        self.n_features = n_features
+        self.tree = np.arange(n_features)
+        if params["colsample_bytree"] < 1.0:  # no key to hash when every feature is kept
+            self.tree = _choose(_key(self.seed, _TREE, *self.parts), self.tree,
+                                params["colsample_bytree"])
+        self._levels = {}
+        self.trivial = (params["colsample_bytree"] >= 1.0 and self.by_level >= 1.0
+                        and self.by_node >= 1.0)
+
+    def _level(self, depth):
+        if depth not in self._levels:
+            key = _key(self.seed, _LEVEL, *self.parts, depth)
+            self._levels[depth] = _choose(key, self.tree, self.by_level)
+        return self._levels[depth]
+
+    def mask(self, node_id, depth):
+        """uint8 (n_features,): 1 for the features node ``node_id`` may split on."""
+        return self.masks(np.array([node_id]), np.array([depth]))[0]
+
+    def masks(self, node_ids, depths):
+        """uint8 (len(node_ids), n_features): ``mask`` of every node at once."""
+        node_ids, depths = np.asarray(node_ids), np.asarray(depths)
+        out = np.zeros((node_ids.shape[0], self.n_features), dtype=np.uint8)
+        if self.trivial:
+            out[:] = 1
+            return out
+        for depth in np.unique(depths):
+            at = np.flatnonzero(depths == depth)
+            level = self._level(int(depth))
+            if self.by_node >= 1.0:
+                out[at[:, None], level[None, :]] = 1
+                continue
+            # each node's draws: one uniform per level feature, from its own key
+            keys = _keys((self.seed, _NODE, *self.parts), node_ids[at])
+            draws = _uniform(keys[:, None], level[None, :])
+            k = max(1, int(self.by_node * level.size))
+            chosen = level[np.argsort(draws, axis=1, kind="stable")[:, :k]]
+            out[at[:, None], chosen] = 1
+        return out
