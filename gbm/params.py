@@ -8,6 +8,8 @@ import numbers
 
 import numpy as np
 
+from .metrics.names import check_metric_name
+
 OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror", "reg:pseudohubererror",
               "count:poisson", "reg:gamma", "reg:tweedie", "binary:logistic", "multi:softprob",
               "multi:softmax", "rank:pairwise", "rank:ndcg")
@@ -120,8 +122,6 @@ def _n_jobs(name, value):
 
 
 def _eval_metric(name, value):
-    from .metrics.pointwise import check_metric_name
-
     if value is None:
         return None
     names = [value] if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else None

@@ -4,12 +4,17 @@ from pathlib import Path
 import pytest
 
 from gbm import params
-from gbm.metrics import pointwise as metrics
+from gbm.metrics import names, pointwise
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "parameters.md").read_text(encoding="utf-8")
 NAMES = (list(params.SPEC) + list(params.ALIASES) + list(params.OBJECTIVES)
-         + list(metrics.METRICS) + ["quantile", "mphe", "ndcg", "map", "ndcg@k", "map@k",
-                                    "tweedie-nloglik@rho"])
+         + list(names.POINTWISE) + list(names.PARAMETRIC)
+         + ["ndcg", "map", "ndcg@k", "map@k", "tweedie-nloglik@rho"])
+
+
+def test_every_metric_name_has_its_formula():
+    assert set(pointwise.METRICS) == set(names.POINTWISE)
+    assert set(pointwise.PARAMETRIC) == set(names.PARAMETRIC)
 
 
 @pytest.mark.parametrize("name", NAMES)

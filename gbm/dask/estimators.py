@@ -6,31 +6,15 @@ their local twins (``gbm.sklearn``) plus ``client`` (None: the default client) a
 ``predict_proba`` are lazy, one task per partition, and ``to_local()`` returns the local
 estimator with the same model. Import them from ``gbm.dask``.
 """
-import inspect
-
 import numpy as np
 
 from . import data as dask_data
-from ..data.inputs import is_device_array, to_host
+from .training import train
+from .wrappers import dask_init, map_rows
+from ..data.inputs import to_host
 from ..sklearn.boosting import _FITTED, GBMClassifier, GBMRanker, GBMRegressor
 
 _DASK_ARGS = ("client", "checkpoint_dir")
-
-
-def _dask_init(local, extra=_DASK_ARGS):
-    """``__init__`` of the Dask twin of ``local``: its arguments plus the keyword-only
-    ``extra`` ones (default None), in a signature scikit-learn's ``get_params`` reads."""
-
-    def __init__(self, *args, **kwargs):
-        values = {name: kwargs.pop(name, None) for name in extra}
-        local.__init__(self, *args, **kwargs)
-        for name, value in values.items():
-            setattr(self, name, value)
-
-    sig = inspect.signature(local.__init__)
-    added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in extra]
-    __init__.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + added)
-    return __init__
 
 
 class _DaskMixin:
@@ -48,8 +32,6 @@ class _DaskMixin:
         names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
         if isinstance(xgb_model, _DaskMixin):
             xgb_model = xgb_model.get_booster()
-        from .training import train  # here: gbm.dask imports this module
-
         booster = train(self.client, params, X, y, num_boost_round=self._boost_rounds(),
                         evals=evals(self), early_stopping_rounds=self.early_stopping_rounds,
                         checkpoint_dir=self.checkpoint_dir, feature_names=names,
@@ -74,7 +56,7 @@ class _DaskMixin:
         return local
 
     def _lazy(self, X, method, n_out=None, dtype=np.float64):
-        return _map_rows(dask_data.check_dask(X, "X"), getattr(self.to_local(), method),
+        return map_rows(dask_data.check_dask(X, "X"), getattr(self.to_local(), method),
                          n_out, dtype)
 
     def _dask_evals(self, eval_set, weights):
@@ -93,44 +75,6 @@ class _DaskMixin:
 
     def _encode_eval_labels(self, y):
         return y
-
-
-def _map_rows(X, fn, n_out, dtype):
-    """``fn`` over the row partitions of ``X``, lazily: a dask array for a dask array
-    (``(n,)``, or ``(n, n_out)``; CuPy-backed for CuPy blocks), a pandas-backed dask
-    Series / DataFrame for a DataFrame. Empty partitions give empty results (the local
-    predict refuses 0 rows)."""
-    shape = (0,) if n_out is None else (0, n_out)
-
-    def block(part):
-        return fn(part) if part.shape[0] else _meta(part, shape, dtype)
-
-    if dask_data._dask_kind(X) == "array":
-        if X.ndim == 2 and len(X.chunks[1]) > 1:
-            X = X.rechunk({1: -1})
-        meta = _meta(X, shape, dtype)
-        if n_out is None:
-            return X.map_blocks(block, drop_axis=1, dtype=dtype, meta=meta)
-        return X.map_blocks(block, chunks=(X.chunks[0], (n_out,)), dtype=dtype, meta=meta)
-    import pandas as pd
-
-    if n_out is None:
-        return X.map_partitions(lambda part: pd.Series(block(part), index=part.index),
-                                meta=pd.Series(dtype=dtype))
-    return X.map_partitions(lambda part: pd.DataFrame(block(part), index=part.index),
-                            meta=pd.DataFrame({i: pd.Series(dtype=dtype) for i in range(n_out)}))
-
-
-def _meta(X, shape, dtype):
-    """An empty ``shape`` array of the kind the local estimator predicts on ``X``'s blocks
-    (``X``: a dask array or a block): CuPy for CuPy blocks (GPU input predicts on the
-    GPU) unless CuPy cannot hold the values (string labels come back as NumPy), NumPy
-    otherwise. Without it, dask declares every result NumPy-backed."""
-    if is_device_array(getattr(X, "_meta", X)) and np.dtype(dtype).kind in "biuf":
-        import cupy
-
-        return cupy.empty(shape, dtype=dtype)
-    return np.empty(shape, dtype=dtype)
 
 
 def _encode_labels(part, classes):
@@ -163,7 +107,7 @@ class DaskGBMRegressor(_DaskMixin, GBMRegressor):
     collections; ``predict`` returns a lazy dask collection."""
 
     _local = GBMRegressor
-    __init__ = _dask_init(GBMRegressor)
+    __init__ = dask_init(GBMRegressor, _DASK_ARGS)
 
     def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
             verbose=False, xgb_model=None, callbacks=()):
@@ -180,7 +124,7 @@ class DaskGBMClassifier(_DaskMixin, GBMClassifier):
     classes are found on the cluster (only the distinct labels reach the client)."""
 
     _local = GBMClassifier
-    __init__ = _dask_init(GBMClassifier)
+    __init__ = dask_init(GBMClassifier, _DASK_ARGS)
 
     def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
             verbose=False, xgb_model=None, callbacks=()):
@@ -212,7 +156,7 @@ class DaskGBMRanker(_DaskMixin, GBMRanker):
     between workers: partitions a group spans go to one worker."""
 
     _local = GBMRanker
-    __init__ = _dask_init(GBMRanker)
+    __init__ = dask_init(GBMRanker, _DASK_ARGS)
 
     def fit(self, X, y, *, group=None, qid=None, sample_weight=None, eval_set=None,
             eval_group=None, eval_qid=None, sample_weight_eval_set=None, verbose=False,

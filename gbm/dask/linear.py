@@ -20,7 +20,7 @@ import hashlib
 import numpy as np
 
 from . import data as dask_data
-from .estimators import _dask_init, _map_rows
+from .wrappers import dask_init, map_rows
 from .spmd import run_ranks, worker_threads
 from ..collective import CollectiveError
 from ..linear import ElasticNet, Lasso, LinearSVC, LogisticRegression, Ridge
@@ -107,7 +107,7 @@ class _DaskLinear:
         return local
 
     def _lazy(self, X, method, n_out=None, dtype=np.float64):
-        return _map_rows(dask_data.check_dask(X, "X"),
+        return map_rows(dask_data.check_dask(X, "X"),
                          _RowsOf(getattr(self.to_local(), method), n_out, dtype), n_out, dtype)
 
     def _n_scores(self):
@@ -137,7 +137,7 @@ class DaskLogisticRegression(_DaskClassifier, LogisticRegression):
     ``client``); ``predict_proba`` and ``predict_log_proba`` are lazy too."""
 
     _local = LogisticRegression
-    __init__ = _dask_init(LogisticRegression, _DASK_ARGS)
+    __init__ = dask_init(LogisticRegression, _DASK_ARGS)
 
     def predict_proba(self, X):
         """Lazy class probabilities, (n_samples, n_classes)."""
@@ -154,25 +154,25 @@ class DaskLinearSVC(_DaskClassifier, LinearSVC):
     rank (docs/linear.md)."""
 
     _local = LinearSVC
-    __init__ = _dask_init(LinearSVC, _DASK_ARGS)
+    __init__ = dask_init(LinearSVC, _DASK_ARGS)
 
 
 class DaskRidge(_DaskRegressor, Ridge):
     """``gbm.linear.Ridge`` trained on a Dask cluster (its parameters plus ``client``)."""
 
     _local = Ridge
-    __init__ = _dask_init(Ridge, _DASK_ARGS)
+    __init__ = dask_init(Ridge, _DASK_ARGS)
 
 
 class DaskLasso(_DaskRegressor, Lasso):
     """``gbm.linear.Lasso`` trained on a Dask cluster (its parameters plus ``client``)."""
 
     _local = Lasso
-    __init__ = _dask_init(Lasso, _DASK_ARGS)
+    __init__ = dask_init(Lasso, _DASK_ARGS)
 
 
 class DaskElasticNet(_DaskRegressor, ElasticNet):
     """``gbm.linear.ElasticNet`` trained on a Dask cluster (its parameters plus ``client``)."""
 
     _local = ElasticNet
-    __init__ = _dask_init(ElasticNet, _DASK_ARGS)
+    __init__ = dask_init(ElasticNet, _DASK_ARGS)

@@ -1,5 +1,31 @@
-"""Evaluation metrics: pointwise (``pointwise``) and ranking (``ranking``);
-``get_metric(name, params)`` picks one."""
-from .pointwise import METRICS, check_metric_name, get_metric, maximizes
+"""Evaluation metrics: their names (``names``), the pointwise formulas (``pointwise``)
+and the ranking ones (``ranking``); ``get_metric(name, params)`` picks one."""
+from . import names, pointwise
+from .names import check_metric_name, maximizes
+from .ranking import RankingMetric
 
-__all__ = ["METRICS", "check_metric_name", "get_metric", "maximizes"]
+__all__ = ["check_metric_name", "get_metric", "maximizes"]
+
+
+def get_metric(name, params=None):
+    """The metric function called ``name``: ``metric(y, pred, w, collective)``.
+
+    ``tweedie-nloglik@rho`` carries its power; ``quantile`` and ``mphe`` take
+    ``quantile_alpha`` / ``huber_slope`` from ``params`` (validated training parameters,
+    needed for them). Ranking metrics (``ndcg``, ``map@k``, ...: ``gbm.metrics.ranking``)
+    are ``RankingMetric`` objects, called with the eval set's query groups as well; they
+    read ``ndcg_exp_gain`` from ``params`` (default True).
+    """
+    check_metric_name(name)
+    if name in names.PARAMETRIC:
+        key = names.PARAMETRIC[name]
+        if params is None:
+            raise ValueError(f"eval_metric {name!r} reads {key} from the training parameters; "
+                             "pass them as params")
+        return pointwise.PARAMETRIC[name](params[key])
+    if names.parse_ranking(name) is not None:
+        return RankingMetric(name, True if params is None else params["ndcg_exp_gain"])
+    rho = names.tweedie_power(name)
+    if rho is not None:
+        return pointwise.tweedie_nloglik(rho)
+    return pointwise.METRICS[name]

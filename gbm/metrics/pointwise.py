@@ -9,12 +9,10 @@ and exponentials are ``gbm.numerics.elementwise``'s (NumPy's differ between CPUs
 """
 import numpy as np
 
-from . import ranking
 from ..numerics import elementwise
 from ..collective import LOCAL
 from ..numerics.exact import exact_mean, exact_sum
 from ..kernels.jit import kernel
-from ..params import validate_params
 
 _EPS = 1e-15
 
@@ -210,53 +208,8 @@ def pseudo_huber_error(slope):
     return metric
 
 
-# Metrics whose formula takes a training parameter: name -> (factory, parameter).
-_PARAMETRIC = {"quantile": (quantile_loss, "quantile_alpha"), "mphe": (pseudo_huber_error, "huber_slope")}
-
 METRICS = {"rmse": rmse, "mae": mae, "error": error, "auc": auc, "aucpr": aucpr,
            "logloss": logloss, "mlogloss": mlogloss, "merror": merror,
            "poisson-nloglik": poisson_nloglik, "gamma-nloglik": gamma_nloglik}
-
-
-_MAXIMIZED = ("auc", "aucpr")
-
-
-def maximizes(name):
-    """Whether larger values of metric ``name`` are better."""
-    return name in _MAXIMIZED or ranking.parse(name) is not None
-
-
-def check_metric_name(name):
-    """``name`` if it names a metric, else a ValueError listing the known ones."""
-    if isinstance(name, str):
-        if name in METRICS or name in _PARAMETRIC or ranking.parse(name) is not None:
-            return name
-        if name.startswith("tweedie-nloglik@"):
-            try:
-                rho = float(name.split("@", 1)[1])
-            except ValueError:
-                rho = None
-            if rho is not None and 1.0 <= rho < 2.0:
-                return name
-    raise ValueError(f"eval_metric {name!r} is not a known metric; known: "
-                     f"{sorted(METRICS) + sorted(_PARAMETRIC)}, "
-                     "tweedie-nloglik@rho with rho in [1, 2), and the ranking metrics "
-                     "ndcg, map, ndcg@k, map@k (each also with a '-' suffix)")
-
-
-def get_metric(name, params=None):
-    """The metric function called ``name`` (``tweedie-nloglik@rho`` carries its power;
-    ``quantile`` and ``mphe`` take ``quantile_alpha`` / ``huber_slope`` from ``params``).
-
-    Ranking metrics (``ndcg``, ``map@k``, ... see gbm.metrics.ranking) are
-    ``RankingMetric`` objects, called with the eval set's query groups as well; they read
-    ``ndcg_exp_gain`` from ``params``."""
-    if name in _PARAMETRIC:
-        factory, key = _PARAMETRIC[name]
-        return factory((params or validate_params({}))[key])
-    if ranking.parse(name) is not None:
-        exp_gain = True if params is None else params["ndcg_exp_gain"]
-        return ranking.RankingMetric(name, exp_gain)
-    if name.startswith("tweedie-nloglik@"):
-        return tweedie_nloglik(float(name.split("@", 1)[1]))
-    return METRICS[name]
+# the metrics of gbm.metrics.names.PARAMETRIC: a factory taking the parameter's value
+PARAMETRIC = {"quantile": quantile_loss, "mphe": pseudo_huber_error}

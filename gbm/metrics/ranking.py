@@ -7,27 +7,14 @@ over every rank: a query group is never split between ranks). Documents are
 ranked by prediction, best first; ties keep their input order (a stable sort, as
 XGBoost's). Without query groups the whole set is one query.
 """
-import re
-
 import numpy as np
 
 from ..collective import LOCAL
 from ..numerics.elementwise import log2
 from ..numerics.exact import exact_sums
+from .names import parse_ranking
 
-_NAME = re.compile(r"^(ndcg|map)(?:@(\d+))?(-)?$")
 _MAX_EXP_LABEL = 31
-
-
-def parse(name):
-    """(kind, k or None, minus) for a ranking metric name, or None for other names."""
-    m = _NAME.match(name) if isinstance(name, str) else None
-    if m is None:
-        return None
-    k = None if m.group(2) is None else int(m.group(2))
-    if k is not None and k < 1:
-        raise ValueError(f"eval_metric {name!r}: the cut-off k in {m.group(1)}@k must be >= 1")
-    return m.group(1), k, m.group(3) is not None
 
 
 def _ranked_positions(keys, ptr):
@@ -80,7 +67,7 @@ class RankingMetric:
 
     def __init__(self, name, exp_gain=True):
         self.name = name
-        self.kind, self.k, self.minus = parse(name)
+        self.kind, self.k, self.minus = parse_ranking(name)
         self.exp_gain = exp_gain
 
     def check_labels(self, y):

@@ -4,7 +4,7 @@ import copy
 import numpy as np
 
 from ..data.inputs import check_sample_weight, check_X, to_host
-from ..metrics.pointwise import get_metric, maximizes
+from ..metrics import get_metric, maximizes
 from ..objectives.multi_target import check_targets
 from ..data.queries import make_queries
 from ..tree.structure import Forest

@@ -23,13 +23,13 @@ from .evaluation import EvalSet, Evaluator, unpack_eval
 from ..tree.grower import HistogramBuffers, TreeData, TreeGrower
 from ..tree.group_threads import GroupRunner
 from ..tree.lockstep import Lockstep, use_lockstep
+from ..tree.margins import add_tree, all_rows
 from ..objectives.multi_target import check_targets, n_targets
 from ..objectives.pointwise import get_objective
 from ..params import validate_params
 from ..tree.quantize import GPAIR_DTYPE, quantize
 from ..data.queries import training_queries
 from ..tree.sampling import ColumnSampler, row_sample
-from ..tree.structure import Forest
 
 
 def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=(),
@@ -350,7 +350,7 @@ def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_ro
     trees = []
     for parallel in range(n_parallel):
         kept = row_sample(p["random_state"], round_, group, row_ids, p["subsample"], parallel)
-        rows = (_all_rows(backend, row_ids.shape[0]) if kept is None
+        rows = (all_rows(backend, row_ids.shape[0]) if kept is None
                 else backend.asarray(np.flatnonzero(kept).astype(np.int32)))
         columns = ColumnSampler(p, data.n_features, round_, group, parallel)
         # without a leaf refresh, the last level's leaves go straight into the margins
@@ -365,27 +365,9 @@ def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_ro
         with backend.threads(rows.shape[0]):
             backend.kernels.add_leaf_values(rows, starts, ends, values, column)
             if kept is not None:  # rows left out of the sample: walk them through the tree
-                _add_tree(backend, data, tree, np.flatnonzero(~kept), column)
+                add_tree(backend, data, tree, np.flatnonzero(~kept), column)
         trees.append(tree)
     return trees
-
-
-def _all_rows(backend, n):
-    """int32 ``0 .. n - 1`` on the device, made once per backend (read, never written)."""
-    if backend.workspace is None:
-        return backend.xp.arange(n, dtype=np.int32)
-    held = backend.workspace.get("all_rows")
-    if held is None or held.shape[0] != n:
-        held = backend.workspace["all_rows"] = backend.xp.arange(n, dtype=np.int32)
-    return held
-
-
-def _add_tree(backend, data, tree, rows, column):
-    """``column[rows] +=`` the tree's leaf values for those binned rows."""
-    forest = Forest([tree], [0])
-    backend.kernels.predict_binned(data.bins, rows, data.n_bins, forest.walk_binned,
-                                   forest.cat_bits, forest.value, forest.tree_offsets,
-                                   forest.tree_group, forest.tree_depth, column.reshape(-1, 1))
 
 
 def _eval_set(entry, index, train_queries, shard, booster, mapper, backend):

@@ -22,6 +22,7 @@ import dataclasses
 import numpy as np
 
 from .grower import TreeGrower
+from .margins import add_tree
 from .quantize import GPAIR_DTYPE, quantize
 from .sampling import ColumnSampler, row_sample
 
@@ -59,8 +60,6 @@ class Lockstep:
                    buffers):
         """The round's trees, one per group (in group order), their leaf values added to
         ``by_group`` (float64 (n_groups, n_rows), contiguous)."""
-        from ..training.loop import _add_tree  # training imports this module
-
         backend, n = self.backend, self.n_rows
         scales = np.empty((self.n_groups, 2))
         samplers, kept, segments, rows = [], [], [0], []
@@ -84,6 +83,6 @@ class Lockstep:
             backend.kernels.add_leaf_values(rows, starts, ends, values, column)
             for g, keep in enumerate(kept):
                 if keep is not None:  # rows left out of the sample: walk them through
-                    _add_tree(backend, self.data, trees[g], np.flatnonzero(~keep),
+                    add_tree(backend, self.data, trees[g], np.flatnonzero(~keep),
                               by_group[g])
         return trees

@@ -1,0 +1,51 @@
+"""Metric names: which exist and which are better larger. Imports nothing of gbm's, so
+that the parameter checks (``gbm.params``) read it without loading the metrics."""
+import re
+
+# the metrics whose formula needs nothing but labels, predictions and weights
+POINTWISE = ("rmse", "mae", "error", "auc", "aucpr", "logloss", "mlogloss", "merror",
+             "poisson-nloglik", "gamma-nloglik")
+# metrics whose formula takes a training parameter: name -> that parameter
+PARAMETRIC = {"quantile": "quantile_alpha", "mphe": "huber_slope"}
+_MAXIMIZED = ("auc", "aucpr")
+_RANKING = re.compile(r"^(ndcg|map)(?:@(\d+))?(-)?$")
+_TWEEDIE = "tweedie-nloglik@"
+
+
+def parse_ranking(name):
+    """(kind, k or None, minus) for a ranking metric name (``ndcg``, ``map@5``,
+    ``ndcg@10-``, ...), or None for other names."""
+    m = _RANKING.match(name) if isinstance(name, str) else None
+    if m is None:
+        return None
+    k = None if m.group(2) is None else int(m.group(2))
+    if k is not None and k < 1:
+        raise ValueError(f"eval_metric {name!r}: the cut-off k in {m.group(1)}@k must be >= 1")
+    return m.group(1), k, m.group(3) is not None
+
+
+def tweedie_power(name):
+    """rho of ``tweedie-nloglik@rho`` with rho in [1, 2), or None for other names."""
+    if not isinstance(name, str) or not name.startswith(_TWEEDIE):
+        return None
+    try:
+        rho = float(name[len(_TWEEDIE):])
+    except ValueError:
+        return None
+    return rho if 1.0 <= rho < 2.0 else None
+
+
+def maximizes(name):
+    """Whether larger values of metric ``name`` are better."""
+    return name in _MAXIMIZED or parse_ranking(name) is not None
+
+
+def check_metric_name(name):
+    """``name`` if it names a metric, else a ValueError listing the known ones."""
+    if name in POINTWISE or name in PARAMETRIC or parse_ranking(name) is not None \
+            or tweedie_power(name) is not None:
+        return name
+    raise ValueError(f"eval_metric {name!r} is not a known metric; known: "
+                     f"{sorted(POINTWISE) + sorted(PARAMETRIC)}, "
+                     "tweedie-nloglik@rho with rho in [1, 2), and the ranking metrics "
+                     "ndcg, map, ndcg@k, map@k (each also with a '-' suffix)")
