@@ -171,16 +171,16 @@ MUTANTS = [
            "self.data.padded_cuts[feature[numeric],\n"
            "                                                             split_bin[numeric] + 1]",
            GROWER, "the raw threshold stored is the next bin's cut"),
-    # -- sampling (gbm/training/loop.py, gbm/tree/sampling.py)
-    Mutant("rows_shared_by_groups", "gbm/training/loop.py",
+    # -- sampling (gbm/training/rounds.py, gbm/tree/sampling.py)
+    Mutant("rows_shared_by_groups", "gbm/training/rounds.py",
            'row_sample(p["random_state"], round_, group, row_ids, p["subsample"], parallel)',
            'row_sample(p["random_state"], round_, 0, row_ids, p["subsample"], parallel)',
            SAMPLING, "every class of a round shares one row sample"),
-    Mutant("rows_shared_by_parallel_trees", "gbm/training/loop.py",
+    Mutant("rows_shared_by_parallel_trees", "gbm/training/rounds.py",
            'row_sample(p["random_state"], round_, group, row_ids, p["subsample"], parallel)',
            'row_sample(p["random_state"], round_, group, row_ids, p["subsample"])',
            SAMPLING, "the parallel trees of a round share one row sample"),
-    Mutant("columns_shared_by_groups", "gbm/training/loop.py",
+    Mutant("columns_shared_by_groups", "gbm/training/rounds.py",
            "ColumnSampler(p, data.n_features, round_, group, parallel)",
            "ColumnSampler(p, data.n_features, round_, 0, parallel)", SAMPLING,
            "every class of a round shares one column sample"),

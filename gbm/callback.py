@@ -2,8 +2,17 @@
 
 Subclass ``TrainingCallback`` and pass instances to ``gbm.train(..., callbacks=[...])`` or
 to an estimator's ``fit(..., callbacks=[...])``. ``after_iteration`` returning True stops
-training (after the round it was called for).
+training (after the round it was called for). ``evals_log`` is the booster's
+``evals_result``: ``{eval set name: {metric name: [score per round]}}``, holding the round
+just trained when ``after_iteration`` is called.
+
+``train`` runs its own callbacks first: the eval sets' scoring, ``EvaluationMonitor``
+(``verbose_eval``) and ``EarlyStopping`` (``early_stopping_rounds``); these are XGBoost's
+and may also be passed directly.
 """
+import numbers
+
+from .metrics.names import maximizes
 
 
 class TrainingCallback:
@@ -61,3 +70,82 @@ class ProgressBar(TrainingCallback):
         self.bar.close()
         self._planned = None
         return booster
+
+
+class EvaluationMonitor(TrainingCallback):
+    """Prints the last round's scores every ``period`` rounds, XGBoost's line
+    ``[round]\tname-metric:score...`` (scores to 5 decimals); the last round is printed
+    too when training ends between two periods. (``train(verbose_eval=N)`` adds one on
+    the first rank only.)"""
+
+    def __init__(self, period=1):
+        if isinstance(period, bool) or not isinstance(period, numbers.Integral) or period < 1:
+            raise ValueError(f"period must be an integer >= 1, got {period!r}")
+        self.period, self.unprinted = int(period), None
+
+    def after_iteration(self, booster, epoch, evals_log):
+        if not evals_log:
+            return False
+        line = "\t".join([f"[{epoch}]"] + [f"{name}-{metric}:{scores[-1]:.5f}"
+                                            for name, metrics in evals_log.items()
+                                            for metric, scores in metrics.items()])
+        if epoch % self.period == 0:
+            print(line, flush=True)
+            self.unprinted = None
+        else:
+            self.unprinted = line
+        return False
+
+    def after_training(self, booster):
+        if self.unprinted is not None:
+            print(self.unprinted, flush=True)
+        self.unprinted = None
+        return booster
+
+
+class EarlyStopping(TrainingCallback):
+    """Stops training when a metric on an eval set has not improved for ``rounds``
+    rounds (XGBoost's rule); the booster's ``best_iteration`` and ``best_score`` tell the
+    best round. All trees trained are kept.
+
+    Parameters
+    ----------
+    rounds : int >= 1
+    metric_name, data_name : str, optional
+        The metric and eval set watched; default: the last metric of the last eval set.
+    maximize : bool, optional
+        Whether larger is better; default: by the metric (e.g. AUC, NDCG: larger).
+    min_delta : float >= 0
+        How much a score must improve on the best one to count as better.
+
+    The best round so far is the booster's ``best_iteration`` / ``best_score``: a fit
+    resumed with those set (a Dask checkpoint) counts from its best round.
+    """
+
+    def __init__(self, rounds, metric_name=None, data_name=None, maximize=None, min_delta=0.0):
+        if isinstance(rounds, bool) or not isinstance(rounds, numbers.Integral) or rounds < 1:
+            raise ValueError(f"rounds must be an integer >= 1, got {rounds!r}")
+        if not min_delta >= 0:
+            raise ValueError(f"min_delta must be >= 0, got {min_delta!r}")
+        self.rounds, self.metric_name, self.data_name = int(rounds), metric_name, data_name
+        self.maximize, self.min_delta = maximize, float(min_delta)
+
+    def after_iteration(self, booster, epoch, evals_log):
+        if not evals_log:
+            raise ValueError("early stopping needs at least one eval set (evals / eval_set)")
+        data = self.data_name if self.data_name is not None else list(evals_log)[-1]
+        if data not in evals_log:
+            raise ValueError(f"EarlyStopping's data_name {data!r} is not an eval set; the eval "
+                             f"sets are {list(evals_log)}")
+        metrics = evals_log[data]
+        metric = self.metric_name if self.metric_name is not None else list(metrics)[-1]
+        if metric not in metrics:
+            raise ValueError(f"EarlyStopping's metric_name {metric!r} is not scored on {data!r}; "
+                             f"its metrics are {list(metrics)}")
+        score = metrics[metric][-1]
+        maximize = maximizes(metric) if self.maximize is None else bool(self.maximize)
+        best = booster.best_score
+        if best is None or (score > best + self.min_delta if maximize
+                            else score < best - self.min_delta):
+            booster.best_iteration, booster.best_score = epoch, score
+        return epoch - booster.best_iteration >= self.rounds

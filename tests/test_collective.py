@@ -124,8 +124,8 @@ def _train_on_ranks(spec, world):
         if "evals" in kw:
             kw["evals"] = [_shard_eval(e, c.rank, world) for e in kw["evals"]]
         return spec.__class__(spec.params, _rows(spec.X, lo, hi), _rows(spec.y, lo, hi),
-                              spec.rounds, kw).train(_collective=c,
-                                                     _row_ids=np.arange(lo, hi))
+                              spec.rounds, kw).train(collective=c,
+                                                     row_ids=np.arange(lo, hi))
 
     return ThreadGroup(world).run(rank_fn)
 

@@ -111,7 +111,7 @@ def test_training_over_nccl_gives_the_local_model(nccl, rank_of_thread, bounds):
         col, path, _ = dask_nccl.device_collective(c)
         lo, hi = bounds[c.rank], bounds[c.rank + 1]
         model = gbm.train(dict(PARAMS, device="cuda"), device(X[lo:hi]), y[lo:hi], 3,
-                          _collective=col, _row_ids=np.arange(lo, hi))
+                          collective=col, row_ids=np.arange(lo, hi))
         col.close()
         return path, model.to_json()
 

@@ -7,7 +7,7 @@ import pytest
 
 import gbm
 from gbm.tree import group_threads
-from gbm.training import loop as training
+from gbm.training import prepare
 from gbm.runtime.backend import get_backend
 from gbm.collective import ThreadCollective, ThreadGroup
 
@@ -43,7 +43,7 @@ def test_concurrent_groups_give_the_serial_model(case, monkeypatch):
     X, rng = _data()
     params, y = CASES[case](X, rng)
     params = dict(params, max_depth=4, n_jobs=2)
-    monkeypatch.setattr(training, "use_lockstep", lambda *args: False)  # see test_lockstep
+    monkeypatch.setattr(prepare, "use_lockstep", lambda *args: False)  # see test_lockstep
     used = []
     real = group_threads.concurrent_groups
     monkeypatch.setattr(group_threads, "concurrent_groups",

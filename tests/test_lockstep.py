@@ -9,7 +9,7 @@ import pytest
 import gbm
 import gbm.params
 from gbm.tree import lockstep
-from gbm.training import loop as training
+from gbm.training import prepare
 from gbm.runtime.backend import get_backend
 from gbm.collective import ThreadCollective, ThreadGroup
 from gbm.tree.grower import TreeData
@@ -53,7 +53,7 @@ def _train_both(monkeypatch, params, X, y, rounds=5, **kwargs):
     together = gbm.train(params, X, y, rounds, **kwargs).to_json()
     n_rounds = len(calls)
     with monkeypatch.context() as m:
-        m.setattr(training, "use_lockstep", lambda *args: False)
+        m.setattr(prepare, "use_lockstep", lambda *args: False)
         alone = gbm.train(params, X, y, rounds, **kwargs).to_json()
     return together, alone, n_rounds
 

@@ -15,7 +15,7 @@ import pytest
 
 import gbm
 from gbm.tree import lockstep
-from gbm.training import loop as training
+from gbm.training import rounds
 
 N_ROWS, N_FEATURES = 2000, 12
 
@@ -50,7 +50,7 @@ def _padded(parts):
 def spy(monkeypatch):
     """Records each grown tree's rows and tree-level columns, in training order."""
     record = _Record()
-    original = training.TreeGrower
+    original = rounds.TreeGrower
 
     class Spy(original):
         def __init__(self, data, gpair, scales, rows, params, backend, column_sampler,
@@ -68,7 +68,7 @@ def spy(monkeypatch):
             super().__init__(data, gpair, scales, rows, params, backend, column_sampler,
                              *args, **kwargs)
 
-    monkeypatch.setattr(training, "TreeGrower", Spy)
+    monkeypatch.setattr(rounds, "TreeGrower", Spy)
     monkeypatch.setattr(lockstep, "TreeGrower", Spy)
     return record
 

@@ -22,6 +22,7 @@ per-row hashes keyed by each row's global index, so it does not depend on how th
 are partitioned or which worker holds them. Not covered: user callables (``obj``,
 ``custom_metric``, callbacks) and changes to X that leave every bin edge as it was.
 """
+import copy
 import hashlib
 import json
 import os
@@ -47,9 +48,9 @@ def client_fingerprint(params, X, feature_names, shares, eval_shares, evals,
     n_features = len(X.columns) if hasattr(X, "columns") else int(X.shape[1])
     names = feature_names if feature_names is not None else (
         [str(c) for c in X.columns] if hasattr(X, "columns") else None)
-    small = [group] + [e.get("group") for e in evals]
+    small = [group] + [e.group for e in evals]
     if ranking:  # per-group weights: small, on the client
-        small += [sample_weight] + [e.get("sample_weight") for e in evals]
+        small += [sample_weight] + [e.sample_weight for e in evals]
     return _canonical({
         "params": p, "n_features": n_features, "feature_names": names,
         "rows": [_rows(shares)] + [_rows(s) for _, s in eval_shares],
@@ -201,8 +202,9 @@ def _refuse(path, what):
 def resume(collective, folder, expected, rounds, patience):
     """Rank 0 reads the checkpoint and every rank gets it (one exchange).
 
-    Returns ``(init_model or None, rounds left, callbacks to run first, early stopping's
-    state for gbm.train's ``_early_stopping_state`` or None)``.
+    Returns ``(init_model or None, rounds left, callbacks to run first)``: the callbacks
+    check a resumed fit's bin edges and give its booster the checkpoint's eval scores and
+    early stopping's best round, and rank 0's saves the checkpoint after every round.
     Raises ``ValueError`` (on every rank) for a checkpoint of another training.
     """
     path = os.path.join(os.fspath(folder), FILE)
@@ -213,7 +215,7 @@ def resume(collective, folder, expected, rounds, patience):
     text = collective.broadcast(text, root=0)
     save = [_Save(path, expected, patience)] if collective.rank == 0 else []
     if text is None:
-        return None, rounds, save, None
+        return None, rounds, save
     ck = loads(text, path)
     what = differences(ck.fingerprint, expected)
     if what:
@@ -223,12 +225,12 @@ def resume(collective, folder, expected, rounds, patience):
         raise ValueError(f"{path} holds {done} rounds, more than num_boost_round={rounds}; "
                          "delete it or ask for at least as many rounds")
     left = 0 if ck.stopped else rounds - done
-    state = (ck.best_iteration, ck.best_score, ck.evals_result)
-    return ck.booster, left, [_SameBins(ck, path)] + save, state
+    return ck.booster, left, [_Resumed(ck, path)] + save
 
 
 def _stopped(booster, epoch, patience):
-    """Early stopping's rule (``gbm.training.evaluation``): no better score for ``patience`` rounds."""
+    """Early stopping's rule (``gbm.callback.EarlyStopping``): no better score for
+    ``patience`` rounds."""
     return (patience is not None and booster.best_iteration is not None
             and epoch - booster.best_iteration >= patience)
 
@@ -249,8 +251,10 @@ class _Save(TrainingCallback):
         return False
 
 
-class _SameBins(TrainingCallback):
-    """On every rank of a resumed fit: the data's bin edges must be the checkpoint's."""
+class _Resumed(TrainingCallback):
+    """On every rank of a resumed fit: the data's bin edges must be the checkpoint's, and
+    the booster goes on with the checkpoint's eval scores and early stopping's best round
+    (``EarlyStopping`` counts from the booster's ``best_iteration``)."""
 
     def __init__(self, ck, path):
         self.ck, self.path = ck, path
@@ -260,4 +264,6 @@ class _SameBins(TrainingCallback):
         if len(saved) != len(booster.cuts) or not all(
                 np.array_equal(a, b) for a, b in zip(saved, booster.cuts)):
             raise _refuse(self.path, ["the bin edges: X differs"])
+        booster.evals_result = copy.deepcopy(self.ck.evals_result)
+        booster.best_iteration, booster.best_score = self.ck.best_iteration, self.ck.best_score
         return booster

@@ -11,6 +11,7 @@ import numpy as np
 from . import data as dask_data
 from .training import train
 from .wrappers import dask_init, map_rows
+from ..data.eval_sets import fit_eval_specs
 from ..data.inputs import to_host
 from ..sklearn.boosting import _FITTED, GBMClassifier, GBMRanker, GBMRegressor
 
@@ -21,6 +22,8 @@ class _DaskMixin:
     _local = None  # the local estimator class
 
     def _dask_fit(self, X, y, evals, xgb_model, verbose, callbacks, **train_kwargs):
+        """``evals``: ``fit``'s eval-set arguments (``gbm.data.eval_sets.fit_eval_specs``),
+        their labels encoded as y's; ``train_kwargs`` go to ``gbm.dask.train``."""
         dask_data.check_dask(X, "X")
         if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) \
                 or self.n_estimators < 1:
@@ -32,8 +35,9 @@ class _DaskMixin:
         names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
         if isinstance(xgb_model, _DaskMixin):
             xgb_model = xgb_model.get_booster()
+        evals = fit_eval_specs(**evals, prepare=self._dask_prepare_eval)
         booster = train(self.client, params, X, y, num_boost_round=self._boost_rounds(),
-                        evals=evals(self), early_stopping_rounds=self.early_stopping_rounds,
+                        evals=evals, early_stopping_rounds=self.early_stopping_rounds,
                         checkpoint_dir=self.checkpoint_dir, feature_names=names,
                         init_model=xgb_model, verbose_eval=verbose, callbacks=callbacks,
                         categorical_features=self.categorical_features, **train_kwargs)
@@ -59,19 +63,9 @@ class _DaskMixin:
         return map_rows(dask_data.check_dask(X, "X"), getattr(self.to_local(), method),
                          n_out, dtype)
 
-    def _dask_evals(self, eval_set, weights):
-        if eval_set is None:
-            return []
-        if weights is not None and len(weights) != len(eval_set):
-            raise ValueError(f"sample_weight_eval_set has {len(weights)} entries but eval_set "
-                             f"has {len(eval_set)}")
-        out = []
-        for i, (X_eval, y_eval) in enumerate(eval_set):
-            entry = {"X": X_eval, "y": self._encode_eval_labels(y_eval), "name": f"validation_{i}"}
-            if weights is not None and weights[i] is not None:
-                entry["sample_weight"] = weights[i]
-            out.append(entry)
-        return out
+    def _dask_prepare_eval(self, spec):
+        spec.y = self._encode_eval_labels(spec.y)
+        return spec
 
     def _encode_eval_labels(self, y):
         return y
@@ -103,16 +97,22 @@ def _map_labels(y, classes):
 class DaskGBMRegressor(_DaskMixin, GBMRegressor):
     """``gbm.GBMRegressor`` trained on a Dask cluster (same parameters, plus ``client`` and
     ``checkpoint_dir``); ``fit(X, y, sample_weight=None, eval_set=None,
-    sample_weight_eval_set=None, verbose=False, xgb_model=None, callbacks=())`` with dask
-    collections; ``predict`` returns a lazy dask collection."""
+    sample_weight_eval_set=None, verbose=False, xgb_model=None, callbacks=(),
+    base_margin=None, base_margin_eval_set=None)`` with dask collections (``base_margin``:
+    each row's starting margin, partitioned as X, as for ``GBMRegressor.fit``);
+    ``predict`` returns a lazy dask collection (``to_local()`` predicts with
+    ``base_margin=``)."""
 
     _local = GBMRegressor
     __init__ = dask_init(GBMRegressor, _DASK_ARGS)
 
     def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
-            verbose=False, xgb_model=None, callbacks=()):
-        return self._dask_fit(X, y, lambda est: est._dask_evals(eval_set, sample_weight_eval_set),
-                              xgb_model, verbose, callbacks, sample_weight=sample_weight)
+            verbose=False, xgb_model=None, callbacks=(), base_margin=None,
+            base_margin_eval_set=None):
+        evals = dict(eval_set=eval_set, sample_weight_eval_set=sample_weight_eval_set,
+                     base_margin_eval_set=base_margin_eval_set)
+        return self._dask_fit(X, y, evals, xgb_model, verbose, callbacks,
+                              sample_weight=sample_weight, base_margin=base_margin)
 
     def predict(self, X):
         n_groups = self.get_booster().n_groups
@@ -127,9 +127,12 @@ class DaskGBMClassifier(_DaskMixin, GBMClassifier):
     __init__ = dask_init(GBMClassifier, _DASK_ARGS)
 
     def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
-            verbose=False, xgb_model=None, callbacks=()):
-        return self._dask_fit(X, y, lambda est: est._dask_evals(eval_set, sample_weight_eval_set),
-                              xgb_model, verbose, callbacks, sample_weight=sample_weight)
+            verbose=False, xgb_model=None, callbacks=(), base_margin=None,
+            base_margin_eval_set=None):
+        evals = dict(eval_set=eval_set, sample_weight_eval_set=sample_weight_eval_set,
+                     base_margin_eval_set=base_margin_eval_set)
+        return self._dask_fit(X, y, evals, xgb_model, verbose, callbacks,
+                              sample_weight=sample_weight, base_margin=base_margin)
 
     def _dask_encode_y(self, y):
         import dask.array as da
@@ -160,24 +163,21 @@ class DaskGBMRanker(_DaskMixin, GBMRanker):
 
     def fit(self, X, y, *, group=None, qid=None, sample_weight=None, eval_set=None,
             eval_group=None, eval_qid=None, sample_weight_eval_set=None, verbose=False,
-            xgb_model=None, callbacks=()):
+            xgb_model=None, callbacks=(), base_margin=None, base_margin_eval_set=None):
         if self.objective not in ("rank:ndcg", "rank:pairwise"):
             raise ValueError(f"DaskGBMRanker needs a ranking objective ('rank:ndcg' or "
                              f"'rank:pairwise'), got objective={self.objective!r}")
         X, qid = _pop_qid(X, qid)
-
-        def evals(est):
-            out = []
-            for i, (X_eval, y_eval) in enumerate(eval_set or ()):
-                X_eval, q = _pop_qid(X_eval, None if eval_qid is None else eval_qid[i])
-                out.append({"X": X_eval, "y": y_eval, "name": f"validation_{i}", "qid": q,
-                            "group": None if eval_group is None else eval_group[i],
-                            "sample_weight": (None if sample_weight_eval_set is None
-                                              else sample_weight_eval_set[i])})
-            return out
-
+        evals = dict(eval_set=eval_set, sample_weight_eval_set=sample_weight_eval_set,
+                     base_margin_eval_set=base_margin_eval_set, eval_group=eval_group,
+                     eval_qid=eval_qid)
         return self._dask_fit(X, y, evals, xgb_model, verbose, callbacks,
-                              sample_weight=sample_weight, group=group, qid=qid)
+                              sample_weight=sample_weight, group=group, qid=qid,
+                              base_margin=base_margin)
+
+    def _dask_prepare_eval(self, spec):
+        spec.X, spec.qid = _pop_qid(spec.X, spec.qid)  # a dask DataFrame's qid column
+        return spec
 
     def predict(self, X):
         X, _ = _pop_qid(X, None)

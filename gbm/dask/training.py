@@ -14,6 +14,7 @@ import hashlib
 
 from . import checkpoint as dask_checkpoint, data as dask_data, nccl as dask_nccl
 from ..collective import CollectiveError
+from ..data.eval_sets import EvalSpec, eval_specs
 from .spmd import run_ranks, worker_threads
 from ..params import validate_params
 from ..training.loop import train as _train
@@ -39,8 +40,9 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
         objective ``sample_weight`` is one weight per query group (a NumPy array)
     base_margin : dask array partitioned as X (keyword), optional, as for ``gbm.train``
     group : array-like of int, optional, sizes of consecutive query groups (NumPy)
-    evals : sequence of (X, y, name), (X, y, sample_weight, name) or dict (keys X, y,
-        name, sample_weight, group, qid, base_margin), with dask X and y
+    evals : sequence of (X, y, name), (X, y, sample_weight, name), dict (keys X, y,
+        name, sample_weight, group, qid, base_margin) or ``gbm.data.eval_sets.EvalSpec``,
+        with dask X and y (the forms of ``gbm.train``, ``gbm.data.eval_sets``)
     early_stopping_rounds : int, optional, as for ``gbm.train``
     checkpoint_dir : path, optional
         A folder rank 0's worker can write (shared with later fits): a checkpoint is
@@ -76,20 +78,18 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
     ranking = str(params.get("objective", "")).startswith("rank:")
     shares = dask_data.plan(client, addresses, X, y, sample_weight, group, qid, ranking,
                             balance=balance, base_margin=kwargs.pop("base_margin", None))
-    eval_shares = []
-    for i, entry in enumerate(evals):
-        e = _eval_entry(entry, i)
-        eval_shares.append((e["name"], dask_data.plan(
-            client, addresses, e["X"], e["y"], e.get("sample_weight"), e.get("group"),
-            e.get("qid"), ranking, what=f"evals[{i}] ", balance=balance,
-            base_margin=e.get("base_margin"))))
+    specs = eval_specs(evals)
+    eval_shares = [(s.name, dask_data.plan(client, addresses, s.X, s.y, s.sample_weight, s.group,
+                                           s.qid, ranking, what=f"evals[{i}] ", balance=balance,
+                                           base_margin=s.base_margin))
+                   for i, s in enumerate(specs)]
     spec = dict(params=params, num_boost_round=num_boost_round,
                 early_stopping_rounds=early_stopping_rounds, checkpoint_dir=checkpoint_dir,
                 kwargs=kwargs, fingerprint=None)
     if checkpoint_dir is not None:  # what a checkpoint must match to be resumed
         spec["fingerprint"] = dask_checkpoint.client_fingerprint(
-            params, X, kwargs.get("feature_names"), shares, eval_shares,
-            [_eval_entry(e, i) for i, e in enumerate(evals)], early_stopping_rounds,
+            params, X, kwargs.get("feature_names"), shares, eval_shares, specs,
+            early_stopping_rounds,
             group, sample_weight, ranking, kwargs.get("init_model", kwargs.get("xgb_model")))
     rank_args = [(shares[rank], [(name, s[rank]) for name, s in eval_shares], spec)
                  for rank in range(len(addresses))]
@@ -101,17 +101,6 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
     if len(digests) != 1:  # the ranks' exchanges kept them in lockstep: they must agree
         raise CollectiveError("the ranks ended with different models; please report this")
     return results[0][0]
-
-
-def _eval_entry(entry, index):
-    if isinstance(entry, dict):
-        return entry
-    if len(entry) == 3:
-        return {"X": entry[0], "y": entry[1], "name": entry[2]}
-    if len(entry) == 4:
-        return {"X": entry[0], "y": entry[1], "sample_weight": entry[2], "name": entry[3]}
-    raise ValueError(f"evals[{index}] must be (X, y, name), (X, y, sample_weight, name) or a "
-                     "dict with keys X, y, name (and sample_weight, group, qid)")
 
 
 # -- on the worker ---------------------------------------------------------------------
@@ -135,14 +124,14 @@ def _train_rank(collective, share, eval_shares, spec):
         collective, path, reason = dask_nccl.device_collective(collective)
     try:
         if spec["checkpoint_dir"] is not None:
-            init, rounds, first, state = _resume(collective, spec, ids, y, w, qid, share,
-                                                 eval_shares, evals, kwargs)
+            init, rounds, first = _resume(collective, spec, ids, y, w, qid, share, eval_shares,
+                                          evals, kwargs)
             if init is not None:
-                kwargs["init_model"], kwargs["_early_stopping_state"] = init, state
+                kwargs["init_model"] = init
             callbacks = first + callbacks
         booster = _train(params, X, y, num_boost_round=rounds, sample_weight=w, evals=evals,
                          group=share.get("group"), qid=qid, early_stopping_rounds=patience,
-                         callbacks=callbacks, _collective=collective, _row_ids=ids, **kwargs)
+                         callbacks=callbacks, collective=collective, row_ids=ids, **kwargs)
     except BaseException:
         if path == "nccl":
             collective.close(failed=True)
@@ -164,8 +153,8 @@ def _resume(collective, spec, ids, y, w, qid, share, eval_shares, evals, kwargs)
              (ids, kwargs.get("base_margin"))]
     for (_, s), e in zip(eval_shares, evals):
         e_ids = dask_data.row_ids(s)
-        parts += [(e_ids, e["y"]), (e_ids, _row_weights(s, e.get("sample_weight"))),
-                  (e_ids, e.get("qid")), (e_ids, e.get("base_margin"))]
+        parts += [(e_ids, e.y), (e_ids, _row_weights(s, e.sample_weight)), (e_ids, e.qid),
+                  (e_ids, e.base_margin)]
     expected = dask_checkpoint.with_rows_digest(collective, spec["fingerprint"], parts)
     return dask_checkpoint.resume(collective, spec["checkpoint_dir"], expected,
                                   spec["num_boost_round"], spec["early_stopping_rounds"])
@@ -177,16 +166,16 @@ def _row_weights(share, w):
 
 
 def _rank_eval(name, share):
-    entry = {"X": dask_data.assemble(share, "X"), "y": dask_data.assemble(share, "y"),
-             "name": name, "_row_ids": dask_data.row_ids(share)}
+    """This rank's part of an eval set, its rows' indices in the whole set with it."""
+    spec = EvalSpec(name, dask_data.assemble(share, "X"), dask_data.assemble(share, "y"),
+                    row_ids=dask_data.row_ids(share))
     if "group_weight" in share:
-        entry["sample_weight"] = share["group_weight"]
+        spec.sample_weight = share["group_weight"]
     elif "sample_weight" in share["empty"]:
-        entry["sample_weight"] = dask_data.assemble(share, "sample_weight")
-    if "group" in share:
-        entry["group"] = share["group"]
-    for name in ("qid", "base_margin"):
-        if name in share["empty"]:
-            entry[name] = dask_data.assemble(share, name)
-    return entry
+        spec.sample_weight = dask_data.assemble(share, "sample_weight")
+    spec.group = share.get("group")
+    for field in ("qid", "base_margin"):
+        if field in share["empty"]:
+            setattr(spec, field, dask_data.assemble(share, field))
+    return spec
 

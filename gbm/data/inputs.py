@@ -273,3 +273,46 @@ def check_sample_weight(sample_weight, n_rows, *, what="", per="row", shard=Fals
         raise ValueError(f"{what}sample_weight is zero for every {per}; at least one weight must "
                          "be positive")
     return w
+
+
+def check_targets(y, n_rows, name="y"):
+    """Labels as float64: (n_rows,) for one target, (n_rows, k) C-ordered for k > 1;
+    each column checked as ``gbm.data.inputs.check_y`` checks one."""
+    if y is None:
+        raise ValueError(f"{name} is None; training needs labels")
+    y = to_host(y)  # labels are checked on the host (a GPU array: one copy)
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] > 1:
+        if arr.shape[0] != n_rows:
+            raise ValueError(f"{name} has {arr.shape[0]} rows but X has {n_rows}; they must match")
+        columns = []
+        for j in range(arr.shape[1]):
+            try:
+                columns.append(check_y(arr[:, j], n_rows))
+            except ValueError as err:
+                raise ValueError(f"{name}[:, {j}]: {err}") from None
+        return np.ascontiguousarray(np.column_stack(columns))
+    return check_y(y, n_rows)
+
+
+def n_targets(y):
+    """Columns of labels checked by ``check_targets``."""
+    return 1 if np.ndim(y) == 1 else int(np.shape(y)[1])
+
+
+def check_base_margin(base_margin, n_rows, n_groups, name="base_margin"):
+    """Per-row starting margins as float64 (n_groups, n_rows), contiguous: XGBoost's
+    ``base_margin``, of shape (n_rows,) for one output group or (n_rows, n_groups)."""
+    bm = np.asarray(base_margin, dtype=np.float64)
+    if bm.ndim == 1 and n_groups == 1:
+        bm = bm[:, None]
+    elif bm.ndim == 1 and bm.shape[0] == n_rows * n_groups:
+        bm = bm.reshape(n_rows, n_groups)  # XGBoost also accepts it flattened
+    if bm.shape != (n_rows, n_groups):
+        raise ValueError(f"{name} has shape {np.shape(base_margin)}; expected ({n_rows},)"
+                         if n_groups == 1 else
+                         f"{name} has shape {np.shape(base_margin)}; expected "
+                         f"({n_rows}, {n_groups}): one margin per row and output group")
+    if not np.isfinite(bm).all():
+        raise ValueError(f"{name} holds NaN or infinity; margins must be finite")
+    return np.array(bm.T, order="C")  # a copy: the caller's array is never written

@@ -7,6 +7,8 @@ run of equal ids being one query. Weights are per query group, not per row.
 """
 import numpy as np
 
+from ..collective import LOCAL
+from ..numerics.exact import exact_sum
 from .inputs import check_sample_weight
 
 
@@ -17,12 +19,28 @@ class QueryGroups:
     ----------
     ptr : int64 (n_groups + 1,), group ``g`` owns rows ``[ptr[g], ptr[g + 1])``
     weight : float64 (n_groups,), one weight per group (ones when none was given)
+    first_row : int64 (n_groups,), each group's first row's index in the whole data set
+        (its position here, until ``locate`` says otherwise)
+    weight_scale : float, the number of groups over their total weight, over every rank
+        of a distributed data set (set by ``locate``; 1 until then)
     """
 
     def __init__(self, ptr, weight=None):
         self.ptr = np.ascontiguousarray(ptr, dtype=np.int64)
         n = self.ptr.shape[0] - 1
         self.weight = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
+        self.first_row = np.ascontiguousarray(self.ptr[:-1])
+        self.weight_scale = 1.0
+
+    def locate(self, row_ids=None, collective=LOCAL):
+        """These groups as one rank's part of the whole training data: ``row_ids`` (int64
+        (n_rows,)) gives each row's index in it (None: its position), and the weights'
+        scale is taken over every rank's groups (two exchanges). Returns self."""
+        if row_ids is not None:
+            self.first_row = np.ascontiguousarray(row_ids[self.ptr[:-1]], dtype=np.int64)
+        n_groups = int(collective.allreduce(np.array([self.n_groups], np.int64), "sum")[0])
+        self.weight_scale = n_groups / exact_sum(self.weight, collective)
+        return self
 
     @property
     def n_groups(self):
@@ -114,7 +132,7 @@ def training_queries(objective, group, qid, sample_weight, n_rows, shard=False):
     query group; other objectives check ``group`` / ``qid`` but do not use them
     (``queries`` is None) and take per-row weights.
     """
-    if not getattr(objective, "is_ranking", False):
+    if not objective.needs_queries:
         group_ptr(group, qid, n_rows, shard=shard)
         return None, check_sample_weight(sample_weight, n_rows, shard=shard)
     queries = make_queries(group, qid, sample_weight, n_rows, shard=shard)

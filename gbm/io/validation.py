@@ -26,7 +26,7 @@ import re
 import numpy as np
 
 from ..data.categorical import MAX_CATEGORIES
-from ..objectives.pointwise import get_objective
+from ..objectives import get_objective
 from ..params import RUN_SETTINGS, SPEC, validate_params
 from ..kernels.layout import cat_words
 from ..tree.structure import CAT_WORDS, NODE_FIELDS, Tree

@@ -332,7 +332,7 @@ def from_xgboost(cls, source):
     estimator, a path to a ``.json`` (or, with xgboost installed, ``.ubj``) model file, its
     JSON text, or the parsed dict. Raises ``ValueError`` for what gbm cannot represent."""
     from . import gbm_json
-    from ..objectives.pointwise import OBJECTIVES
+    from ..objectives import OBJECTIVES
 
     d = _read_source(source)
     try:

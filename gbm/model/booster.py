@@ -8,7 +8,7 @@ from ..runtime.backend import get_backend
 from ..data.categorical import encode_X
 from ..data.inputs import feature_names_of, is_device_array
 from .explain import predict_contributions
-from ..objectives.pointwise import get_objective
+from ..objectives import get_objective
 from ..tree.structure import Forest
 
 
@@ -267,7 +267,7 @@ class Booster:
         if base_margin is None:
             margin = xp.tile(xp.asarray(self.base_margin), (X.shape[0], 1))
         else:
-            from ..data.compat import check_base_margin
+            from ..data.inputs import check_base_margin
 
             start = check_base_margin(backend.to_host(base_margin), X.shape[0], self.n_groups)
             margin = xp.ascontiguousarray(xp.asarray(start).T)

@@ -1,5 +1,22 @@
 """Objectives: gradients and hessians of the loss, starting margins, links and default
-metrics, one module per family; ``get_objective(params)`` picks one."""
-from .pointwise import OBJECTIVES, get_objective
+metrics (the interface: ``base.Objective``), one module per family;
+``get_objective(params)`` picks one."""
+from .log_link import Gamma, Poisson, Tweedie
+from .multi_target import MultiTarget
+from .pointwise import Logistic, Softmax, Softprob, SquaredError
+from .ranking import NDCGLambda, Pairwise
+from .robust import AbsoluteError, PseudoHuber, QuantileError
 
 __all__ = ["OBJECTIVES", "get_objective"]
+
+OBJECTIVES = {cls.name: cls for cls in (
+    SquaredError, AbsoluteError, QuantileError, PseudoHuber, Logistic, Softprob, Softmax,
+    Poisson, Gamma, Tweedie, Pairwise, NDCGLambda)}
+
+
+def get_objective(params):
+    """The objective of validated ``params``; with several regression targets
+    (``num_target`` > 1), one output group per target (``MultiTarget``)."""
+    if params.get("num_target", 1) > 1:
+        return MultiTarget(OBJECTIVES[params["objective"]], params)
+    return OBJECTIVES[params["objective"]](params)

@@ -1,11 +1,12 @@
-"""Log-link regression objectives (Poisson, gamma, Tweedie). Same interface as
-``gbm.objectives``; formulas as in XGBoost's documentation, with margins ``m`` and
+"""Log-link regression objectives (Poisson, gamma, Tweedie), with the interface of
+``gbm.objectives.base``; formulas as in XGBoost's documentation, with margins ``m`` and
 predictions ``p = exp(m)``.
 """
 import numpy as np
 
 from ..collective import LOCAL
 from ..numerics.exact import exact_mean
+from .base import Objective
 from .gradients import pointwise
 from ..kernels.elementary import python as _elementary
 from ..kernels.layout import GAMMA, POISSON, TWEEDIE
@@ -20,10 +21,8 @@ def _check_labels(y, name, positive):
     return y
 
 
-class _LogLink:
+class _LogLink(Objective):
     """Margin = log(prediction); the starting prediction is the weighted label mean."""
-
-    n_groups = 1
 
     def base_margin(self, y, w, collective=LOCAL):
         return self.base_score_to_margin(max(exact_mean(y, w, collective), 1e-6))
@@ -55,7 +54,7 @@ class Poisson(_LogLink):
     def check_labels(self, y):
         return _check_labels(y, self.name, positive=False)
 
-    def gradients(self, margin, y, w, backend=None):
+    def gradients(self, margin, y, w, *, backend=None, queries=None, round_=0):
         return pointwise(POISSON, margin, y, w, (self.max_delta_step,), backend)
 
 
@@ -65,13 +64,10 @@ class Gamma(_LogLink):
     name = "reg:gamma"
     default_metric = "gamma-nloglik"
 
-    def __init__(self, params):
-        pass
-
     def check_labels(self, y):
         return _check_labels(y, self.name, positive=True)
 
-    def gradients(self, margin, y, w, backend=None):
+    def gradients(self, margin, y, w, *, backend=None, queries=None, round_=0):
         return pointwise(GAMMA, margin, y, w, (), backend)
 
 
@@ -87,5 +83,5 @@ class Tweedie(_LogLink):
     def check_labels(self, y):
         return _check_labels(y, self.name, positive=False)
 
-    def gradients(self, margin, y, w, backend=None):
+    def gradients(self, margin, y, w, *, backend=None, queries=None, round_=0):
         return pointwise(TWEEDIE, margin, y, w, (self.rho,), backend)

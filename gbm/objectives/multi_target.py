@@ -11,35 +11,10 @@ draw per output group, the same trees as ``k`` separate fits with the same param
 import numpy as np
 
 from ..collective import LOCAL
-from ..data.inputs import check_y, to_host
+from .base import Objective
 
 
-def check_targets(y, n_rows, name="y"):
-    """Labels as float64: (n_rows,) for one target, (n_rows, k) C-ordered for k > 1;
-    each column checked as ``gbm.data.inputs.check_y`` checks one."""
-    if y is None:
-        raise ValueError(f"{name} is None; training needs labels")
-    y = to_host(y)  # labels are checked on the host (a GPU array: one copy)
-    arr = np.asarray(y)
-    if arr.ndim == 2 and arr.shape[1] > 1:
-        if arr.shape[0] != n_rows:
-            raise ValueError(f"{name} has {arr.shape[0]} rows but X has {n_rows}; they must match")
-        columns = []
-        for j in range(arr.shape[1]):
-            try:
-                columns.append(check_y(arr[:, j], n_rows))
-            except ValueError as err:
-                raise ValueError(f"{name}[:, {j}]: {err}") from None
-        return np.ascontiguousarray(np.column_stack(columns))
-    return check_y(y, n_rows)
-
-
-def n_targets(y):
-    """Columns of labels checked by ``check_targets``."""
-    return 1 if np.ndim(y) == 1 else int(np.shape(y)[1])
-
-
-class MultiTarget:
+class MultiTarget(Objective):
     """``base_cls``'s objective on each of ``params["num_target"]`` label columns."""
 
     def __init__(self, base_cls, params):
@@ -51,7 +26,7 @@ class MultiTarget:
         self.k = params["num_target"]
         self.n_groups = self.k
         self.name, self.default_metric = self.base.name, self.base.default_metric
-        alphas = getattr(self.base, "leaf_alphas", None)
+        alphas = self.base.leaf_alphas
         if alphas is not None:
             self.leaf_alphas = list(alphas) * self.k
 
@@ -79,14 +54,14 @@ class MultiTarget:
     def margin_to_base_score(self, margin):
         return [self.base.margin_to_base_score(margin[j:j + 1]) for j in range(self.k)]
 
-    def gradients(self, margin, y, w, backend=None):
+    def gradients(self, margin, y, w, *, backend=None, queries=None, round_=0):
         xp = np if backend is None else backend.xp
         # group-major, seen as (n_rows, k): what the training loop reads without a copy
         grads = xp.empty((self.k, margin.shape[0]))
         hesses = xp.empty((self.k, margin.shape[0]))
         for j in range(self.k):
             g, h = self.base.gradients(margin[:, j:j + 1], xp.ascontiguousarray(y[:, j]), w,
-                                       backend)
+                                       backend=backend)
             # copied at once: the next target's may reuse the same memory (Backend.buffer)
             grads[j], hesses[j] = g.reshape(-1), h.reshape(-1)
         return grads.T, hesses.T

@@ -1,25 +1,22 @@
-"""Objectives: gradient and hessian of the loss in the margin, the starting margin, the
-link to predictions and the default metric.
+"""The pointwise objectives with their own link: squared error, logistic, softmax.
 
-Margins and gradients are float64 arrays of shape (n_rows, n_groups); ``n_groups`` is 1
-except for multiclass (one tree per class per round). Gradients are computed by the
-backend's ``pointwise_gradients`` kernel (``gbm.objectives.gradients``; the formulas, ``exp``
-included, in ``kernels/objective_math.py``: the same bits on every backend); links use
-array operations, so ``xp`` may be NumPy or CuPy. ``base_margin(y, w, collective)`` estimates
-the starting margin from every rank's rows, with exact sums (``gbm.numerics.exact``): the same
-whatever the split of the rows.
+Gradients are computed by the backend's ``pointwise_gradients`` kernel
+(``gbm.objectives.gradients``; the formulas, ``exp`` included, in
+``kernels/objective_math.py``: the same bits on every backend); links use array
+operations, so ``xp`` may be NumPy or CuPy. ``base_margin(y, w, collective)`` estimates
+the starting margin from every rank's rows, with exact sums (``gbm.numerics.exact``): the
+same whatever the split of the rows.
 """
 import numpy as np
 
 from ..collective import LOCAL
-from ..numerics.elementwise import SAME_BITS, log as _log
-from ..numerics.exact import exact_mean, exact_sums
-from .gradients import pointwise
 from ..kernels.elementary import python as _elementary
 from ..kernels.layout import LOGISTIC, SOFTMAX, SQUARED
-from .ranking import NDCGLambda, Pairwise
-from .log_link import Gamma, Poisson, Tweedie
-from .robust import AbsoluteError, PseudoHuber, QuantileError
+from ..numerics.elementwise import SAME_BITS, log as _log
+from ..numerics.exact import exact_mean, exact_sums
+from .base import Objective
+from .gradients import pointwise
+
 
 def _sigmoid(xp, z):
     return 1.0 / (1.0 + xp.exp(-z))
@@ -32,39 +29,24 @@ def _softmax(xp, z):
     return e
 
 
-class SquaredError:
+class SquaredError(Objective):
     name = "reg:squarederror"
     default_metric = "rmse"
-
-    def __init__(self, params):
-        self.n_groups = 1
-
-    def check_labels(self, y):
-        return y
 
     def base_margin(self, y, w, collective=LOCAL):
         """Weighted mean of the labels: the one-step Newton optimum from zero."""
         return np.array([exact_mean(y, w, collective)])
 
-    def base_score_to_margin(self, base_score):
-        return np.array([base_score], dtype=np.float64)
-
-    def margin_to_base_score(self, margin):
-        return float(margin[0])
-
-    def gradients(self, margin, y, w, backend=None):
+    def gradients(self, margin, y, w, *, backend=None, queries=None, round_=0):
         return pointwise(SQUARED, margin[:, :1], y, w, (), backend)
 
     def transform(self, margin, xp=np):
         return margin[:, 0]
 
 
-class Logistic:
+class Logistic(Objective):
     name = "binary:logistic"
     default_metric = "logloss"
-
-    def __init__(self, params):
-        self.n_groups = 1
 
     def check_labels(self, y):
         if ((y < 0) | (y > 1)).any():
@@ -84,14 +66,14 @@ class Logistic:
     def margin_to_base_score(self, margin):
         return float(1.0 / (1.0 + _elementary.exp(-float(margin[0]))))
 
-    def gradients(self, margin, y, w, backend=None):
+    def gradients(self, margin, y, w, *, backend=None, queries=None, round_=0):
         return pointwise(LOGISTIC, margin[:, :1], y, w, (), backend)
 
     def transform(self, margin, xp=np):
         return _sigmoid(xp, margin[:, 0])
 
 
-class Softprob:
+class Softprob(Objective):
     name = "multi:softprob"
     default_metric = "mlogloss"
 
@@ -121,7 +103,7 @@ class Softprob:
     def margin_to_base_score(self, margin):
         return [float(m) for m in margin]
 
-    def gradients(self, margin, y, w, backend=None):
+    def gradients(self, margin, y, w, *, backend=None, queries=None, round_=0):
         return pointwise(SOFTMAX, margin, y, w, (), backend)
 
     def transform(self, margin, xp=np):
@@ -138,30 +120,5 @@ class Softmax(Softprob):
         return xp.argmax(margin, axis=1).astype(xp.float64)
 
     def transform_for_metric(self, margin, xp=np):
-        # mlogloss needs the probabilities (gbm's exp on the host: see _metric_transform)
+        # mlogloss needs the probabilities (gbm's exp on the host, as the base class)
         return _softmax(SAME_BITS if xp is np else xp, margin)
-
-
-_ALL = (SquaredError, AbsoluteError, QuantileError, PseudoHuber, Logistic, Softprob, Softmax,
-        Poisson, Gamma, Tweedie)
-
-
-def _metric_transform(self, margin, xp=np):
-    """``transform`` for the metrics (which drive early stopping and ``best_score``): on
-    the host with gbm's exp (``gbm.numerics.elementwise``: the same bits on every CPU)."""
-    return self.transform(margin, SAME_BITS if xp is np else xp)
-
-
-for _cls in _ALL:
-    if "transform_for_metric" not in vars(_cls):
-        _cls.transform_for_metric = _metric_transform  # metrics read the predictions
-
-OBJECTIVES = {cls.name: cls for cls in _ALL + (Pairwise, NDCGLambda)}
-
-
-def get_objective(params):
-    if params.get("num_target", 1) > 1:  # several regression targets (gbm.objectives.multi_target)
-        from .multi_target import MultiTarget
-
-        return MultiTarget(OBJECTIVES[params["objective"]], params)
-    return OBJECTIVES[params["objective"]](params)

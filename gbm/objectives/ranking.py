@@ -20,18 +20,19 @@ Pairs (``lambdarank_pair_method``):
 """
 import numpy as np
 
-from ..numerics.exact import exact_sum
+from ..collective import LOCAL
 from ..kernels.hashing import splitmix64
 from ..kernels.layout import NDCG, PAIRWISE
+from ..runtime.backend import get_backend
+from .base import Objective
 
 _MAX_EXP_LABEL = 31  # 2^label - 1 must fit XGBoost's 32-bit gain
 
 
-class LambdaRank:
+class LambdaRank(Objective):
     """Shared part of the two ranking objectives; ``delta_kind`` tells them apart."""
 
-    n_groups = 1
-    is_ranking = True
+    needs_queries = True
     delta_kind = PAIRWISE
 
     def __init__(self, params):
@@ -43,19 +44,6 @@ class LambdaRank:
         self.seed = params["random_state"]
         # XGBoost's default metric: NDCG truncated at the top-k the objective looks at
         self.default_metric = f"ndcg@{self.num_pair}" if self.topk else "ndcg"
-        self.queries = self.backend = None
-
-    def bind(self, queries, backend, row_ids=None):
-        """The training data's query groups (``gbm.data.queries.QueryGroups``), the backend,
-        and each row's index in the whole data set (default: its position)."""
-        self.queries, self.backend = queries, backend
-        starts = queries.ptr[:-1]
-        self.group_first_row = np.ascontiguousarray(starts if row_ids is None else row_ids[starts],
-                                                    dtype=np.int64)
-        # XGBoost scales group weights to average 1 over the groups (of every rank)
-        collective = backend.collective
-        n_groups = int(collective.allreduce(np.array([queries.n_groups], np.int64), "sum")[0])
-        self.group_scale = queries.weight * (n_groups / exact_sum(queries.weight, collective))
 
     def check_labels(self, y):
         if (y < 0).any():
@@ -63,38 +51,32 @@ class LambdaRank:
             raise ValueError(f"y[{row}] = {y[row]}; {self.name} needs relevance labels >= 0")
         return y
 
-    def base_margin(self, y, w, collective=None):
+    def base_margin(self, y, w, collective=LOCAL):
         """0: scores are compared within a query, a constant shift changes nothing
         (XGBoost 3 estimates 0 up to rounding)."""
         return np.zeros(1)
 
-    def base_score_to_margin(self, base_score):
-        return np.array([base_score], dtype=np.float64)
-
-    def margin_to_base_score(self, margin):
-        return float(margin[0])
-
-    def gradients(self, margin, y, w, backend=None, round_=0):
-        """(grad, hess), float64 (n_rows, 1); ``w`` is ignored: the per-group weights
-        given to ``bind`` apply (weights are per query group for ranking)."""
-        if self.queries is None:
+    def gradients(self, margin, y, w, *, backend=None, queries=None, round_=0):
+        """(grad, hess), float64 (n_rows, 1); ``w`` is ignored: the query groups' weights
+        apply (weights are per query group for ranking), scaled to average 1 over every
+        rank's groups as XGBoost does. ``queries``: the training rows' groups, located in
+        the whole data set (``QueryGroups.locate``)."""
+        if queries is None:
             raise ValueError(f"{self.name} needs query groups: pass group= or qid= to train")
+        backend = get_backend("cpu", 1) if backend is None else backend
         key = splitmix64(np.uint64(self.seed) ^ splitmix64(np.uint64(round_)))
-        xp = self.backend.xp
+        xp = backend.xp
         grad, hess = xp.empty(margin.shape[0]), xp.empty(margin.shape[0])
-        with self.backend.threads() as n_threads:
-            self.backend.kernels.lambdarank_gradients(
-                xp.ascontiguousarray(margin[:, 0]), xp.asarray(y), self.queries.ptr,
-                self.group_first_row,
-                self.group_scale, self.delta_kind, self.exp_gain, self.topk, self.num_pair,
-                self.score_normalization, self.normalization, np.uint64(key), grad, hess,
-                n_threads)
+        with backend.threads() as n_threads:
+            backend.kernels.lambdarank_gradients(
+                xp.ascontiguousarray(margin[:, 0]), xp.asarray(y), queries.ptr,
+                queries.first_row, queries.weight * queries.weight_scale, self.delta_kind,
+                self.exp_gain, self.topk, self.num_pair, self.score_normalization,
+                self.normalization, np.uint64(key), grad, hess, n_threads)
         return grad[:, None], hess[:, None]
 
     def transform(self, margin, xp=np):
         return margin[:, 0]
-
-    transform_for_metric = transform
 
 
 class Pairwise(LambdaRank):

@@ -1,6 +1,6 @@
 """Robust regression objectives: absolute error, quantile (pinball) loss and pseudo-Huber.
 
-Same interface as ``gbm.objectives``. The absolute and quantile losses have a sign for a
+The interface of ``gbm.objectives.base``. The absolute and quantile losses have a sign for a
 gradient and a constant hessian, so their trees' leaves are refreshed to quantiles of the
 residuals after growing (``leaf_alphas``; see ``gbm.objectives.adaptive``), as XGBoost does.
 """
@@ -9,21 +9,13 @@ import numpy as np
 from .adaptive import gathered_quantile
 from ..collective import LOCAL
 from ..numerics.exact import exact_sums
+from .base import Objective
 from .gradients import pointwise
 from ..kernels.layout import ABSOLUTE, PSEUDOHUBER, QUANTILE
 
 
-class _Identity:
+class _Identity(Objective):
     """Identity link: the margin is the prediction."""
-
-    def check_labels(self, y):
-        return y
-
-    def base_score_to_margin(self, base_score):
-        return np.full(self.n_groups, float(base_score))
-
-    def margin_to_base_score(self, margin):
-        return float(margin[0])
 
     def transform(self, margin, xp=np):
         return margin[:, 0] if self.n_groups == 1 else margin
@@ -45,7 +37,7 @@ class QuantileError(_Identity):
         unweighted (interpolated) quantiles."""
         return np.array([gathered_quantile(y, a, w, collective) for a in self.leaf_alphas])
 
-    def gradients(self, margin, y, w, backend=None):
+    def gradients(self, margin, y, w, *, backend=None, queries=None, round_=0):
         return pointwise(QUANTILE, margin, y, w, self.leaf_alphas, backend)
 
 
@@ -60,7 +52,7 @@ class AbsoluteError(QuantileError):
         self.leaf_alphas = [0.5]
         self.n_groups = 1
 
-    def gradients(self, margin, y, w, backend=None):
+    def gradients(self, margin, y, w, *, backend=None, queries=None, round_=0):
         return pointwise(ABSOLUTE, margin, y, w, (), backend)
 
 
@@ -69,7 +61,6 @@ class PseudoHuber(_Identity):
 
     name = "reg:pseudohubererror"
     default_metric = "mphe"
-    n_groups = 1
 
     def __init__(self, params):
         self.slope = params["huber_slope"]
@@ -86,5 +77,5 @@ class PseudoHuber(_Identity):
         g_sum, h_sum = exact_sums(np.stack([g, h]), collective)
         return np.array([-g_sum / h_sum])
 
-    def gradients(self, margin, y, w, backend=None):
+    def gradients(self, margin, y, w, *, backend=None, queries=None, round_=0):
         return pointwise(PSEUDOHUBER, margin, y, w, (self.slope,), backend)

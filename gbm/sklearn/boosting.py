@@ -16,10 +16,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from . import files as estimator_io
-from ..training.loop import train
 from ..data.categorical import _as_frame, category_columns, encode_X
-from ..data.inputs import check_X, is_device_array, to_host
 from ..data.dmatrix import replace_missing
+from ..data.eval_sets import fit_eval_specs
+from ..data.inputs import check_X, is_device_array, to_host
+from ..training.loop import train
 
 # Estimator argument -> training parameter (the same name unless listed).
 _TREE_PARAMS = ("learning_rate", "max_depth", "max_leaves", "grow_policy", "min_child_weight",
@@ -162,17 +163,17 @@ class _GBMBase(BaseEstimator):
         starting margin instead of the base score (an offset); ``base_margin_eval_set``:
         one such array per eval set. Predict with ``base_margin=`` for those rows.
         """
-        return self._fit(X, y, lambda est, raw: est._eval_sets(eval_set, sample_weight_eval_set,
-                                                               raw, base_margin_eval_set),
-                         xgb_model, verbose, sample_weight=sample_weight, callbacks=callbacks,
-                         base_margin=base_margin)
+        evals = dict(eval_set=eval_set, sample_weight_eval_set=sample_weight_eval_set,
+                     base_margin_eval_set=base_margin_eval_set)
+        return self._fit(X, y, evals, xgb_model, verbose, sample_weight=sample_weight,
+                         callbacks=callbacks, base_margin=base_margin)
 
-    def _fit(self, X, y, make_evals, xgb_model, verbose, **train_kwargs):
+    def _fit(self, X, y, evals, xgb_model, verbose, **train_kwargs):
         """The fit every estimator shares, as a transaction (see the module docstring):
         ``_fit_state`` on a copy, then the copy's fitted attributes replace this one's."""
         work = object.__new__(type(self))
         work.__dict__.update({k: v for k, v in self.__dict__.items() if k not in _FITTED})
-        work._fit_state(X, y, make_evals, xgb_model, verbose, **train_kwargs)
+        work._fit_state(X, y, evals, xgb_model, verbose, **train_kwargs)
         fitted = {name: work.__dict__[name] for name in _FITTED if name in work.__dict__}
         with _STATE_LOCK:
             for name in _FITTED:
@@ -186,13 +187,13 @@ class _GBMBase(BaseEstimator):
         with _STATE_LOCK:
             return tuple(getattr(self, name) for name in names)
 
-    def _fit_state(self, X, y, make_evals, xgb_model, verbose, **train_kwargs):
+    def _fit_state(self, X, y, evals, xgb_model, verbose, **train_kwargs):
         """Check, encode y, call ``train``; sets the ``_FITTED`` attributes on ``self``
         (a copy of the user's estimator).
 
-        ``make_evals(est, raw)`` builds the eval sets with ``est``'s encoders (``raw``: X
-        goes to ``train`` unencoded, as categorical input does); ``train_kwargs`` go to
-        ``train``."""
+        ``evals``: ``fit``'s eval-set arguments (``eval_set``, ``sample_weight_eval_set``,
+        ...: ``gbm.data.eval_sets.fit_eval_specs``), checked and encoded as the training
+        data is; ``train_kwargs`` go to ``train``."""
         if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) \
                 or self.n_estimators < 1:
             raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
@@ -208,35 +209,20 @@ class _GBMBase(BaseEstimator):
             xgb_model = xgb_model.get_booster()
         train_kwargs["callbacks"] = list(self.callbacks or []) + list(
             train_kwargs.get("callbacks") or [])
+        evals = fit_eval_specs(**evals, prepare=lambda spec: self._prepare_eval(spec, raw))
         self._Booster = train(params, X, y, num_boost_round=self._boost_rounds(),
-                              feature_names=names, init_model=xgb_model,
-                              evals=make_evals(self, raw),
+                              feature_names=names, init_model=xgb_model, evals=evals,
                               verbose_eval=verbose,
                               early_stopping_rounds=self.early_stopping_rounds,
                               categorical_features=self.categorical_features, **train_kwargs)
         return self
 
-    def _eval_sets(self, eval_set, weights, raw=False, base_margins=None):
-        if eval_set is None:
-            if base_margins is not None:
-                raise ValueError("base_margin_eval_set is given but eval_set is not")
-            return []
-        for name, value in (("sample_weight_eval_set", weights),
-                            ("base_margin_eval_set", base_margins)):
-            if value is not None and len(value) != len(eval_set):
-                raise ValueError(f"{name} has {len(value)} entries but eval_set has "
-                                 f"{len(eval_set)}")
-        evals = []
-        for i, (X_eval, y_eval) in enumerate(eval_set):
-            y_eval = self._encode_eval_y(self._column_y(to_host(y_eval)))
-            entry = {"X": self._validate_X(X_eval, reset=False, raw=raw), "y": y_eval,
-                     "name": f"validation_{i}"}
-            if weights is not None and weights[i] is not None:
-                entry["sample_weight"] = weights[i]
-            if base_margins is not None and base_margins[i] is not None:
-                entry["base_margin"] = base_margins[i]
-            evals.append(entry)
-        return evals
+    def _prepare_eval(self, spec, raw):
+        """An eval set checked and encoded as the training data is (``raw``: its X goes to
+        ``train`` unencoded, as categorical input does)."""
+        spec.y = self._encode_eval_y(self._column_y(to_host(spec.y)))
+        spec.X = self._validate_X(spec.X, reset=False, raw=raw)
+        return spec
 
     def _column_y(self, y):
         """y as one column (regressors also take several, see GBMRegressor)."""
@@ -523,42 +509,20 @@ class GBMRanker(_GBMBase):
             raise ValueError(f"GBMRanker needs a ranking objective ('rank:ndcg' or "
                              f"'rank:pairwise'), got objective={self.objective!r}")
         X, qid = _pop_qid(X, qid)
-        return self._fit(
-            X, y, lambda est, raw: est._ranking_eval_sets(eval_set, eval_group, eval_qid,
-                                                          sample_weight_eval_set, raw,
-                                                          base_margin_eval_set),
-            xgb_model, verbose, sample_weight=sample_weight, group=group, qid=qid,
-            callbacks=callbacks, base_margin=base_margin)
+        evals = dict(eval_set=eval_set, sample_weight_eval_set=sample_weight_eval_set,
+                     base_margin_eval_set=base_margin_eval_set, eval_group=eval_group,
+                     eval_qid=eval_qid)
+        return self._fit(X, y, evals, xgb_model, verbose, sample_weight=sample_weight,
+                         group=group, qid=qid, callbacks=callbacks, base_margin=base_margin)
 
     def _encode_y(self, y):
         return y, {}  # the objective comes from the ranking parameters
 
-    def _ranking_eval_sets(self, eval_set, eval_group, eval_qid, weights, raw=False,
-                           base_margins=None):
-        if eval_set is None:
-            for name, value in (("eval_group", eval_group), ("eval_qid", eval_qid),
-                                ("sample_weight_eval_set", weights),
-                                ("base_margin_eval_set", base_margins)):
-                if value is not None:
-                    raise ValueError(f"{name} is given but eval_set is not")
-            return []
-        n = len(eval_set)
-        for name, value in (("eval_group", eval_group), ("eval_qid", eval_qid),
-                            ("sample_weight_eval_set", weights),
-                            ("base_margin_eval_set", base_margins)):
-            if value is not None and len(value) != n:
-                raise ValueError(f"{name} has {len(value)} entries but eval_set has {n}")
-        evals = []
-        for i, (X_eval, y_eval) in enumerate(eval_set):
-            X_eval, q = _pop_qid(X_eval, None if eval_qid is None else eval_qid[i])
-            evals.append({"X": self._validate_X(X_eval, reset=False, raw=raw),
-                          "y": column_or_1d(y_eval),
-                          "name": f"validation_{i}", "qid": q,
-                          "group": None if eval_group is None else eval_group[i],
-                          "sample_weight": None if weights is None else weights[i]})
-            if base_margins is not None and base_margins[i] is not None:
-                evals[-1]["base_margin"] = base_margins[i]
-        return evals
+    def _prepare_eval(self, spec, raw):
+        X, spec.qid = _pop_qid(spec.X, spec.qid)  # a DataFrame's qid column
+        spec.X = self._validate_X(X, reset=False, raw=raw)
+        spec.y = column_or_1d(spec.y)
+        return spec
 
     def predict(self, X, output_margin=True, iteration_range=None, base_margin=None):
         """Ranking scores, float64 (n_samples,): higher = ranked first within a query.

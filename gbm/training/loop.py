@@ -1,43 +1,27 @@
 """The boosting loop ``train``.
 
-The loop is written once for one rank of a possibly distributed fit: every quantity that
-depends on all rows (categories, bin edges, gradient maxima, histograms, base scores,
-leaf quantiles, metrics, stop decisions) goes through the backend's collective, which is
-a no-op locally. ``gbm.collective.ThreadGroup`` runs it over several ranks in one process.
+Written once for one rank of a possibly distributed fit (``collective``): the set-up is
+``gbm.training.prepare``, a round is ``gbm.training.rounds``, and the eval sets' scores,
+printing, early stopping and the caller's hooks are callbacks (``gbm.callback``, run by
+``gbm.training.callbacks``). ``gbm.collective.ThreadGroup`` runs ranks in one process.
 """
 import numpy as np
 
-from ..objectives.adaptive import refresh_leaves
-from ..runtime.backend import get_backend
-from ..data.binning import BinMapper
-from ..model.booster import Booster, _load_init_model
-from ..data.categorical import check_same_categorical, encode_X, fit_categories
+from ..callback import EarlyStopping, EvaluationMonitor
 from ..collective import LOCAL
-from ..tree.constraints import (interaction_matrix, parse_interaction_constraints,
-                          parse_monotone_constraints)
-from ..data import compat
-from ..runtime import compile_ahead
-from ..data.inputs import feature_names_of, to_host
-from ..data.dmatrix import DMatrix
-from .evaluation import EvalSet, Evaluator, unpack_eval
-from ..tree.grower import HistogramBuffers, TreeData, TreeGrower
-from ..tree.group_threads import GroupRunner
-from ..tree.lockstep import Lockstep, use_lockstep
-from ..tree.margins import add_tree, all_rows
-from ..objectives.multi_target import check_targets, n_targets
-from ..objectives.pointwise import get_objective
-from ..params import validate_params
-from ..tree.quantize import GPAIR_DTYPE, quantize
-from ..data.queries import training_queries
-from ..tree.sampling import ColumnSampler, row_sample
+from ..data.compat import metric_function
+from ..data.training_data import training_data
+from .callbacks import CallbackContainer
+from .evaluation import Evaluation
+from .prepare import Fit
+from .rounds import grow_round
 
 
 def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=(),
           verbose_eval=False, feature_names=None, init_model=None, early_stopping_rounds=None,
           maximize=None, obj=None, custom_metric=None, callbacks=(), group=None, qid=None,
           categorical_features=None, *, base_margin=None, evals_result=None, feval=None,
-          xgb_model=None, dtrain=None, _collective=LOCAL, _row_ids=None,
-          _early_stopping_state=None):
+          xgb_model=None, dtrain=None, collective=None, row_ids=None):
     """Train a gradient-boosted tree model.
 
     Parameters
@@ -60,7 +44,8 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
         Sets scored after every round with ``params["eval_metric"]`` (default: the
         objective's metric), into ``booster.evals_result``. A dict entry has keys ``X``,
         ``y``, ``name`` and optionally ``sample_weight``, ``group``, ``qid``,
-        ``base_margin``: the form for ranking eval sets, which need their own query groups.
+        ``base_margin``, ``row_ids``: the form for ranking eval sets, which need their own
+        query groups (see ``gbm.data.eval_sets``). Names must differ.
     verbose_eval : bool or int
         Print a line of scores every round (True), every N rounds (an int N; the last
         round is printed too), or never, as XGBoost does.
@@ -97,7 +82,9 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
         ``(name, value)`` pairs.
     callbacks : sequence of gbm.callback.TrainingCallback
         Hooks around the training and every round (``after_iteration`` returning True
-        stops training), e.g. ``gbm.callback.ProgressBar()``.
+        stops training), e.g. ``gbm.callback.ProgressBar()``; run after ``train``'s own
+        (the eval sets' scores, ``verbose_eval``'s ``EvaluationMonitor``,
+        ``early_stopping_rounds``' ``EarlyStopping``).
     feature_names : list of str, optional
         Taken from a DataFrame's columns when not given.
     categorical_features : list of int or str, or bool mask, optional
@@ -115,169 +102,43 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
     qid : array-like of int (n_samples,), optional
         Instead of ``group``: the query id of each row, sorted (non-decreasing).
 
+    collective : a gbm.collective collective, optional
+        This process's part in a distributed fit (``gbm.dask`` passes one per worker, and
+        ``gbm.collective.ThreadGroup`` runs ranks as threads): every quantity that depends
+        on all rows (categories, bin edges, gradient maxima, histograms, base scores, leaf
+        quantiles, metrics, stop requests) is agreed through it. None: a local fit.
+    row_ids : array-like of int (n_samples,), optional
+        Each row's index in the whole data set when X is one part of it (with
+        ``collective``); row sampling and the bin edges' row sample are keyed by it, so the
+        parts train the model the whole data trains. Default: 0 .. n_samples - 1.
+
     Returns
     -------
     Booster
-
-    ``_collective`` and ``_row_ids`` are for distributed training (gbm.dask): this rank's
-    collective, and the index of each of its rows in the whole data set.
     """
-    args = compat.training_data(X, y, num_boost_round, dtrain, sample_weight, group, qid,
-                                base_margin, feature_names, categorical_features)
-    X, y, num_boost_round, dmatrix = args["X"], args["y"], args["num_boost_round"], args["dmatrix"]
-    sample_weight, group, qid = args["sample_weight"], args["group"], args["qid"]
-    base_margin, feature_names = args["base_margin"], args["feature_names"]
-    categorical_features = args["categorical_features"]
+    data, num_boost_round = training_data(X, y, num_boost_round, dtrain, sample_weight, group,
+                                          qid, base_margin, feature_names,
+                                          categorical_features, row_ids)
     init_model = _one_of("init_model", init_model, "xgb_model", xgb_model)
     custom_metric = _one_of("custom_metric", custom_metric, "feval", feval)
     if evals_result is not None and not isinstance(evals_result, dict):
         raise TypeError(f"evals_result must be a dict to fill, got {type(evals_result).__name__}")
-    p = validate_params(params)
-    collective = _collective
-    shard = collective.world_size > 1  # this rank holds a part of the rows (maybe none)
-    if isinstance(num_boost_round, bool) or not isinstance(num_boost_round, (int, np.integer)) \
-            or num_boost_round < 0:
-        raise ValueError(f"num_boost_round must be an integer >= 0, got {num_boost_round!r}")
-    backend = get_backend(p["device"], p["n_jobs"], _collective)
-    if backend.name == "cpu":
-        compile_ahead.prepare()  # an empty compile cache: filled by several processes
-    backend.workspace = {}  # a round's large arrays reuse the last round's memory
-    names = feature_names if feature_names is not None else feature_names_of(X)
-    init = None
-    if init_model is not None:  # continue with the model's categories
-        init = _load_init_model(init_model)
-        if categorical_features is not None:
-            check_same_categorical(init.categories, categorical_features, X, names)
-        X = encode_X(X, init.categories, shard=shard)
-        categories = init.categories
-    else:
-        X, categories = fit_categories(X, categorical_features, names, collective=collective)
-    if names is not None and len(names) != X.shape[1]:
-        raise ValueError(f"feature_names has {len(names)} names but X has {X.shape[1]} columns")
-    if backend.name == "cpu":  # GPU input to a CPU fit: copied to the host once
-        X = to_host(X)
-    y = check_targets(y, X.shape[0])
-    p = _with_targets(p, params, y)
-    objective = get_objective(p)
-    queries, w = training_queries(objective, group, qid, sample_weight, X.shape[0], shard)
-    y = objective.check_labels(y)
-    w_grad = w  # the gradients' weights: scale_pos_weight scales the positive rows'
-    if p["scale_pos_weight"] != 1.0:
-        w_grad = np.where(y == 1.0, w * p["scale_pos_weight"], w)
-    row_ids = np.arange(X.shape[0]) if _row_ids is None else np.asarray(_row_ids, np.int64)
-    n_rows_total = int(collective.allreduce(np.array([X.shape[0]], np.int64), "sum")[0])
-    if shard:  # the checks a rank cannot make alone
-        if n_rows_total == 0:
-            raise ValueError("X has 0 rows on every worker; training needs at least one")
-        if not _agree(collective, (w > 0).any()):
-            raise ValueError("sample_weight is zero for every row of every worker; at least "
-                             "one weight must be positive")
-    leaf_alphas = getattr(objective, "leaf_alphas", None) if obj is None else None
-    with backend.threads():
-        data, mapper = _bin(X, w, categories, names, p, backend, row_ids, n_rows_total)
-    # a round's groups' trees: on small tables in lockstep, a level of all of them per
-    # kernel call (gbm/tree/lockstep.py); otherwise concurrently in threads where that pays
-    # (gbm/tree/group_threads.py), each thread with its own levels' histograms
-    lockstep = (Lockstep(data, objective.n_groups, backend)
-                if use_lockstep(p, backend, objective.n_groups, data, leaf_alphas is not None)
-                else None)
-    runner = GroupRunner(backend, 1 if lockstep else objective.n_groups,
-                         lambda: HistogramBuffers(backend.xp))
-    with backend.threads(), runner:
-        _check_init_model(init, p, X.shape[1], names)
-        if init is not None:
-            base = init.base_margin
-            names = names if names is not None else init.feature_names
-        elif p["base_score"] is None:
-            base = objective.base_margin(y, None if sample_weight is None and w_grad is w
-                                         else w_grad, collective)
-        else:
-            base = objective.base_score_to_margin(p["base_score"])
-        booster = Booster(p, X.shape[1], names, base, mapper.cuts, categories)
-        xp = backend.xp  # the fit's arrays live where the backend's kernels run
-        # margins group-major: each output group's column is contiguous for the kernels;
-        # the objectives see the (n_rows, n_groups) view ``by_group.T``
-        by_group = xp.repeat(xp.asarray(base, dtype=np.float64)[:, None], X.shape[0], axis=1)
-        first_round = 0
-        if init is not None:
-            for tree, group_ in zip(init.trees, init.tree_group):
-                booster.add_tree(tree, group_)
-            booster.iteration_indptr = list(init.iteration_indptr)
-            start = xp.asarray(init._predict_checked(X, output_margin=True)).reshape(
-                X.shape[0], init.n_groups)
-            by_group = xp.ascontiguousarray(start.T)
-            first_round = init.num_boosted_rounds
-        if base_margin is not None:  # each row's own start instead of the base margin
-            start = compat.check_base_margin(base_margin, X.shape[0], booster.n_groups)
-            by_group = xp.ascontiguousarray(by_group - xp.asarray(base)[:, None]
-                                            + xp.asarray(start))
-        eval_sets = [_eval_set(e, i, queries, shard, booster, mapper, backend)
-                     for i, e in enumerate(evals)]
-        metric = compat.metric_function(custom_metric, raw_margin=obj is not None)
-        evaluator = Evaluator(eval_sets, p["eval_metric"] or [objective.default_metric], objective,
-                              _check_patience(early_stopping_rounds), maximize, verbose_eval,
-                              metric, p)
-        if _early_stopping_state is not None:  # a resumed fit (gbm.dask.checkpoint)
-            evaluator.resume(booster, *_early_stopping_state)
-        if obj is not None:
-            obj = compat.objective_function(obj, dmatrix if dmatrix is not None else
-                                            DMatrix._of_labels(y, sample_weight, base_margin))
-        if queries is not None:
-            objective.bind(queries, backend, row_ids)
-        y_fit, w_fit = backend.asarray(y), backend.asarray(w_grad)  # on the device
-        callbacks = list(callbacks)
-        for cb in callbacks:  # e.g. a progress bar's total
-            plan = getattr(cb, "plan_rounds", None)
-            if plan is not None:
-                plan(first_round, first_round + num_boost_round)
-        for cb in callbacks:
-            booster = cb.before_training(booster)
-        # whether a callback may ask to stop, on any rank (rank 0 alone saves checkpoints):
-        # without one, the rounds need not agree on the callbacks' stop requests
-        stoppable = _agree(collective, bool(callbacks))
-        for round_ in range(first_round, first_round + num_boost_round):
-            asked = [cb.before_iteration(booster, round_, booster.evals_result) for cb in callbacks]
-            if stoppable and _agree(collective, any(asked)):
+    collective = LOCAL if collective is None else collective
+    fit = Fit(params, data, num_boost_round, init_model, obj, collective)
+    with fit:
+        booster = fit.start()
+        own = _own_callbacks(fit, fit.eval_sets(evals, booster), verbose_eval,
+                             early_stopping_rounds, maximize, custom_metric, obj is not None)
+        rounds = (fit.first_round, fit.first_round + num_boost_round)
+        hooks = CallbackContainer(own, callbacks, collective, rounds)
+        booster = hooks.before_training(booster)
+        for round_ in range(*rounds):
+            if hooks.before_iteration(booster, round_):
                 break
-            margin = by_group.T
-            if obj is not None:
-                grad, hess = _call_objective(obj, margin, y, w_grad, backend)
-            elif queries is not None:  # ranking: pairs may be drawn per round
-                grad, hess = objective.gradients(margin, y_fit, w_fit, backend, round_=round_)
-            else:
-                grad, hess = objective.gradients(margin, y_fit, w_fit, backend)
-            # group-major: no copy when the objective wrote them so (gbm.objectives.gradients)
-            grad, hess = xp.ascontiguousarray(grad.T), xp.ascontiguousarray(hess.T)
-
-            def grow(group_, group_backend, buffers):
-                residual = None  # absolute / quantile loss: leaves become residual quantiles
-                if leaf_alphas is not None:
-                    y_group = y if y.ndim == 1 else y[:, group_]
-                    residual = (y_group - backend.to_host(by_group[group_]), leaf_alphas[group_])
-                return _grow_group(data, grad[group_], hess[group_], by_group[group_], group_,
-                                   round_, residual, row_ids, n_rows_total,
-                                   None if sample_weight is None else w, p, group_backend,
-                                   buffers)
-
-            new_trees = []
-            if lockstep is not None:
-                by_round = [[tree] for tree in lockstep.grow_round(
-                    grad, hess, by_group, round_, row_ids, n_rows_total, p,
-                    runner.buffers())]
-            else:
-                by_round = runner.map(grow, range(objective.n_groups))
-            for group_, trees in enumerate(by_round):
-                for tree in trees:
-                    booster.add_tree(tree, group_)
-                new_trees += trees
-            booster.end_round()
-            stop = evaluator.after_round(booster, new_trees, backend)
-            asked = [cb.after_iteration(booster, round_, booster.evals_result) for cb in callbacks]
-            if stop or (stoppable and _agree(collective, any(asked))):
+            grow_round(fit, booster, round_)
+            if hooks.after_iteration(booster, round_):
                 break
-        evaluator.finish(collective)
-        for cb in callbacks:
-            booster = cb.after_training(booster)
+        booster = hooks.after_training(booster)
     if evals_result is not None:
         evals_result.clear()
         evals_result.update({name: {m: list(v) for m, v in scores.items()}
@@ -285,15 +146,24 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
     return booster
 
 
-def _with_targets(p, params, y):
-    """``p`` with ``num_target`` set from the columns of ``y`` (several: one output group
-    per target); a ``num_target`` the user gave must agree."""
-    k = n_targets(y)
-    given = params.get("num_target") if isinstance(params, dict) else None
-    if given is not None and p["num_target"] != k:
-        raise ValueError(f"num_target={p['num_target']} but y has {k} column(s); leave "
-                         "num_target out, it is taken from y")
-    return p if k == p["num_target"] else validate_params(dict(params or {}, num_target=k))
+def _own_callbacks(fit, eval_sets, verbose_eval, early_stopping_rounds, maximize,
+                   custom_metric, custom_objective):
+    """``train``'s callbacks: the eval sets' scores, then printing (on the first rank),
+    then early stopping."""
+    metric = metric_function(custom_metric, raw_margin=custom_objective)
+    patience = _check_patience(early_stopping_rounds)
+    period = _check_period(verbose_eval)
+    if patience is not None and not eval_sets:
+        raise ValueError("early_stopping_rounds needs at least one eval set (evals / eval_set)")
+    names = fit.params["eval_metric"] or [fit.objective.default_metric]
+    own = [Evaluation(eval_sets, names, fit.objective, fit.backend, metric, fit.params)]
+    if period and eval_sets and fit.collective.rank == 0:
+        own.append(EvaluationMonitor(period))
+    if patience is not None:
+        # with a user's metric, lower is better unless said otherwise (as XGBoost)
+        own.append(EarlyStopping(patience, maximize=(False if maximize is None and metric
+                                                     is not None else maximize)))
+    return own
 
 
 def _one_of(name, value, other_name, other):
@@ -301,116 +171,6 @@ def _one_of(name, value, other_name, other):
     if value is not None and other is not None:
         raise TypeError(f"{name} and {other_name} are the same argument; pass one")
     return other if value is None else value
-
-
-def _agree(collective, flag):
-    """True on every rank when ``flag`` is True on any (a stop asked by one callback)."""
-    return bool(collective.allreduce(np.array([bool(flag)], dtype=np.uint8), "max")[0])
-
-
-def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
-    """Bin edges (the same for any split of the rows), the binned rows and the features'
-    layout and constraints: ``(TreeData, BinMapper)``."""
-    n_categories = None if categories is None else np.array(
-        [-1 if c is None else len(c) for c in categories], dtype=np.int64)
-    mapper = BinMapper(p["max_bin"], p["bin_sample_size"], p["random_state"])
-    mapper.fit(X, w, n_rows_total=n_rows_total, n_threads=backend.n_threads,
-               n_categories=n_categories, row_ids=row_ids, collective=backend.collective)
-    bins = mapper.transform(X, backend.kernels, backend.xp, fitted_on_X=True)
-    is_categorical = np.zeros(X.shape[1], dtype=np.uint8)
-    if categories is not None:
-        is_categorical[[f for f, c in enumerate(categories) if c is not None]] = 1
-    monotone = parse_monotone_constraints(p["monotone_constraints"], names, X.shape[1])
-    if monotone is not None and (monotone[is_categorical == 1] != 0).any():
-        f = int(np.flatnonzero((monotone != 0) & (is_categorical == 1))[0])
-        raise ValueError(f"monotone_constraints puts a constraint on feature "
-                         f"{names[f] if names else f}, which is categorical; categories "
-                         "have no order, so only numeric features can be monotone")
-    interaction = interaction_matrix(
-        parse_interaction_constraints(p["interaction_constraints"], names, X.shape[1]), X.shape[1])
-    data = TreeData(bins, backend.xp.ascontiguousarray(bins.T), mapper.n_bins, mapper.feature_offsets,
-                    mapper.padded_cuts(), is_categorical,
-                    np.zeros(X.shape[1], np.int8) if monotone is None else monotone, interaction)
-    return data, mapper
-
-
-def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_rows_total,
-                weights, p, backend, buffers):
-    """Grow one round's trees of one output group (``num_parallel_tree`` of them, sharing
-    the round's gradients, as XGBoost does) and add their leaf values to ``column`` (the
-    group's margins, contiguous, updated in place); returns the trees, for the caller to
-    add to the booster in group order."""
-    gpair, scales = quantize(grad, hess, backend, n_rows_total,
-                             out=backend.buffer("gpair", (grad.shape[0], 2), GPAIR_DTYPE))
-    n_parallel = p["num_parallel_tree"]
-    # Each parallel tree's leaves carry learning_rate / num_parallel_tree, so a round
-    # adds learning_rate times the mean of its trees (XGBoost scales them the same way).
-    tree_params = p if n_parallel == 1 else dict(p, learning_rate=p["learning_rate"] / n_parallel)
-    xp = backend.xp
-    trees = []
-    for parallel in range(n_parallel):
-        kept = row_sample(p["random_state"], round_, group, row_ids, p["subsample"], parallel)
-        rows = (all_rows(backend, row_ids.shape[0]) if kept is None
-                else backend.asarray(np.flatnonzero(kept).astype(np.int32)))
-        columns = ColumnSampler(p, data.n_features, round_, group, parallel)
-        # without a leaf refresh, the last level's leaves go straight into the margins
-        grower = TreeGrower(data, gpair, scales, rows, tree_params, backend, columns, buffers,
-                            column=column if residual is None else None)
-        (tree,), rows, starts, ends, values = grower.grow()
-        if residual is not None:
-            values = refresh_leaves(values, backend.to_host(rows), starts, ends, residual[0],
-                                    residual[1], tree_params["learning_rate"], weights,
-                                    backend.collective)
-            tree.value[grower.leaf_ids[0]] = values
-        with backend.threads(rows.shape[0]):
-            backend.kernels.add_leaf_values(rows, starts, ends, values, column)
-            if kept is not None:  # rows left out of the sample: walk them through the tree
-                add_tree(backend, data, tree, np.flatnonzero(~kept), column)
-        trees.append(tree)
-    return trees
-
-
-def _eval_set(entry, index, train_queries, shard, booster, mapper, backend):
-    """An ``evals`` entry (a DMatrix one included) as an ``EvalSet``."""
-    entry, base_margin = compat.eval_entry(entry, index)
-    row_ids = None  # a distributed eval set's rows' global indices (gbm.dask)
-    if isinstance(entry, dict) and "_row_ids" in entry:
-        entry = dict(entry)
-        row_ids = np.asarray(entry.pop("_row_ids"), dtype=np.int64)
-    unpacked = _unpack_eval(entry, index, train_queries, shard)
-    if base_margin is not None:
-        base_margin = compat.check_base_margin(base_margin, np.shape(unpacked[2])[0],
-                                               booster.n_groups,
-                                               f"evals[{unpacked[0]!r}] base_margin")
-    return EvalSet(*unpacked, booster, mapper, backend, base_margin=base_margin,
-                   row_ids=row_ids)
-
-
-def _unpack_eval(entry, index, train_queries, shard):
-    """An ``evals`` entry; with a ranking objective it must carry its query groups."""
-    unpacked = unpack_eval(entry, index, shard)
-    if train_queries is not None and unpacked[4] is None:
-        raise ValueError(f"evals[{index}] ({unpacked[0]!r}) has no query groups; with a ranking "
-                         "objective pass it as a dict with 'group' or 'qid', e.g. "
-                         "{'X': X, 'y': y, 'name': 'valid', 'qid': qid}")
-    return unpacked
-
-
-def _check_init_model(init, p, n_features, names):
-    """The model to continue from, checked against the data."""
-    if init is None:
-        return
-    if init.n_features != n_features:
-        raise ValueError(f"init_model was trained on {init.n_features} features but X has {n_features}")
-    same = ("objective", "num_class", "num_target") + (("quantile_alpha",) if p["objective"] == "reg:quantileerror"
-                                         else ())
-    for key in same:  # the output groups and their base margins must mean the same
-        if init.params[key] != p[key]:
-            raise ValueError(f"init_model was trained with {key}={init.params[key]!r}, "
-                             f"not {p[key]!r}; continue with the same {key}")
-    if names is not None and init.feature_names is not None and names != init.feature_names:
-        raise ValueError(f"X has feature names {names} but init_model was trained with "
-                         f"{init.feature_names}")
 
 
 def _check_patience(rounds):
@@ -421,17 +181,11 @@ def _check_patience(rounds):
     return int(rounds)
 
 
-def _call_objective(obj, margin, y, w, backend):
-    """Gradients from a user's objective, checked: same shape as the margin, finite. The
-    function sees NumPy arrays (a copy of the margin from the device on a GPU)."""
-    shape = margin.shape if margin.shape[1] > 1 else (margin.shape[0],)
-    grad, hess = obj(np.array(backend.to_host(margin).reshape(shape), order="C"), y, w)
-    out = []
-    for name, value in (("gradient", grad), ("hessian", hess)):
-        value = np.asarray(value, dtype=np.float64)
-        if value.shape != shape:
-            raise ValueError(f"the objective's {name} has shape {value.shape}, expected {shape}")
-        if not np.isfinite(value).all():
-            raise ValueError(f"the objective's {name} holds NaN or infinity")
-        out.append(backend.asarray(value.reshape(margin.shape)))
-    return out
+def _check_period(verbose):
+    """``verbose_eval`` as a period in rounds (0: never print)."""
+    if isinstance(verbose, bool) or verbose is None:
+        return int(bool(verbose))
+    if isinstance(verbose, (int, np.integer)) and verbose >= 0:
+        return int(verbose)  # XGBoost's verbose_eval=N: every N rounds
+    raise ValueError(f"verbose_eval must be True, False or an integer >= 0 (print every "
+                     f"that many rounds), got {verbose!r}")

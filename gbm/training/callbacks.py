@@ -1,0 +1,53 @@
+"""The callbacks of one fit, run in order: ``train``'s own first (the eval sets'
+scoring, printing, early stopping), then the caller's.
+
+Stopping: a callback asks to stop by returning True from ``before_iteration`` or
+``after_iteration``, and training ends on every rank. ``train``'s own callbacks decide
+the same on every rank (they read the same scores), but the caller's may differ between
+ranks (``gbm.dask`` saves checkpoints on rank 0 only), so when any rank has callbacks of
+the caller's, the ranks agree on each hook's stop request (one exchange a hook a round).
+"""
+import numpy as np
+
+
+class CallbackContainer:
+    """``own``: ``train``'s callbacks; ``given``: the caller's; ``rounds``: the
+    ``[begin, end)`` of the rounds to train (a progress bar's total)."""
+
+    def __init__(self, own, given, collective, rounds):
+        given = list(given)
+        for cb in given:
+            plan = getattr(cb, "plan_rounds", None)
+            if plan is not None:
+                plan(*rounds)
+        self.callbacks, self.collective, self.given = list(own) + given, collective, bool(given)
+        self.agree = False
+
+    def before_training(self, booster):
+        for cb in self.callbacks:
+            booster = cb.before_training(booster)
+        self.agree = agree(self.collective, self.given)  # whether any rank has the caller's
+        return booster
+
+    def before_iteration(self, booster, epoch):
+        """Whether to stop before training round ``epoch``."""
+        return self._stop([cb.before_iteration(booster, epoch, booster.evals_result)
+                           for cb in self.callbacks])
+
+    def after_iteration(self, booster, epoch):
+        """Whether to stop after round ``epoch``; every callback sees the round."""
+        return self._stop([cb.after_iteration(booster, epoch, booster.evals_result)
+                           for cb in self.callbacks])
+
+    def after_training(self, booster):
+        for cb in self.callbacks:
+            booster = cb.after_training(booster)
+        return booster
+
+    def _stop(self, asked):
+        return agree(self.collective, any(asked)) if self.agree else any(asked)
+
+
+def agree(collective, flag):
+    """True on every rank when ``flag`` is True on any."""
+    return bool(collective.allreduce(np.array([bool(flag)], dtype=np.uint8), "max")[0])

@@ -1,0 +1,245 @@
+"""A fit's set-up, before its first round: parameters, backend, features (categories
+encoded), labels, weights and query groups checked, the objective, the bin edges and
+binned rows, the model to continue, the starting margins and the eval sets.
+
+Written once for one rank of a possibly distributed fit: every quantity that depends on
+all rows (categories, bin edges, row counts, base scores, query-group weights) goes
+through the collective, which is a no-op locally.
+"""
+import contextlib
+
+import numpy as np
+
+from ..collective import LOCAL
+from ..data.binning import BinMapper
+from ..data.categorical import check_same_categorical, encode_X, fit_categories
+from ..data.compat import objective_function
+from ..data.dmatrix import DMatrix
+from ..data.eval_sets import check_eval, eval_specs
+from ..data.inputs import check_base_margin, check_targets, feature_names_of, n_targets, to_host
+from ..data.queries import training_queries
+from ..model.booster import Booster, _load_init_model
+from ..objectives import get_objective
+from ..objectives.custom import CustomObjective
+from ..params import validate_params
+from ..runtime import compile_ahead
+from ..runtime.backend import get_backend
+from ..tree.constraints import (interaction_matrix, parse_interaction_constraints,
+                                parse_monotone_constraints)
+from ..tree.grower import HistogramBuffers, TreeData
+from ..tree.group_threads import GroupRunner
+from ..tree.lockstep import Lockstep, use_lockstep
+from .callbacks import agree
+from .evaluation import EvalSet
+
+
+class Fit:
+    """The prepared state of a fit (one rank's, in a distributed one).
+
+    Built in two steps: the constructor checks the data and bins it; ``start()``, inside
+    ``with fit:`` (the backend's threads and the output groups' runner), makes the booster
+    (or continues ``init_model``'s) and the starting margins. ``eval_sets(evals)`` then
+    checks and bins the eval sets against it.
+
+    Attributes the rounds read: ``params`` (validated), ``backend``, ``objective``,
+    ``data`` (``TreeData``: the binned rows), ``margins`` (float64 (n_groups, n_rows),
+    group-major), ``y`` / ``y_fit`` (labels on the host / on the device), ``w`` (row
+    weights on the host), ``w_fit`` (the gradients' weights on the device: with
+    ``scale_pos_weight``), ``refresh_weights`` (the leaf refresh's: None when unweighted),
+    ``queries``, ``row_ids``, ``n_rows_total``, ``lockstep``, ``runner``, ``first_round``.
+    """
+
+    def __init__(self, params, data, num_boost_round, init_model=None, obj=None,
+                 collective=LOCAL):
+        p = validate_params(params)
+        _check_rounds(num_boost_round)
+        self.collective, self.shard = collective, collective.world_size > 1
+        backend = self.backend = get_backend(p["device"], p["n_jobs"], collective)
+        if backend.name == "cpu":
+            compile_ahead.prepare()  # an empty compile cache: filled by several processes
+        backend.workspace = {}  # a round's large arrays reuse the last round's memory
+        X = self._features(data, init_model)
+        y = check_targets(data.y, X.shape[0])
+        self.params = p = _with_targets(p, params, y)
+        objective = get_objective(p)
+        self.queries, w = training_queries(objective, data.group, data.qid, data.sample_weight,
+                                           X.shape[0], self.shard)
+        self.y = y = objective.check_labels(y)
+        self.w, self.w_grad = w, w  # the gradients' weights: scale_pos_weight scales the positives'
+        if p["scale_pos_weight"] != 1.0:
+            self.w_grad = np.where(y == 1.0, w * p["scale_pos_weight"], w)
+        self.refresh_weights = None if data.sample_weight is None else w
+        self.weighted = data.sample_weight is not None or self.w_grad is not w
+        self._rows(X, data.row_ids)
+        if obj is not None:  # the user's gradients, the named objective's everything else
+            dtrain = data.dmatrix if data.dmatrix is not None else DMatrix._of_labels(
+                y, data.sample_weight, data.base_margin)
+            objective = CustomObjective(objective, objective_function(obj, dtrain))
+        self.objective, self.base_margin_rows = objective, data.base_margin
+        with backend.threads():
+            self.data, self.mapper = _bin(X, w, self.categories, self.names, p, backend,
+                                          self.row_ids, self.n_rows_total)
+        self.X = X
+        # a round's groups' trees: on small tables in lockstep, a level of all of them per
+        # kernel call (gbm/tree/lockstep.py); otherwise concurrently in threads where that
+        # pays (gbm/tree/group_threads.py), each thread with its own levels' histograms
+        self.lockstep = (Lockstep(self.data, objective.n_groups, backend)
+                         if use_lockstep(p, backend, objective.n_groups, self.data,
+                                         objective.leaf_alphas is not None) else None)
+        self.runner = GroupRunner(backend, 1 if self.lockstep else objective.n_groups,
+                                  lambda: HistogramBuffers(backend.xp))
+        self._context = None
+
+    def _features(self, data, init_model):
+        """X with its categories encoded (a continued model's, or fitted), on the host for
+        a CPU fit; sets ``names``, ``init`` (the model to continue) and ``categories``."""
+        X, names = data.X, data.feature_names
+        names = self.names = names if names is not None else feature_names_of(X)
+        self.init = None if init_model is None else _load_init_model(init_model)
+        if self.init is not None:  # continue with the model's categories
+            if data.categorical_features is not None:
+                check_same_categorical(self.init.categories, data.categorical_features, X, names)
+            X = encode_X(X, self.init.categories, shard=self.shard)
+            self.categories = self.init.categories
+        else:
+            X, self.categories = fit_categories(X, data.categorical_features, names,
+                                                collective=self.collective)
+        if names is not None and len(names) != X.shape[1]:
+            raise ValueError(f"feature_names has {len(names)} names but X has {X.shape[1]} columns")
+        if self.backend.name == "cpu":  # GPU input to a CPU fit: copied to the host once
+            X = to_host(X)
+        return X
+
+    def _rows(self, X, row_ids):
+        """Each row's index in the whole data set, the total row count, the checks a rank
+        cannot make alone, and the query groups located in the whole data set."""
+        collective = self.collective
+        self.row_ids = (np.arange(X.shape[0]) if row_ids is None
+                        else np.asarray(row_ids, np.int64))
+        if self.row_ids.shape != (X.shape[0],):
+            raise ValueError(f"row_ids has shape {self.row_ids.shape}; expected ({X.shape[0]},): "
+                             "one index per row of X")
+        self.n_rows_total = int(collective.allreduce(np.array([X.shape[0]], np.int64), "sum")[0])
+        if self.shard:  # this rank holds a part of the rows (maybe none)
+            if self.n_rows_total == 0:
+                raise ValueError("X has 0 rows on every worker; training needs at least one")
+            if not agree(collective, (self.w > 0).any()):
+                raise ValueError("sample_weight is zero for every row of every worker; at "
+                                 "least one weight must be positive")
+        if self.queries is not None:
+            self.queries.locate(self.row_ids, collective)
+
+    def __enter__(self):
+        self._context = contextlib.ExitStack()
+        self._context.enter_context(self.backend.threads())
+        self._context.enter_context(self.runner)
+        return self
+
+    def __exit__(self, *exc):
+        return self._context.__exit__(*exc)
+
+    def start(self):
+        """The booster to train (holding ``init_model``'s trees when continuing) and the
+        starting margins; sets ``margins``, ``first_round``, ``y_fit``, ``w_fit``."""
+        p, X, init, backend, xp = self.params, self.X, self.init, self.backend, self.backend.xp
+        names = self.names
+        _check_init_model(init, p, X.shape[1], names)
+        if init is not None:
+            base = init.base_margin
+            names = names if names is not None else init.feature_names
+        elif p["base_score"] is None:
+            base = self.objective.base_margin(self.y, self.w_grad if self.weighted else None,
+                                              self.collective)
+        else:
+            base = self.objective.base_score_to_margin(p["base_score"])
+        booster = Booster(p, X.shape[1], names, base, self.mapper.cuts, self.categories)
+        # margins group-major: each output group's column is contiguous for the kernels;
+        # the objectives see the (n_rows, n_groups) view ``margins.T``
+        margins = xp.repeat(xp.asarray(base, dtype=np.float64)[:, None], X.shape[0], axis=1)
+        self.first_round = 0
+        if init is not None:
+            for tree, group in zip(init.trees, init.tree_group):
+                booster.add_tree(tree, group)
+            booster.iteration_indptr = list(init.iteration_indptr)
+            start = xp.asarray(init._predict_checked(X, output_margin=True)).reshape(
+                X.shape[0], init.n_groups)
+            margins = xp.ascontiguousarray(start.T)
+            self.first_round = init.num_boosted_rounds
+        if self.base_margin_rows is not None:  # each row's own start instead of the base
+            start = check_base_margin(self.base_margin_rows, X.shape[0], booster.n_groups)
+            margins = xp.ascontiguousarray(margins - xp.asarray(base)[:, None] + xp.asarray(start))
+        self.margins = margins
+        self.y_fit, self.w_fit = backend.asarray(self.y), backend.asarray(self.w_grad)
+        return booster
+
+    def eval_sets(self, evals, booster):
+        """``evals`` (any form of ``gbm.data.eval_sets``) checked and binned: a list of
+        ``EvalSet``, their margins starting where the booster's do."""
+        specs = eval_specs(evals)
+        names = [spec.name for spec in specs]
+        if len(set(names)) != len(names):
+            raise ValueError(f"the eval sets are named {names}; each needs a name of its own "
+                             "(their scores are kept by name)")
+        return [EvalSet(check_eval(spec, i, booster.n_groups, self.queries is not None,
+                                   self.shard), booster, self.mapper, self.backend)
+                for i, spec in enumerate(specs)]
+
+
+def _check_rounds(num_boost_round):
+    if isinstance(num_boost_round, bool) or not isinstance(num_boost_round, (int, np.integer)) \
+            or num_boost_round < 0:
+        raise ValueError(f"num_boost_round must be an integer >= 0, got {num_boost_round!r}")
+
+
+def _with_targets(p, params, y):
+    """``p`` with ``num_target`` set from the columns of ``y`` (several: one output group
+    per target); a ``num_target`` the user gave must agree."""
+    k = n_targets(y)
+    given = params.get("num_target") if isinstance(params, dict) else None
+    if given is not None and p["num_target"] != k:
+        raise ValueError(f"num_target={p['num_target']} but y has {k} column(s); leave "
+                         "num_target out, it is taken from y")
+    return p if k == p["num_target"] else validate_params(dict(params or {}, num_target=k))
+
+
+def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
+    """Bin edges (the same for any split of the rows), the binned rows and the features'
+    layout and constraints: ``(TreeData, BinMapper)``."""
+    n_categories = None if categories is None else np.array(
+        [-1 if c is None else len(c) for c in categories], dtype=np.int64)
+    mapper = BinMapper(p["max_bin"], p["bin_sample_size"], p["random_state"])
+    mapper.fit(X, w, n_rows_total=n_rows_total, n_threads=backend.n_threads,
+               n_categories=n_categories, row_ids=row_ids, collective=backend.collective)
+    bins = mapper.transform(X, backend.kernels, backend.xp, fitted_on_X=True)
+    is_categorical = np.zeros(X.shape[1], dtype=np.uint8)
+    if categories is not None:
+        is_categorical[[f for f, c in enumerate(categories) if c is not None]] = 1
+    monotone = parse_monotone_constraints(p["monotone_constraints"], names, X.shape[1])
+    if monotone is not None and (monotone[is_categorical == 1] != 0).any():
+        f = int(np.flatnonzero((monotone != 0) & (is_categorical == 1))[0])
+        raise ValueError(f"monotone_constraints puts a constraint on feature "
+                         f"{names[f] if names else f}, which is categorical; categories "
+                         "have no order, so only numeric features can be monotone")
+    interaction = interaction_matrix(
+        parse_interaction_constraints(p["interaction_constraints"], names, X.shape[1]), X.shape[1])
+    data = TreeData(bins, backend.xp.ascontiguousarray(bins.T), mapper.n_bins, mapper.feature_offsets,
+                    mapper.padded_cuts(), is_categorical,
+                    np.zeros(X.shape[1], np.int8) if monotone is None else monotone, interaction)
+    return data, mapper
+
+
+def _check_init_model(init, p, n_features, names):
+    """The model to continue from, checked against the data."""
+    if init is None:
+        return
+    if init.n_features != n_features:
+        raise ValueError(f"init_model was trained on {init.n_features} features but X has {n_features}")
+    same = ("objective", "num_class", "num_target") + (("quantile_alpha",) if p["objective"] == "reg:quantileerror"
+                                         else ())
+    for key in same:  # the output groups and their base margins must mean the same
+        if init.params[key] != p[key]:
+            raise ValueError(f"init_model was trained with {key}={init.params[key]!r}, "
+                             f"not {p[key]!r}; continue with the same {key}")
+    if names is not None and init.feature_names is not None and names != init.feature_names:
+        raise ValueError(f"X has feature names {names} but init_model was trained with "
+                         f"{init.feature_names}")

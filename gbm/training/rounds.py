@@ -1,0 +1,79 @@
+"""One boosting round: the gradients at the current margins, then each output group's
+trees (``num_parallel_tree`` of them), their leaf values added to the margins.
+
+A round's groups grow in lockstep on small tables (``gbm.tree.lockstep``: a level of
+every group's tree per kernel call), else concurrently where that pays
+(``gbm.tree.group_threads``), each thread with its own histograms.
+"""
+import numpy as np
+
+from ..objectives.adaptive import refresh_leaves
+from ..tree.grower import TreeGrower
+from ..tree.margins import add_tree, all_rows
+from ..tree.quantize import GPAIR_DTYPE, quantize
+from ..tree.sampling import ColumnSampler, row_sample
+
+
+def grow_round(fit, booster, round_):
+    """Train round ``round_`` of ``fit`` (a ``gbm.training.prepare.Fit``): its trees are
+    added to ``booster`` in group order, ``fit.margins`` updated in place."""
+    backend, objective, xp = fit.backend, fit.objective, fit.backend.xp
+    grad, hess = objective.gradients(fit.margins.T, fit.y_fit, fit.w_fit, backend=backend,
+                                     queries=fit.queries, round_=round_)
+    # group-major: no copy when the objective wrote them so (gbm.objectives.gradients)
+    grad, hess = xp.ascontiguousarray(grad.T), xp.ascontiguousarray(hess.T)
+    if fit.lockstep is not None:
+        by_group = [[tree] for tree in fit.lockstep.grow_round(
+            grad, hess, fit.margins, round_, fit.row_ids, fit.n_rows_total, fit.params,
+            fit.runner.buffers())]
+    else:
+        def grow(group, group_backend, buffers):
+            residual = None  # absolute / quantile loss: leaves become residual quantiles
+            if objective.leaf_alphas is not None:
+                y = fit.y if fit.y.ndim == 1 else fit.y[:, group]
+                residual = (y - backend.to_host(fit.margins[group]), objective.leaf_alphas[group])
+            return _grow_group(fit.data, grad[group], hess[group], fit.margins[group], group,
+                               round_, residual, fit.row_ids, fit.n_rows_total,
+                               fit.refresh_weights, fit.params, group_backend, buffers)
+
+        by_group = fit.runner.map(grow, range(objective.n_groups))
+    for group, trees in enumerate(by_group):
+        for tree in trees:
+            booster.add_tree(tree, group)
+    booster.end_round()
+
+
+def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_rows_total,
+                weights, p, backend, buffers):
+    """Grow one round's trees of one output group (``num_parallel_tree`` of them, sharing
+    the round's gradients, as XGBoost does) and add their leaf values to ``column`` (the
+    group's margins, contiguous, updated in place); returns the trees, for the caller to
+    add to the booster in group order."""
+    gpair, scales = quantize(grad, hess, backend, n_rows_total,
+                             out=backend.buffer("gpair", (grad.shape[0], 2), GPAIR_DTYPE))
+    n_parallel = p["num_parallel_tree"]
+    # Each parallel tree's leaves carry learning_rate / num_parallel_tree, so a round
+    # adds learning_rate times the mean of its trees (XGBoost scales them the same way).
+    tree_params = p if n_parallel == 1 else dict(p, learning_rate=p["learning_rate"] / n_parallel)
+    xp = backend.xp
+    trees = []
+    for parallel in range(n_parallel):
+        kept = row_sample(p["random_state"], round_, group, row_ids, p["subsample"], parallel)
+        rows = (all_rows(backend, row_ids.shape[0]) if kept is None
+                else backend.asarray(np.flatnonzero(kept).astype(np.int32)))
+        columns = ColumnSampler(p, data.n_features, round_, group, parallel)
+        # without a leaf refresh, the last level's leaves go straight into the margins
+        grower = TreeGrower(data, gpair, scales, rows, tree_params, backend, columns, buffers,
+                            column=column if residual is None else None)
+        (tree,), rows, starts, ends, values = grower.grow()
+        if residual is not None:
+            values = refresh_leaves(values, backend.to_host(rows), starts, ends, residual[0],
+                                    residual[1], tree_params["learning_rate"], weights,
+                                    backend.collective)
+            tree.value[grower.leaf_ids[0]] = values
+        with backend.threads(rows.shape[0]):
+            backend.kernels.add_leaf_values(rows, starts, ends, values, column)
+            if kept is not None:  # rows left out of the sample: walk them through the tree
+                add_tree(backend, data, tree, np.flatnonzero(~kept), column)
+        trees.append(tree)
+    return trees
