@@ -22,7 +22,8 @@ PENDING = {}
 # metrics' inputs (``elementwise``) and the unweighted binary AUC (``auc``). The metrics
 # are computed on the host so that a score is the same bits on every backend (gbm.numerics,
 # gbm.metrics). ``test_host_only_kernels_are_not_on_the_gpu`` keeps this list honest.
-HOST_ONLY = {"exact": ("add_exact_parts",)}
+HOST_ONLY = {"exact": ("add_exact_parts",),
+             "elementwise": ("exp_into", "log_into", "log2_into")}
 HOST_KERNELS = {name for names in HOST_ONLY.values() for name in names}
 CONCEPTS = ("binning", "histogram", "linear", "linear_cd", "objective", "partition", "predict",
             "quantize", "rank", "shap", "split") + tuple(HOST_ONLY)
