@@ -23,7 +23,8 @@ PENDING = {}
 # are computed on the host so that a score is the same bits on every backend (gbm.numerics,
 # gbm.metrics). ``test_host_only_kernels_are_not_on_the_gpu`` keeps this list honest.
 HOST_ONLY = {"exact": ("add_exact_parts",),
-             "elementwise": ("exp_into", "log_into", "log2_into")}
+             "elementwise": ("exp_into", "log_into", "log2_into"),
+             "auc": ("split_by_label", "twice_mann_whitney")}
 HOST_KERNELS = {name for names in HOST_ONLY.values() for name in names}
 CONCEPTS = ("binning", "histogram", "linear", "linear_cd", "objective", "partition", "predict",
             "quantize", "rank", "shap", "split") + tuple(HOST_ONLY)
