@@ -36,3 +36,11 @@ PAIRWISE, NDCG = 0, 1
 # (max_delta_step,), TWEEDIE (variance power,), PSEUDOHUBER (slope,), QUANTILE (one alpha
 # per output group); the others read nothing
 SQUARED, LOGISTIC, SOFTMAX, POISSON, GAMMA, TWEEDIE, PSEUDOHUBER, ABSOLUTE, QUANTILE = range(9)
+
+# Exact float sums (``exact`` kernels, gbm.numerics.exact): int64 bins of a superaccumulator,
+# one row per sum. Bin k weighs 2**(k + EXACT_E_MIN): the smallest value bit, 2**-1074, is
+# bin 52. A 53-bit mantissa is added as two halves, of 26 (EXACT_HALF) and 27 bits, so the
+# bins reach the high half of the largest finite float.
+EXACT_E_MIN = -1126
+EXACT_HALF = 26
+EXACT_BINS = 1024 + EXACT_HALF - EXACT_E_MIN - 52

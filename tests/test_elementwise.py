@@ -32,7 +32,7 @@ def test_each_element_is_the_reference(name):
 
 def test_log_split_by_bits_is_log_at_every_exponent():
     """``log`` reads the frexp parts of positive normal values below 2**1022 from their
-    bits (``_log_into``): every exponent, the edges of that range and outside it, bit for
+    bits (``kernels.cpu.log_into``): every exponent, the edges of that range and outside it, bit for
     bit the reference's."""
     rng = np.random.default_rng(4)
     powers = 2.0 ** np.arange(-1074.0, 1024.0)

@@ -1,8 +1,10 @@
 """Every backend's kernels module exports the reference's kernels, with the same names and
-the same arguments in the same order (DESIGN.md, "Kernel contract")."""
+the same arguments in the same order (DESIGN.md, "Kernel contract"); the host kernels
+(``HOST_ONLY``) are the CPU's and the reference's only."""
 import importlib
 import importlib.util
 import inspect
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +17,17 @@ BACKENDS = ["cpu"] + (["cuda"] if importlib.util.find_spec("numba_cuda") else []
 # Kernels a backend does not have yet, on purpose (none today: the linear models' CUDA
 # kernels landed). ``test_pending_kernels_are_really_missing`` keeps this list honest.
 PENDING = {}
+# Kernels that run on the host on every backend, by design, so have no CUDA version: the
+# exact sums behind base scores and metrics (``exact``), the same-bits exp / log / log2 of
+# metrics' inputs (``elementwise``) and the unweighted binary AUC (``auc``). The metrics
+# are computed on the host so that a score is the same bits on every backend (gbm.numerics,
+# gbm.metrics). ``test_host_only_kernels_are_not_on_the_gpu`` keeps this list honest.
+HOST_ONLY = {"exact": ("add_exact_parts",),
+             "elementwise": ("exp_into", "log_into", "log2_into"),
+             "auc": ("split_by_label", "twice_mann_whitney")}
+HOST_KERNELS = {name for names in HOST_ONLY.values() for name in names}
+CONCEPTS = ("binning", "histogram", "linear", "linear_cd", "objective", "partition", "predict",
+            "quantize", "rank", "shap", "split") + tuple(HOST_ONLY)
 
 
 def _parameters(fn):
@@ -25,7 +38,8 @@ def _parameters(fn):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_backend_exports_the_reference_kernels(backend):
     module = importlib.import_module(f"gbm.kernels.{backend}")
-    expected = [name for name in reference.__all__ if name not in PENDING.get(backend, ())]
+    left_out = set(PENDING.get(backend, ())) | (HOST_KERNELS if backend != "cpu" else set())
+    expected = [name for name in reference.__all__ if name not in left_out]
     assert sorted(module.__all__) == sorted(expected)
     for name in expected:
         assert _parameters(getattr(module, name)) == _parameters(getattr(reference, name)), name
@@ -38,11 +52,24 @@ def test_pending_kernels_are_really_missing():
             assert not set(names) & set(dir(module)), backend
 
 
+def test_host_only_kernels_are_not_on_the_gpu():
+    for concept, names in HOST_ONLY.items():
+        assert set(names) <= set(reference.__all__), concept
+        module = importlib.import_module(f"gbm.kernels.reference.{concept}")
+        assert all(inspect.isfunction(getattr(module, name)) for name in names), concept
+        assert importlib.util.find_spec(f"gbm.kernels.cuda.{concept}") is None, concept
+    if "cuda" in BACKENDS:
+        cuda = importlib.import_module("gbm.kernels.cuda")
+        assert not HOST_KERNELS & set(dir(cuda))
+
+
 def test_every_reference_kernel_is_exported():
-    # the concept modules' public functions are all in the namespace (none forgotten)
+    # the concept modules' public functions are all in the namespace (none forgotten), and
+    # every concept module is in CONCEPTS (none unchecked)
+    found = {path.stem for path in Path(reference.__file__).parent.glob("*.py")}
+    assert found - {"__init__"} == set(CONCEPTS)
     exported = set(reference.__all__)
-    for concept in ("binning", "histogram", "linear", "linear_cd", "objective", "partition",
-                    "predict", "quantize", "rank", "shap", "split"):
+    for concept in CONCEPTS:
         module = importlib.import_module(f"gbm.kernels.reference.{concept}")
         public = {name for name, value in vars(module).items()
                   if inspect.isfunction(value) and not name.startswith("_")

@@ -58,3 +58,15 @@ def test_weighted_and_multiclass_auc_match_scikit_learn():
 def test_one_class_is_refused():
     with pytest.raises(ValueError, match="both classes"):
         metrics.auc(np.ones(4), np.arange(4.0), None)
+
+
+def test_extreme_scores_match_scikit_learn():
+    # subnormals, signed zeros (equal: a tie) and the largest floats, through the merge path
+    tiny, huge = 5e-324, 1.7976931348623157e308
+    score = np.array([-huge, -1.0, -0.0, 0.0, tiny, 2 * tiny, 1e-310, 1.0, huge, huge, 0.0])
+    for y in ([0, 1, 0, 1, 0, 1, 1, 0, 1, 0, 0], [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+              [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0], [1, 0], [0, 1]):
+        y = np.asarray(y, dtype=np.float64)
+        s = score[:y.size]
+        assert metrics.auc(y, s, None) == _trapezoids(y, s)
+        assert metrics.auc(y, s, None) == pytest.approx(roc_auc_score(y, s), abs=1e-12)

@@ -44,7 +44,7 @@ _I64 = types.int64
 # objectives) and its predict compile, in the order a classifier's fit first calls them.
 # tests/test_compile_ahead.py checks the list against a fit's own signatures.
 STANDARD = (
-    ("gbm.numerics.exact", "_add_parts", (_I64_2, _I64_2), 0.5),
+    ("gbm.kernels.cpu.exact", "add_exact_parts", (_I64_2, _I64_2), 0.5),
     ("gbm.kernels.cpu.binning", "bin_values", (_F32_2, _F32_2, _I32_1, _U8_2), 1.0),
     ("gbm.kernels.cpu.objective", "_group_major_gradients",
      (_I64, _F64_2, _F64_1, _F64_1, _F64_2, _F64_2, _I64), 2.0),

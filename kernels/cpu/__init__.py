@@ -8,8 +8,15 @@ write into ``out`` arrays the caller owns; a batch of nodes is given as segments
 histograms are ragged (``kernels/layout.py``); ``n_threads`` is passed in where a kernel
 cuts its work by it, never read inside a cached kernel; every sum that feeds a split is
 an integer sum, so the thread count cannot change any result.
+
+Host kernels (``exact``, ``elementwise``, ``auc``; no CUDA twin, by design) are called by
+host code on every backend (``gbm.numerics``, ``gbm.metrics``): the metrics and exact sums
+they compute are then the same bits whatever the device.
 """
+from .auc import split_by_label, twice_mann_whitney
 from .binning import bin_values
+from .elementwise import exp_into, log2_into, log_into
+from .exact import add_exact_parts
 from .histogram import build_histograms, subtract_histograms
 from .linear import (dual_terms, gradient_csc, gradient_dense, gram_dense, hessian_diagonal_csc,
                      hessian_diagonal_dense, loss_terms, margins_csc, margins_csr, margins_dense)
@@ -30,4 +37,7 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms", "gradient_csc",
            "gradient_dense", "gram_dense", "hessian_diagonal_csc",
            "hessian_diagonal_dense", "loss_terms", "margins_csc", "margins_csr",
-           "margins_dense", "svc_dual_cd_csr", "svc_dual_cd_dense")
+           "margins_dense", "svc_dual_cd_csr", "svc_dual_cd_dense",
+           # host kernels (no CUDA twin by design: run on the host on every backend)
+           "add_exact_parts", "exp_into", "log_into", "log2_into", "split_by_label",
+           "twice_mann_whitney")

@@ -1,7 +1,12 @@
 """Plain NumPy twins of the kernels: obviously correct, slow, the test oracle. Same names
-and signatures as every backend's kernels module (``n_threads`` is accepted and ignored).
+and signatures as every backend's kernels module (``n_threads`` is accepted and ignored);
+the host kernels (``exact``, ``elementwise``, ``auc``) are the CPU's only (see
+``kernels/cpu/__init__.py``).
 """
+from .auc import split_by_label, twice_mann_whitney
 from .binning import bin_values
+from .elementwise import exp_into, log2_into, log_into
+from .exact import add_exact_parts
 from .histogram import build_histograms, subtract_histograms
 from .linear import (dual_terms, gradient_csc, gradient_dense, gram_dense, hessian_diagonal_csc,
                      hessian_diagonal_dense, loss_terms, margins_csc, margins_csr, margins_dense)
@@ -22,7 +27,10 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms", "gradient_csc",
            "gradient_dense", "gram_dense", "hessian_diagonal_csc",
            "hessian_diagonal_dense", "loss_terms", "margins_csc", "margins_csr",
-           "margins_dense", "svc_dual_cd_csr", "svc_dual_cd_dense")
+           "margins_dense", "svc_dual_cd_csr", "svc_dual_cd_dense",
+           # host kernels (no CUDA twin by design: run on the host on every backend)
+           "add_exact_parts", "exp_into", "log_into", "log2_into", "split_by_label",
+           "twice_mann_whitney")
 # the linear models' kernels (gbm.linear), on every backend (CUDA: kernels/cuda/linear*.py)
 LINEAR_KERNELS = ("cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms",
                   "gradient_csc", "gradient_dense", "gram_dense", "hessian_diagonal_csc",
