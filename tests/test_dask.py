@@ -198,6 +198,43 @@ def test_base_margin_of_the_data_and_an_eval_set(client):
         gbm.dask.train(client, params, dX, dy, 3, base_margin=offset)
 
 
+def test_estimators_take_base_margins_of_the_data_and_the_eval_sets(client):
+    X, y = _data(17)
+    Xv, yv = _data(18, n=600)
+    y, yv = (y > 0.5).astype(int), (yv > 0.5).astype(int)
+    offset = np.nan_to_num(X[:, 3]) / 2
+    offset_v = np.nan_to_num(Xv[:, 3]) / 2
+    kw = dict(n_estimators=4, max_depth=3, max_bin=32, eval_metric="logloss")
+    local = GBMClassifier(**kw).fit(X, y, base_margin=offset, eval_set=[(Xv, yv)],
+                                    base_margin_eval_set=[offset_v])
+    plain = GBMClassifier(**kw).fit(X, y, eval_set=[(Xv, yv)])
+    assert local.get_booster().to_json() != plain.get_booster().to_json()  # margins used
+    dX, dy, doffset = _dask(X, y, offset)
+    dXv, dyv, doffset_v = _dask(Xv, yv, offset_v, chunks=(250, 350))
+    est = gbm.dask.DaskGBMClassifier(**kw).fit(dX, dy, base_margin=doffset,
+                                              eval_set=[(dXv, dyv)],
+                                              base_margin_eval_set=[doffset_v])
+    assert est.get_booster().to_json() == local.get_booster().to_json()
+    assert est.evals_result() == local.evals_result()
+    np.testing.assert_array_equal(est.to_local().predict_proba(Xv, base_margin=offset_v),
+                                  local.predict_proba(Xv, base_margin=offset_v))
+
+
+def test_ranker_eval_sets_with_their_query_ids(client):
+    X, y = _data(19)
+    Xv, yv = _data(20, n=600)
+    rel, rel_v = np.clip(np.round(y), 0, 4), np.clip(np.round(yv), 0, 4)
+    qid, qid_v = np.repeat(np.arange(120), 20), np.repeat(np.arange(30), 20)
+    kw = dict(n_estimators=3, max_depth=3, max_bin=32, eval_metric="ndcg@5")
+    local = GBMRanker(**kw).fit(X, rel, qid=qid, eval_set=[(Xv, rel_v)], eval_qid=[qid_v])
+    dX, drel, dqid = _dask(X, rel, qid, chunks=(1200, 1200))
+    dXv, drel_v, dqid_v = _dask(Xv, rel_v, qid_v, chunks=(300, 300))
+    est = gbm.dask.DaskGBMRanker(**kw).fit(dX, drel, qid=dqid, eval_set=[(dXv, drel_v)],
+                                          eval_qid=[dqid_v])
+    assert est.get_booster().to_json() == local.get_booster().to_json()
+    assert est.evals_result() == local.evals_result()
+
+
 def _first_row_error(y_, pred, w):  # depends on which row comes first
     return "first", float(abs(y_[0] - pred[0]))
 

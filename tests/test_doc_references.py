@@ -25,6 +25,23 @@ def test_cited_test_files_exist():
     assert not missing, "\n".join(missing)
 
 
+def test_cited_source_files_exist():
+    # gbm/... and kernels/... paths in docs, docstrings and comments (a folder ends in /)
+    missing = []
+    for path, text in _texts():
+        for cited in set(re.findall(r"(?<![\w./-])((?:gbm|kernels)/(?:\w+/)*(?:\w+\.py)?)(?![\w*])",
+                                    text)):
+            if not (ROOT / cited).exists():
+                missing.append(f"{path.relative_to(ROOT)} cites {cited}")
+    assert not missing, "\n".join(sorted(missing))
+
+
+def test_no_text_cites_the_design_notes_outside_the_repository():
+    cited = [f"{path.relative_to(ROOT)}" for path, text in _texts()
+             if re.search(r"\b(DESIGN|DISTRIBUTED)\.md\b", text)]
+    assert not cited, f"cite docs/architecture.md or docs/distributed.md instead: {cited}"
+
+
 def _number(text):
     return int(text.replace(",", ""))
 

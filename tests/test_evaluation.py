@@ -73,3 +73,82 @@ def test_bad_evaluation_arguments(kwargs, message):
         kwargs["evals"] = [(X, y, "valid")]
     with pytest.raises(ValueError, match=message):
         gbm.train(params, X, y, 3, **kwargs)
+
+
+def _early_stopped_fit(**kwargs):
+    X, y = _noisy_exact_data(4, 3000)
+    evals = [(X[:2000], y[:2000], "train"), (X[2000:], y[2000:], "valid")]
+    params = {"objective": "binary:logistic", "eval_metric": ["logloss", "auc"],
+              "max_depth": 4, "learning_rate": 0.5}
+    return gbm.train(params, X[:2000], y[:2000], 200, evals=evals, **kwargs)
+
+
+def test_early_stopping_callback_is_early_stopping_rounds():
+    by_rounds = _early_stopped_fit(early_stopping_rounds=5)
+    by_callback = _early_stopped_fit(callbacks=[gbm.callback.EarlyStopping(5)])
+    assert by_rounds.num_boosted_rounds < 200  # it did stop early
+    assert by_callback.to_json() == by_rounds.to_json()
+    assert (by_callback.best_iteration, by_callback.best_score) == (
+        by_rounds.best_iteration, by_rounds.best_score)
+
+
+def test_early_stopping_watches_the_metric_and_set_it_is_given():
+    # the training set's logloss keeps falling: no stop before the rounds run out
+    b = _early_stopped_fit(callbacks=[gbm.callback.EarlyStopping(
+        5, metric_name="logloss", data_name="train")])
+    assert b.num_boosted_rounds == 200
+    scores = b.evals_result["train"]["logloss"]
+    assert b.best_iteration == int(np.argmin(scores)) and b.best_score == min(scores)
+    # AUC is maximised: the best round is the highest AUC of the validation set
+    b = _early_stopped_fit(callbacks=[gbm.callback.EarlyStopping(5, metric_name="auc")])
+    auc = b.evals_result["valid"]["auc"]
+    assert b.best_score == max(auc) and b.num_boosted_rounds == b.best_iteration + 6
+
+
+def test_early_stopping_min_delta_needs_a_larger_improvement():
+    plain = _early_stopped_fit(callbacks=[gbm.callback.EarlyStopping(3, data_name="train")])
+    strict = _early_stopped_fit(callbacks=[gbm.callback.EarlyStopping(3, data_name="train",
+                                                                       min_delta=0.05)])
+    assert strict.num_boosted_rounds < plain.num_boosted_rounds
+    # each new best beat the one before by more than min_delta
+    scores = strict.evals_result["train"]["auc"]
+    best = [scores[0]]
+    for s in scores[1:]:
+        if s > best[-1] + 0.05:
+            best.append(s)
+    assert strict.best_score == best[-1]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"metric_name": "rmse"}, "metric_name 'rmse' is not scored on 'valid'"),
+    ({"data_name": "test"}, "data_name 'test' is not an eval set"),
+])
+def test_early_stopping_names_what_it_cannot_find(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        _early_stopped_fit(callbacks=[gbm.callback.EarlyStopping(5, **kwargs)])
+
+
+def test_early_stopping_without_an_eval_set_says_so():
+    X, y = _noisy_exact_data(5, 300)
+    with pytest.raises(ValueError, match="needs at least one eval set"):
+        gbm.train({}, X, y, 3, callbacks=[gbm.callback.EarlyStopping(2)])
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="rounds must be an integer >= 1"):
+            gbm.callback.EarlyStopping(bad)
+    with pytest.raises(ValueError, match="period must be an integer >= 1"):
+        gbm.callback.EvaluationMonitor(0)
+
+
+def test_evaluation_monitor_prints_what_verbose_eval_prints(capsys):
+    X, y = _noisy_exact_data(6, 1000)
+    evals = [(X, y, "train")]
+    gbm.train({"eval_metric": ["rmse", "mae"]}, X, y, 7, evals=evals, verbose_eval=3)
+    by_verbose = capsys.readouterr().out
+    gbm.train({"eval_metric": ["rmse", "mae"]}, X, y, 7, evals=evals,
+              callbacks=[gbm.callback.EvaluationMonitor(3)])
+    assert capsys.readouterr().out == by_verbose
+    lines = by_verbose.strip().splitlines()
+    assert [line.split("\t")[0] for line in lines] == ["[0]", "[3]", "[6]"]
+    fields = lines[0].split("\t")[1:]
+    assert [f.split(":")[0] for f in fields] == ["train-rmse", "train-mae"]
+    assert all(len(f.split(":")[1].split(".")[1]) == 5 for f in fields)  # 5 decimals

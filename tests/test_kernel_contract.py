@@ -1,5 +1,5 @@
 """Every backend's kernels module exports the reference's kernels, with the same names and
-the same arguments in the same order (DESIGN.md, "Kernel contract"); the host kernels
+the same arguments in the same order (docs/architecture.md, "The kernel contract"); the host kernels
 (``HOST_ONLY``) are the CPU's and the reference's only."""
 import importlib
 import importlib.util

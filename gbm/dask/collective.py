@@ -2,7 +2,7 @@
 
 Each training rank is one long task on one worker. The ranks exchange directly, worker to
 worker, through a comm handler that a ``WorkerPlugin`` adds to every worker (the pattern
-of Dask's own P2P shuffle; measured in ``DISTRIBUTED.md``): Dask's connections, addresses,
+of Dask's own P2P shuffle; docs/distributed.md, "Performance"): Dask's connections, addresses,
 TLS and zero-copy NumPy serialisation, no extra ports, nothing through the client or the
 scheduler. An exchange is all-to-all: every rank sends its value to every other rank and
 waits for theirs (a handful of workers; a ring pays off only for many workers).

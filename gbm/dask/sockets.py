@@ -3,7 +3,7 @@
 
 A small all-reduce over Dask's own comms cost 1.5-3.6 ms between two workers on the
 2-core machine this was measured on, and a depth-6 round makes 7 exchanges; over the ranks'
-own sockets it costs 0.3-0.4 ms (``bench/RESULTS_dask.md``, ``DISTRIBUTED.md``). So,
+own sockets it costs 0.3-0.4 ms (``bench/RESULTS_dask.md``, docs/distributed.md). So,
 when every rank's worker has a ``tcp://`` address, the ranks build a full mesh of their
 own connections at the start of a training and exchange over it; the set-up itself and
 the fallback decision go over Dask's comms:

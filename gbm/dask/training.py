@@ -1,6 +1,6 @@
 """Training on a Dask cluster: one model, whatever the number of workers or the chunking.
 
-SPMD, as in ``DESIGN.md``: the client plans which partitions each worker trains on (those
+SPMD (docs/architecture.md): the client plans which partitions each worker trains on (those
 it already holds, ``gbm.dask.data``), then submits one long task per worker. Every task
 runs the same ``gbm.train`` as local training over its worker's rows, with a collective
 whose exchanges go worker to worker (``gbm.dask.collective``); the client waits, and gets

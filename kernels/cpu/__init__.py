@@ -2,7 +2,7 @@
 module (``gbm.runtime.backend``). Same names, signatures and results as ``kernels.reference``
 (checked by ``tests/test_kernel_contract.py``).
 
-Conventions (see DESIGN.md, "Kernel contract"): kernels are stateless functions that
+Conventions (docs/architecture.md, "The kernel contract"): kernels are stateless functions that
 write into ``out`` arrays the caller owns; a batch of nodes is given as segments of one
 ``rows`` array (int32), node ``k`` owning ``rows[node_starts[k]:node_ends[k]]``;
 histograms are ragged (``kernels/layout.py``); ``n_threads`` is passed in where a kernel
