@@ -114,9 +114,9 @@ def test_objective_label_checks():
 
 
 def test_cuda_device_gives_a_clear_error():
-    from test_cuda_backend_errors import _gpu_here
+    from tests.support.device_arrays import gpu_here
 
-    if _gpu_here():
+    if gpu_here():
         pytest.skip("a GPU and the CUDA packages are here")
     with pytest.raises(RuntimeError, match=r"device='cuda' .*'detgbm\[gpu\]'"):
         gbm.GBMRegressor(n_estimators=2, device="cuda").fit(X, y)

@@ -13,7 +13,7 @@ import pytest
 
 from gbm.collective import LOCAL, CollectiveError, ThreadGroup
 from gbm.numerics.exact import exact_mean, exact_sum, exact_sums
-from model_cases import CASES
+from tests.support.model_cases import CASES
 
 pd = pytest.importorskip("pandas")
 

@@ -5,21 +5,9 @@ import pytest
 
 import gbm
 from gbm.runtime.backend import get_backend
+from tests.support.device_arrays import gpu_here
 
-
-def _gpu_here():
-    try:
-        import cupy
-
-        cupy.cuda.runtime.getDeviceCount()
-        from numba import config, cuda
-
-        return not config.ENABLE_CUDASIM and cuda.is_available()
-    except Exception:
-        return False
-
-
-pytestmark = pytest.mark.skipif(_gpu_here(), reason="a GPU and the CUDA packages are here")
+pytestmark = pytest.mark.skipif(gpu_here(), reason="a GPU and the CUDA packages are here")
 
 
 def test_get_backend_names_the_gpu_extra():

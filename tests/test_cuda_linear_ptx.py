@@ -14,8 +14,8 @@ if config.ENABLE_CUDASIM:
     pytest.skip("PTX needs the real CUDA target, not the simulator", allow_module_level=True)
 
 from numba import types  # noqa: E402
-from test_cuda_ptx import (_exact_scaling, _power_of_two_registers, compile_ptx,  # noqa: E402,F401
-                           monkeypatch_module)
+from tests.support.ptx import (compile_ptx, exact_scaling,  # noqa: E402,F401 (fixtures)
+                               monkeypatch_module, power_of_two_registers)
 
 F64, I64, I32 = types.float64[::1], types.int64[::1], types.int32[::1]
 F64_2D, F64_F, F64_3D, I64_2D = (types.float64[:, ::1], types.float64[::1, :],
@@ -67,8 +67,8 @@ def test_every_linear_kernel_compiles_for_the_gpu(compile_ptx, name):
         return
     lines = [line.strip() for line in ptx.splitlines()]
     assert not [line for line in lines if "fma" in line], name
-    pow2 = _power_of_two_registers(lines)
+    pow2 = power_of_two_registers(lines)
     plain = [line for line in lines if line.startswith("mul.f64")
-             and not _exact_scaling(line, pow2)]
+             and not exact_scaling(line, pow2)]
     assert not plain, plain[:5]
     assert any(line.startswith("mul.rn.f64") for line in lines)

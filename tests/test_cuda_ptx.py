@@ -8,10 +8,6 @@ every product of ours is libdevice's ``dmul_rn`` (``mul.rn.f64``), never fused.
 Needs numba-cuda and NVVM/NVRTC (the ``cuda-sim`` extra, part of ``dev``); no GPU. The
 simulator cannot see this trap (it runs Python floats), nor can the CPU.
 """
-import math
-import re
-import struct
-from types import SimpleNamespace
 
 import pytest
 
@@ -22,6 +18,9 @@ if config.ENABLE_CUDASIM:
     pytest.skip("PTX needs the real CUDA target, not the simulator", allow_module_level=True)
 
 from numba import cuda, types  # noqa: E402
+
+from tests.support.ptx import (compile_ptx, exact_scaling,  # noqa: E402,F401 (fixtures)
+                               monkeypatch_module, power_of_two_registers)
 
 F64, F64_2D = types.float64[::1], types.float64[:, ::1]
 I64 = types.int64[::1]
@@ -47,85 +46,14 @@ def _kernels():
     }
 
 
-@pytest.fixture(scope="module")
-def compile_ptx(monkeypatch_module):
-    """compile_ptx for sm_90 with no GPU: device functions called by a kernel are
-    compiled for "the current device", so that device is given a compute capability."""
-    import numba.cuda.dispatcher as dispatcher
-
-    monkeypatch_module.setattr(dispatcher, "get_current_device",
-                               lambda: SimpleNamespace(compute_capability=(9, 0)))
-
-    def compile_(fn, signature, device=False):
-        return cuda.compile_ptx(fn, signature, device=device, cc=(9, 0))[0]
-
-    try:
-        compile_(lambda a, b: a * b + 1.0, (types.float64, types.float64), device=True)
-    except Exception as err:  # no NVVM / NVRTC on this machine
-        pytest.skip(f"cannot compile PTX here: {type(err).__name__}: {err}"[:300])
-    return compile_
-
-
-@pytest.fixture(scope="module")
-def monkeypatch_module():
-    with pytest.MonkeyPatch.context() as patch:
-        yield patch
-
-
-def _power_of_two_immediate(line):
-    """Whether a ``mul.f64 d, a, 0dXXXXXXXXXXXXXXXX;`` multiplies by a power of two."""
-    match = re.search(r"0d([0-9A-Fa-f]{16})", line)
-    if not match:
-        return False
-    value = abs(struct.unpack(">d", bytes.fromhex(match.group(1)))[0])
-    return value > 0 and math.frexp(value)[0] == 0.5
-
-
-def _power_of_two_registers(lines):
-    """Float registers that hold a power of two built from its bits, as NVVM 12 inlines
-    ``math.ldexp``: ``mov.b64 %fd, {lo, hi}`` with ``lo`` 0 and ``hi`` ``(k << 20) +
-    0x3FF00000`` (the bits of 2**k), and products of such registers. A register counts
-    only when every instruction that writes it is of that form."""
-    defs = {}
-    for line in lines:
-        parts = line.rstrip(";").replace(",", " ").replace("{", " ").replace("}", " ").split()
-        if len(parts) >= 2 and parts[1].startswith("%"):
-            defs.setdefault(parts[1], []).append(parts)
-
-    def every(register, form):
-        return register in defs and all(form(d) for d in defs[register])
-
-    def zero(r):
-        return every(r, lambda d: d[0] == "mov.u32" and d[2:] == ["0"])
-
-    def high(r):
-        return every(r, lambda d: d[0] == "add.s32" and d[3:] == ["1072693248"] and every(
-            d[2], lambda e: e[0] == "shl.b32" and e[3:] == ["20"]))
-
-    pow2 = set()
-    while True:  # products of powers of two are powers of two: to a fixed point
-        found = {r for r in defs if r not in pow2 and every(r, lambda d: (
-            d[0] == "mov.b64" and len(d) == 4 and zero(d[2]) and high(d[3])) or (
-            d[0] == "mul.f64" and len(d) == 4 and d[2] in pow2 and d[3] in pow2))}
-        if not found:
-            return pow2
-        pow2 |= found
-
-
-def _exact_scaling(line, pow2):
-    """A ``mul.f64`` by a power of two (an immediate, or a register built as one)."""
-    operands = line.rstrip(";").replace(",", " ").split()[2:]
-    return _power_of_two_immediate(line) or any(r in pow2 for r in operands)
-
-
 def test_a_power_of_two_built_from_bits_is_recognised():
     lines = ["mov.u32 %r1, 0;", "shl.b32 %r2, %r9, 20;", "add.s32 %r3, %r2, 1072693248;",
              "mov.b64 %fd1, {%r1, %r3};", "mul.f64 %fd2, %fd1, %fd1;",
              "mul.f64 %fd3, %fd7, %fd2;", "mul.f64 %fd4, %fd7, %fd8;",
              "mov.b64 %fd5, {%r1, %r3};", "add.f64 %fd5, %fd5, %fd7;"]  # %fd5: not only
-    pow2 = _power_of_two_registers(lines)
+    pow2 = power_of_two_registers(lines)
     assert pow2 == {"%fd1", "%fd2"}
-    assert [_exact_scaling(line, pow2) for line in lines if line.startswith("mul.f64")] == [
+    assert [exact_scaling(line, pow2) for line in lines if line.startswith("mul.f64")] == [
         True, True, False]
 
 
@@ -142,9 +70,9 @@ def test_no_fused_multiply_add_in_the_kernels(compile_ptx, name):
     ptx = compile_ptx(kernel.py_func, signature)
     lines = [line.strip() for line in ptx.splitlines()]
     assert not [line for line in lines if "fma" in line], name
-    pow2 = _power_of_two_registers(lines)  # exact scalings: fusing cannot change them
+    pow2 = power_of_two_registers(lines)  # exact scalings: fusing cannot change them
     plain = [line for line in lines if line.startswith("mul.f64")
-             and not _exact_scaling(line, pow2)]
+             and not exact_scaling(line, pow2)]
     assert not plain, plain[:5]
     if name != "node_weights":  # a leaf weight has no product; the others' are there
         assert any(line.startswith("mul.rn.f64") for line in lines)
@@ -211,11 +139,7 @@ def test_every_kernel_compiles_for_the_gpu(compile_ptx, name):
 def test_the_elementary_test_kernel_compiles(compile_ptx):
     """tests/cuda's check of exp/log/log2 on a GPU compiles (the simulator would run it
     as Python whatever it holds)."""
-    import sys
-    from pathlib import Path
+    from tests.support.elementary_kernel import elementary_kernel
 
-    sys.path.insert(0, str(Path(__file__).parent / "cuda"))
-    from test_cuda_kernels import _elementary_kernel
-
-    ptx = compile_ptx(_elementary_kernel.py_func, (F64, F64_2D))
+    ptx = compile_ptx(elementary_kernel.py_func, (F64, F64_2D))
     assert "fma" not in ptx

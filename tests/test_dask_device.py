@@ -10,8 +10,8 @@ import pytest
 da = pytest.importorskip("dask.array")
 pytest.importorskip("distributed")
 
-import fake_gpu  # noqa: E402
-from fake_gpu import FakeDeviceArray, device  # noqa: E402
+from tests.support import fake_gpu  # noqa: E402
+from tests.support.fake_gpu import FakeDeviceArray, device  # noqa: E402
 
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402

@@ -5,7 +5,6 @@ or two workers share one GPU), send device arrays over Dask as host copies, and 
 the local CPU model, a worker without rows included. NCCL itself is in
 ``tests/test_dask_nccl.py``; real GPUs in ``tests/test_dask_cuda.py``.
 """
-import os
 import sys
 
 import numpy as np
@@ -17,21 +16,18 @@ da = pytest.importorskip("dask.array")
 import cloudpickle  # noqa: E402  (a dependency of distributed)
 from distributed import Client, LocalCluster, wait  # noqa: E402
 
-import fake_gpu  # noqa: E402
-from fake_gpu import FakeDeviceArray  # noqa: E402
+from tests.support import fake_gpu  # noqa: E402
+from tests.support.fake_gpu import FakeDeviceArray  # noqa: E402
 
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
 
 PARAMS = {"max_depth": 3, "max_bin": 32, "bin_sample_size": 800, "learning_rate": 0.3}
-TESTS = os.path.dirname(os.path.abspath(__file__))
 
 
-def _install_fake_gpu(tests=TESTS):
+def _install_fake_gpu():
     """In a worker: ``cupy`` is the fake, and ``device="cuda"`` runs its kernels."""
-    if tests not in sys.path:
-        sys.path.insert(0, tests)
-    import fake_gpu as fake
+    from tests.support import fake_gpu as fake
 
     import gbm.runtime.backend
 

@@ -11,9 +11,9 @@ import threading
 import numpy as np
 import pytest
 
-import fake_gpu
-import fake_nccl
-from fake_gpu import FakeDeviceArray, device
+from tests.support import fake_gpu
+from tests.support import fake_nccl
+from tests.support.fake_gpu import FakeDeviceArray, device
 
 import gbm
 from gbm.dask import nccl as dask_nccl

@@ -4,7 +4,7 @@ They used to crash or fail (TreeSHAP's buffers grew with the square of the depth
 of 0 divided by zero, ``get_dump`` recursed); each runs in a fresh interpreter so that a
 crash fails its test only.
 """
-from isolated import run_isolated
+from tests.support.isolated import run_isolated
 
 CHAIN = """
 import json

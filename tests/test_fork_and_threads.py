@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from isolated import run_isolated
+from tests.support.isolated import run_isolated
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="fork is the default start method on Linux")

@@ -1,17 +1,15 @@
-"""Hypothesis fuzzing (tests/fuzz_models.py), each run in a fresh interpreter so that a
+"""Hypothesis fuzzing (tests/support/fuzz_models.py), each run in a fresh interpreter so that a
 crash fails the test instead of ending the run. The default runs are short; set
 ``GBM_FUZZ_EXAMPLES`` for a longer search (e.g. 5000)."""
 import os
-from pathlib import Path
 
 import pytest
 
-from isolated import run_isolated
+from tests.support.isolated import run_isolated
 
 pytest.importorskip("hypothesis")
 pytest.importorskip("pandas")
 
-SCRIPT = Path(__file__).with_name("fuzz_models.py")
 EXAMPLES = int(os.environ.get("GBM_FUZZ_EXAMPLES", "0"))
 
 
@@ -19,9 +17,8 @@ def _fuzz(kind, default_examples):
     examples = EXAMPLES or default_examples
     out = run_isolated(f"""
         import runpy, sys
-        sys.argv = [{str(SCRIPT)!r}, {kind!r}, "{examples}"]
-        sys.path.insert(0, {str(SCRIPT.parent)!r})
-        runpy.run_path(sys.argv[0], run_name="__main__")
+        sys.argv = ["tests.support.fuzz_models", {kind!r}, "{examples}"]
+        runpy.run_module("tests.support.fuzz_models", run_name="__main__")
     """, timeout=max(300, examples))
     assert out.strip().endswith("ok")
 

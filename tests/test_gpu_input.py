@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import gbm
-import fake_gpu
-from fake_gpu import FakeDeviceArray, device
+from tests.support import fake_gpu
+from tests.support.fake_gpu import FakeDeviceArray, device
 
 
 @pytest.fixture

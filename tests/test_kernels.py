@@ -5,35 +5,10 @@ import pytest
 import gbm.data.binning
 from gbm.kernels import cpu, reference
 from gbm.kernels.layout import CAT_WORDS
+from tests.support.kernel_inputs import (make_inputs, offsets_of, random_forest_arrays,
+                                        random_splits, segments)
 
 N_FEATURES = 5
-
-
-def make_inputs(rng, n_rows, n_bins, missing_rate=0.1):
-    """Random bins (with missing slots) and gradient pairs; rows cut into node segments."""
-    bins = np.empty((n_rows, n_bins.size), dtype=np.uint8)
-    for f, nb in enumerate(n_bins):
-        col = rng.integers(0, nb, n_rows)
-        col[rng.random(n_rows) < missing_rate] = nb  # missing bin
-        bins[:, f] = col
-    gpair = np.column_stack([rng.integers(-10**12, 10**12, n_rows),
-                             rng.integers(0, 10**12, n_rows)]).astype(np.int64)
-    return bins, gpair
-
-
-def offsets_of(n_bins):
-    """The ragged histogram layout: feature f's slots (value bins, then missing)."""
-    return np.concatenate(([0], np.cumsum(np.asarray(n_bins) + 1))).astype(np.int32)
-
-
-def segments(rng, n_rows, n_nodes, with_empty=True):
-    rows = rng.permutation(n_rows).astype(np.int32)
-    cuts = np.sort(rng.integers(0, n_rows + 1, n_nodes - 1))
-    if with_empty and n_nodes > 2:
-        cuts[1] = cuts[0]  # node 1 is empty
-    starts = np.concatenate(([0], cuts)).astype(np.int64)
-    ends = np.concatenate((cuts, [n_rows])).astype(np.int64)
-    return rows, starts, ends
 
 
 CASES = [  # (n_rows, n_bins per feature, n_nodes)
@@ -204,21 +179,6 @@ def test_partition_rows_matches_reference(n_rows, n_nodes):
     np.testing.assert_array_equal(fast_n, slow_n)
 
 
-def random_splits(rng, n_rows, n_nodes, n_bins, categorical_rate=0.5):
-    """A level's rows and splits, as ``partition_rows`` and ``add_split_values`` take them:
-    ``(bins_by_feature, rows, (starts, ends, feature, split_bin, default_left, split_type,
-    cat_bits, n_bins))``, numeric and categorical splits, missing values both ways."""
-    bins, _ = make_inputs(rng, n_rows, n_bins)
-    rows, starts, ends = segments(rng, n_rows, n_nodes)
-    feature = rng.integers(0, n_bins.shape[0], n_nodes).astype(np.int32)
-    split_bin = np.array([rng.integers(0, n_bins[f]) for f in feature], dtype=np.int32)
-    default_left = rng.integers(0, 2, n_nodes).astype(np.uint8)
-    split_type = (rng.random(n_nodes) < categorical_rate).astype(np.uint8)
-    cat_bits = rng.integers(0, 2**32, (n_nodes, CAT_WORDS), dtype=np.uint64).astype(np.uint32)
-    return np.ascontiguousarray(bins.T), rows, (starts, ends, feature, split_bin,
-                                                default_left, split_type, cat_bits, n_bins)
-
-
 @pytest.mark.parametrize("n_rows, n_nodes", [(1, 1), (40, 3), (70000, 5)])
 def test_add_split_values_matches_reference(n_rows, n_nodes):
     """The last level's partition and leaf update in one pass: numeric and categorical
@@ -253,35 +213,6 @@ def test_add_leaf_values_matches_reference():
     cpu.add_leaf_values(rows, starts, ends, values, fast)
     reference.add_leaf_values(rows, starts, ends, values, slow)
     np.testing.assert_array_equal(fast, slow)
-
-
-def random_forest_arrays(rng, n_trees, n_features, n_bins, n_groups):
-    """Random trees of random shapes (a lone leaf, chains, bushes), packed as the
-    prediction kernels read them: each split appends its two children."""
-    from gbm.tree.structure import Forest, Tree
-
-    trees = []
-    for t in range(n_trees):
-        left, feature, split_bin = [-1], [-1], [0]
-        for _ in range(t % 9):  # tree 0 is a single leaf
-            leaves = [i for i, child in enumerate(left) if child < 0]
-            node = leaves[rng.integers(0, len(leaves))]
-            f = int(rng.integers(0, n_features))
-            left[node], feature[node] = len(left), f
-            split_bin[node] = int(rng.integers(0, max(1, n_bins[f] - 1)))
-            left += [-1, -1]
-            feature += [-1, -1]
-            split_bin += [0, 0]
-        left = np.array(left, np.int32)
-        n_nodes = left.size
-        trees.append(Tree(split_feature=np.array(feature, np.int32),
-                          split_bin=np.array(split_bin, np.int32),
-                          threshold=(np.array(split_bin) + 0.5).astype(np.float32),
-                          default_left=rng.integers(0, 2, n_nodes).astype(np.uint8),
-                          left_child=left, right_child=np.where(left >= 0, left + 1, -1).astype(np.int32),
-                          value=rng.normal(size=n_nodes), gain=np.zeros(n_nodes),
-                          cover=np.zeros(n_nodes)))
-    return Forest(trees, rng.integers(0, n_groups, n_trees))
 
 
 @pytest.mark.parametrize("n_rows, n_groups", [(1, 1), (333, 3), (5000, 1)])

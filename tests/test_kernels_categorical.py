@@ -8,39 +8,11 @@ from gbm.kernels import cpu, reference
 from gbm.kernels.cpu.predict import categorical_goes_left as cpu_goes_left
 from gbm.kernels.layout import CAT_WORDS
 from gbm.kernels.reference.predict import categorical_goes_left as reference_goes_left
+from tests.support.kernel_inputs import offsets_of, random_histograms
 
 pd = pytest.importorskip("pandas")
 
 SCALES = np.array([2.0**20, 2.0**22])
-
-
-def offsets_of(n_bins):
-    return np.concatenate(([0], np.cumsum(np.asarray(n_bins) + 1))).astype(np.int32)
-
-
-def random_histograms(rng, n_nodes, n_bins, missing=True):
-    """Histograms of random rows: bins = codes, the last slot of a feature = missing."""
-    n_rows = 3000
-    bins = np.empty((n_rows, n_bins.size), dtype=np.uint8)
-    for f, nb in enumerate(n_bins):
-        # uneven category sizes, some categories absent from some nodes
-        p = rng.dirichlet(np.full(nb, 0.5))
-        bins[:, f] = rng.choice(nb, n_rows, p=p)
-        if missing:
-            bins[rng.random(n_rows) < 0.1, f] = nb
-    gpair = np.column_stack([rng.normal(0, 1, n_rows) * 2**20,
-                             rng.uniform(0, 1, n_rows) * 2**22]).astype(np.int64)
-    for f in (0, 2, 4):  # some signal
-        gpair[:, 0] += (bins[:, f].astype(np.int64) * 7 % 5) * 2**18
-    node = rng.integers(0, n_nodes, n_rows)
-    rows = np.argsort(node, kind="stable").astype(np.int32)
-    counts = np.bincount(node, minlength=n_nodes)
-    ends = np.cumsum(counts).astype(np.int64)
-    starts = (ends - counts).astype(np.int64)
-    offsets = offsets_of(n_bins)
-    hist = np.empty((n_nodes, int(offsets[-1]), 2), np.int64)
-    reference.build_histograms(bins, gpair, rows, starts, ends, offsets, hist)
-    return hist
 
 
 def _evaluate(module, hist, n_bins, is_cat, mask, params, onehot, threshold, bounds=None,

@@ -6,8 +6,8 @@ host conversion as CuPy's do, so any path that forgets the copy fails here."""
 import numpy as np
 import pytest
 
-import fake_gpu
-from fake_gpu import FakeDeviceArray, device
+from tests.support import fake_gpu
+from tests.support.fake_gpu import FakeDeviceArray, device
 from gbm.linear import ElasticNet, Lasso, LinearSVC, LogisticRegression, Ridge
 
 

@@ -6,7 +6,6 @@ its own message.
 import json
 import math
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,17 +13,10 @@ import pytest
 
 from gbm import Booster
 from gbm.io import validation as model_check
+from tests.support.corruptions import CHECKS, corrupted, first_cat, reject
+from tests.support.corruptions import models as build_models
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_model_validation import CHECKS, _corrupted, _first_cat  # noqa: E402 (shared cases)
-
-pytest.importorskip("pandas")  # the categorical model of test_model_validation
-
-
-def _reject(text):
-    with pytest.raises(ValueError, match="is not a valid gbm model file") as err:
-        Booster.from_json(text)
-    return str(err.value)
+pytest.importorskip("pandas")  # the categorical model of tests/support/corruptions.py
 
 
 def _tree0(d):
@@ -139,7 +131,7 @@ ALL = CHECKS + MORE
 
 @pytest.mark.parametrize("case", MORE, ids=[c[0] for c in MORE])
 def test_more_corruptions_are_rejected_with_their_message(case, models):
-    message = _reject(_corrupted(case, models))
+    message = reject(corrupted(case, models))
     assert re.search(case[4], message), message
 
 
@@ -147,7 +139,7 @@ def test_child_exactly_one_past_the_end_names_the_index(models):
     d = json.loads(models["num"].to_json())
     _child_past_end(0)(d)
     n = len(_tree0(d)["left_child"])
-    message = _reject(json.dumps(d))
+    message = reject(json.dumps(d))
     assert f"is {n - 1}: a child index must be above its parent's and both children inside " \
            f"the tree's {n} nodes (-1 at leaves)" in message
 
@@ -160,7 +152,7 @@ def test_category_set_may_hold_the_last_code_but_not_one_past(models, last):
     test_model_validation's category_set_codes)."""
     d = json.loads(models["cat"].to_json())
     assert d["categories"][0] == list("abcdef")
-    t, _ = _first_cat(d)
+    t, _ = first_cat(d)
     words = [0] * len(d["trees"][t]["cat_bits"][0])
     words[0] = 1 | 1 << last  # both codes in the first 32-bit word
     d["trees"][t]["cat_bits"][0] = words
@@ -172,28 +164,13 @@ def test_category_set_may_hold_the_last_code_but_not_one_past(models, last):
         assert np.isfinite(Booster.from_json(json.dumps(d)).predict(X)).all()
     else:
         assert "has a bad category set: it holds code 6, beyond the feature's 6 " \
-               "categories" in _reject(json.dumps(d))
+               "categories" in reject(json.dumps(d))
 
 
 @pytest.fixture(scope="module")
 def models():
-    """The two models of test_model_validation (its corruptions expect them)."""
-    import pandas as pd
-
-    import gbm
-
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(400, 6))
-    y = np.digitize(X[:, 0] + X[:, 1], [-0.5, 0.5]).astype(float)
-    numeric = gbm.train({"objective": "multi:softprob", "num_class": 3, "max_depth": 3}, X, y, 2)
-    rng = np.random.default_rng(1)
-    codes = rng.integers(0, 6, 600)
-    X = pd.DataFrame({"c": pd.Categorical.from_codes(codes, list("abcdef")),
-                      "x": rng.normal(size=600), "z": rng.normal(size=600)})
-    y = (codes % 3) * 2.0 + X["x"].to_numpy() + rng.normal(scale=0.1, size=600)
-    categorical = gbm.train({"max_depth": 3, "max_cat_to_onehot": 1}, X, y, 3)
-    assert any(t.has_categorical for t in categorical.trees)
-    return {"num": numeric, "cat": categorical}
+    """The two models the corruptions of tests/support/corruptions.py expect."""
+    return build_models()
 
 
 def _raise_line(text):
@@ -220,7 +197,7 @@ def test_every_check_of_the_loader_is_reached(models, monkeypatch):
     here."""
     reached = {}
     for case in ALL:
-        reached.setdefault(_raise_line(_corrupted(case, models)), []).append(case[0])
+        reached.setdefault(_raise_line(corrupted(case, models)), []).append(case[0])
     text = models["num"].to_json()
     monkeypatch.setattr(model_check, "MAX_TREE_DEPTH", 1)
     reached.setdefault(_raise_line(text), []).append("depth")
@@ -233,7 +210,7 @@ def test_corruption_never_reaches_the_kernels(case, models):
     """Every corruption stops in the loader: none gives a Booster that the prediction
     kernels (which do no bounds checks) would walk."""
     with pytest.raises(ValueError):
-        Booster.from_json(_corrupted(case, models))
+        Booster.from_json(corrupted(case, models))
 
 
 # --- model_io's own checks ----------------------------------------------------------------

@@ -11,11 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def mutation(request):
-    mp = pytest.MonkeyPatch()
-    mp.syspath_prepend(str(ROOT))  # bench/
-    request.addfinalizer(mp.undo)
-    return importlib.import_module("bench.mutation")
+def mutation():
+    return importlib.import_module("bench.mutation")  # the repository is on the path: tests/
 
 
 def test_every_mutant_applies_once_and_changes_the_code(mutation):

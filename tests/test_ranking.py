@@ -11,6 +11,7 @@ from gbm.objectives import get_objective
 from gbm.params import validate_params
 from gbm.data.queries import QueryGroups
 from gbm.metrics.ranking import RankingMetric
+from tests.support.kernel_inputs import kernel_gradients
 
 xgb = pytest.importorskip("xgboost")
 
@@ -36,22 +37,6 @@ def data():
 
 def _ptr(sizes):
     return np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-
-
-def kernel_gradients(kernels, margin, y, sizes, params, round_key=7, scale=None, n_threads=1):
-    p = validate_params(params)
-    obj = get_objective(p)
-    ptr = _ptr(sizes)
-    scale = np.ones(len(sizes)) if scale is None else scale
-    grad, hess = np.empty(len(y)), np.empty(len(y))
-    kernels.lambdarank_gradients(margin, y, ptr, ptr[:-1], scale, obj.delta_kind,
-                                 p["ndcg_exp_gain"],
-                                 p["lambdarank_pair_method"] == "topk",
-                                 p["lambdarank_num_pair_per_sample"],
-                                 p["lambdarank_score_normalization"],
-                                 p["lambdarank_normalization"], np.uint64(round_key), grad, hess,
-                                 n_threads)
-    return grad, hess
 
 
 # ---------------------------------------------------------------- kernel vs reference

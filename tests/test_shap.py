@@ -14,6 +14,7 @@ from gbm.model.booster import Booster
 from gbm.kernels import cpu, reference
 from gbm.params import validate_params
 from gbm.tree.structure import NODE_FIELDS, Forest, Tree
+from tests.support.kernel_inputs import random_rows
 
 
 # --- random trees ------------------------------------------------------------------
@@ -44,12 +45,6 @@ def random_tree(rng, n_splits, n_features, chain=False, consistent_cover=True):
                 default_left=rng.integers(0, 2, n).astype(np.uint8), left_child=left,
                 right_child=np.where(left >= 0, left + 1, -1).astype(np.int32),
                 value=rng.normal(size=n), gain=np.zeros(n), cover=cover)
-
-
-def random_rows(rng, n_rows, n_features, missing_rate):
-    X = rng.integers(0, 5, size=(n_rows, n_features)).astype(np.float32)
-    X[rng.random(X.shape) < missing_rate] = np.nan
-    return X
 
 
 def shap_both(forest, X, n_groups, n_threads=2):

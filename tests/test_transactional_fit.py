@@ -5,7 +5,7 @@ import pytest
 
 import gbm
 from gbm.callback import TrainingCallback
-from isolated import run_isolated
+from tests.support.isolated import run_isolated
 
 RNG = np.random.default_rng(0)
 X4 = RNG.normal(size=(300, 4))

@@ -2,18 +2,18 @@
 inputs: under Numba's CUDA simulator in CI, on a GPU with ``GBM_TEST_GPU=1``."""
 import numpy as np
 import pytest
-from device_arrays import device_array as dev
-from device_arrays import host
-from numba import cuda as numba_cuda
 
 from gbm.kernels import cpu, cuda, reference
 from gbm.kernels import elementary
 from gbm.kernels import layout
-from gbm.kernels.cuda._device import elementary as device_elementary
 from gbm.kernels.cuda.histogram import SHARED_SLOTS, feature_groups
 from gbm.kernels.layout import CAT_WORDS
-from test_kernels import make_inputs, offsets_of, random_forest_arrays, random_splits, segments
-from test_kernels_categorical import random_histograms
+from tests.support.device_arrays import device_array as dev
+from tests.support.device_arrays import host
+from tests.support.elementary_kernel import elementary_kernel
+from tests.support.kernel_inputs import (kernel_gradients, make_inputs, offsets_of,
+                                        random_forest_arrays, random_histograms, random_rows,
+                                        random_splits, segments)
 
 
 @pytest.mark.parametrize("n_rows, n_bins, n_nodes", [
@@ -285,8 +285,6 @@ def test_pointwise_gradients(kind, n_groups, params):
      "lambdarank_num_pair_per_sample": 3},
 ])
 def test_lambdarank_gradients(params):
-    from test_ranking import kernel_gradients
-
     rng = np.random.default_rng(1)
     sizes = np.concatenate(([1, 2, 17], rng.integers(1, 9, 8)))
     n = int(sizes.sum())
@@ -303,8 +301,6 @@ def test_lambdarank_gradients(params):
 
 
 def test_tree_shap_is_the_cpu_kernel():
-    from test_shap import random_rows
-
     rng = np.random.default_rng(6)
     f = random_forest_arrays(rng, 6, 4, np.array([4, 9, 2, 30]), 2)
     f.cover[:] = 1.0 + np.arange(f.cover.shape[0]) % 5  # positive covers
@@ -318,17 +314,6 @@ def test_tree_shap_is_the_cpu_kernel():
     np.testing.assert_array_equal(host(got), expected)
 
 
-_exp, _log, _log2 = device_elementary.exp, device_elementary.log, device_elementary.log2
-
-
-@numba_cuda.jit
-def _elementary_kernel(x, out):
-    for i in range(numba_cuda.grid(1), x.shape[0], numba_cuda.gridsize(1)):
-        out[i, 0] = _exp(x[i])
-        out[i, 1] = _log(abs(x[i]))
-        out[i, 2] = _log2(abs(x[i]))
-
-
 def test_elementary_functions_on_the_device_are_the_cpus():
     """exp / log / log2 as compiled for CUDA give the CPU's bits (on a GPU: libdevice is
     not involved, and no FMA changes a rounding)."""
@@ -336,7 +321,7 @@ def test_elementary_functions_on_the_device_are_the_cpus():
     x = np.concatenate([rng.normal(scale=5, size=60), [0.0, -0.0, 1.0, 2.0, 3.0, 700.0, -740.0,
                                                       np.nan, np.inf, -np.inf, 1e-310]])
     got = dev(np.empty((x.shape[0], 3)))
-    _elementary_kernel[1, 8](dev(x), got)
+    elementary_kernel[1, 8](dev(x), got)
     expected = np.array([[elementary.cpu.exp(v), elementary.cpu.log(abs(v)),
                           elementary.cpu.log2(abs(v))] for v in x])
     np.testing.assert_array_equal(host(got), expected)

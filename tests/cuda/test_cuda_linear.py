@@ -6,8 +6,8 @@ GPU with ``GBM_TEST_GPU=1``."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from device_arrays import device_array as dev
-from device_arrays import host
+from tests.support.device_arrays import device_array as dev
+from tests.support.device_arrays import host
 
 from gbm.kernels import cuda, reference
 from gbm.kernels.cuda import linear_cd as cuda_cd

@@ -1,5 +1,5 @@
 """``device="cuda"`` trains the same model file as the CPU: the reference cases of
-``tests/model_cases.py`` (every objective family and tree feature), on fewer rows and
+``tests/support/model_cases.py`` (every objective family and tree feature), on fewer rows and
 rounds so that the simulator's Python threads finish in seconds."""
 import json
 
@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 
 import gbm
-from device_arrays import SIMULATOR, device_array, host
-from model_cases import CASES, Spec
-from test_model_fixtures import _first_difference
+from tests.support.device_arrays import SIMULATOR, device_array, host
+from tests.support.model_cases import CASES, Spec, first_difference
 
 pytest.importorskip("pandas")
 
@@ -43,7 +42,7 @@ def assert_same_model(spec):
                        **spec.kwargs)
     a, b = on_gpu.to_json(), cpu.to_json()
     if a != b:
-        pytest.fail(f"the CUDA model differs: {_first_difference(json.loads(a), json.loads(b))}")
+        pytest.fail(f"the CUDA model differs: {first_difference(json.loads(a), json.loads(b))}")
     assert sum(t.n_nodes for t in cpu.trees) > len(cpu.trees)  # the trees did split
     return cpu, on_gpu
 

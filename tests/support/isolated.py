@@ -4,14 +4,18 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent  # the repository: ``tests`` imports
 
 
 def run_isolated(script, timeout=120, env=None):
-    """Run ``script`` (dedented) with this interpreter; return its stdout. Fails with the
+    """Run ``script`` (dedented) with this interpreter, in the repository's folder (so
+    ``tests.support`` imports); return its stdout. Fails with the
     exit status and both outputs when it does not exit 0 (an AssertionError inside, a
     signal, ...) and raises ``subprocess.TimeoutExpired`` when it hangs."""
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(script)],
-                            capture_output=True, text=True, timeout=timeout,
+                            capture_output=True, text=True, timeout=timeout, cwd=ROOT,
                             env=dict(os.environ, **(env or {})))
     assert result.returncode == 0, (
         f"exit status {result.returncode}\nstdout:\n{result.stdout[-3000:]}\n"

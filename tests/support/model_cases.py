@@ -6,7 +6,7 @@ files byte for byte).
 Rewrite the files only on purpose, in a commit of its own that says which fields changed
 and why::
 
-    python -m tests.model_cases --write
+    python -m tests.support.model_cases --write
 """
 import sys
 from pathlib import Path
@@ -17,7 +17,7 @@ import numpy as np
 # library's disagree on some inputs), and the models trained on them would too
 from gbm.numerics.elementwise import exp as _exp
 
-FIXTURES = Path(__file__).parent / "fixtures" / "models"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "models"
 
 
 def _data(n_rows=600, n_features=6, seed=0, missing=0.05):
@@ -247,6 +247,29 @@ CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items())
 def model_text(name):
     """The model file of case ``name``, trained now (the text ``save_model`` writes)."""
     return CASES[name]().train().to_json()
+
+
+def first_difference(a, b, path="model"):
+    """Where two parsed model files first differ, for a readable failure."""
+    if type(a) is not type(b):
+        return f"{path}: {type(a).__name__} vs {type(b).__name__}"
+    if isinstance(a, dict):
+        for key in sorted(set(a) | set(b)):
+            if key not in a or key not in b:
+                return f"{path}.{key}: present in only one file"
+            found = first_difference(a[key], b[key], f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return f"{path}: length {len(a)} vs {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            found = first_difference(x, y, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    return None if a == b else f"{path}: {a!r} vs {b!r}"
 
 
 def main(argv):

@@ -169,7 +169,7 @@ def _to_device(value, dtype=None, copy=False):
 
 
 def _module():
-    module = types.ModuleType("cupy", "fake CuPy over NumPy memory (tests/fake_gpu.py)")
+    module = types.ModuleType("cupy", "fake CuPy over NumPy memory (tests/support/fake_gpu.py)")
 
     def passthrough(name):
         func = getattr(np, name)

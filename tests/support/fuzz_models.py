@@ -1,6 +1,6 @@
 """Hypothesis fuzzing of model files and of training input, run by
 ``test_fuzz_model_files.py`` in a fresh interpreter (a crash must fail the test, not end
-the run): ``python tests/fuzz_models.py {model-files|inputs} MAX_EXAMPLES``.
+the run): ``python -m tests.support.fuzz_models {model-files|inputs} MAX_EXAMPLES``.
 
 Properties:
 

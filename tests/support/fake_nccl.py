@@ -1,7 +1,7 @@
 """A stand-in for ``cupy.cuda.nccl`` (and the bits of ``cupy.cuda`` an NCCL call uses),
 for machines without GPUs: the ranks are threads of this process, and a communicator's
 ``allReduce`` reads each rank's "device" memory through the pointer it is given (the
-fake GPU's memory is the host's: ``tests/fake_gpu.py``), reduces in rank order and writes
+fake GPU's memory is the host's: ``tests/support/fake_gpu.py``), reduces in rank order and writes
 the result through the output pointer, as NCCL would on the GPUs.
 
 ``install(monkeypatch)`` puts it where ``gbm.dask.nccl`` looks; ``calls`` lists the
@@ -99,7 +99,7 @@ class _Event:
 def install(monkeypatch, identity):
     """``gbm.dask.nccl`` sees this NCCL and the fake CuPy's streams; ``identity()`` is
     each rank's ``device_identity`` (e.g. per thread). Returns the fake module."""
-    import fake_gpu
+    from tests.support import fake_gpu
 
     import gbm.dask.nccl
 

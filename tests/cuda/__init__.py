@@ -1,0 +1,1 @@
+"""The CUDA kernels and device="cuda" training, under Numba's CUDA simulator or on a GPU."""
