@@ -21,6 +21,16 @@ _DASK_ARGS = ("client", "checkpoint_dir")
 class _DaskMixin:
     _local = None  # the local estimator class
 
+    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
+            verbose=False, xgb_model=None, callbacks=(), base_margin=None,
+            base_margin_eval_set=None):
+        """Fit on dask collections (the regressor's and the classifier's; see their
+        docstrings); returns self."""
+        evals = dict(eval_set=eval_set, sample_weight_eval_set=sample_weight_eval_set,
+                     base_margin_eval_set=base_margin_eval_set)
+        return self._dask_fit(X, y, evals, xgb_model, verbose, callbacks,
+                              sample_weight=sample_weight, base_margin=base_margin)
+
     def _dask_fit(self, X, y, evals, xgb_model, verbose, callbacks, **train_kwargs):
         """``evals``: ``fit``'s eval-set arguments (``gbm.data.eval_sets.fit_eval_specs``),
         their labels encoded as y's; ``train_kwargs`` go to ``gbm.dask.train``."""
@@ -106,14 +116,6 @@ class DaskGBMRegressor(_DaskMixin, GBMRegressor):
     _local = GBMRegressor
     __init__ = dask_init(GBMRegressor, _DASK_ARGS)
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
-            verbose=False, xgb_model=None, callbacks=(), base_margin=None,
-            base_margin_eval_set=None):
-        evals = dict(eval_set=eval_set, sample_weight_eval_set=sample_weight_eval_set,
-                     base_margin_eval_set=base_margin_eval_set)
-        return self._dask_fit(X, y, evals, xgb_model, verbose, callbacks,
-                              sample_weight=sample_weight, base_margin=base_margin)
-
     def predict(self, X):
         n_groups = self.get_booster().n_groups
         return self._lazy(X, "predict", None if n_groups == 1 else n_groups)
@@ -125,14 +127,6 @@ class DaskGBMClassifier(_DaskMixin, GBMClassifier):
 
     _local = GBMClassifier
     __init__ = dask_init(GBMClassifier, _DASK_ARGS)
-
-    def fit(self, X, y, sample_weight=None, eval_set=None, sample_weight_eval_set=None,
-            verbose=False, xgb_model=None, callbacks=(), base_margin=None,
-            base_margin_eval_set=None):
-        evals = dict(eval_set=eval_set, sample_weight_eval_set=sample_weight_eval_set,
-                     base_margin_eval_set=base_margin_eval_set)
-        return self._dask_fit(X, y, evals, xgb_model, verbose, callbacks,
-                              sample_weight=sample_weight, base_margin=base_margin)
 
     def _dask_encode_y(self, y):
         import dask.array as da
@@ -164,9 +158,7 @@ class DaskGBMRanker(_DaskMixin, GBMRanker):
     def fit(self, X, y, *, group=None, qid=None, sample_weight=None, eval_set=None,
             eval_group=None, eval_qid=None, sample_weight_eval_set=None, verbose=False,
             xgb_model=None, callbacks=(), base_margin=None, base_margin_eval_set=None):
-        if self.objective not in ("rank:ndcg", "rank:pairwise"):
-            raise ValueError(f"DaskGBMRanker needs a ranking objective ('rank:ndcg' or "
-                             f"'rank:pairwise'), got objective={self.objective!r}")
+        self._check_objective()
         X, qid = _pop_qid(X, qid)
         evals = dict(eval_set=eval_set, sample_weight_eval_set=sample_weight_eval_set,
                      base_margin_eval_set=base_margin_eval_set, eval_group=eval_group,

@@ -505,9 +505,7 @@ class GBMRanker(_GBMBase):
         ``verbose``, ``xgb_model``, ``callbacks``, ``base_margin``,
         ``base_margin_eval_set``: as for ``GBMRegressor.fit``.
         """
-        if self.objective not in ("rank:ndcg", "rank:pairwise"):
-            raise ValueError(f"GBMRanker needs a ranking objective ('rank:ndcg' or "
-                             f"'rank:pairwise'), got objective={self.objective!r}")
+        self._check_objective()
         X, qid = _pop_qid(X, qid)
         evals = dict(eval_set=eval_set, sample_weight_eval_set=sample_weight_eval_set,
                      base_margin_eval_set=base_margin_eval_set, eval_group=eval_group,
@@ -517,6 +515,11 @@ class GBMRanker(_GBMBase):
 
     def _encode_y(self, y):
         return y, {}  # the objective comes from the ranking parameters
+
+    def _check_objective(self):
+        if self.objective not in ("rank:ndcg", "rank:pairwise"):
+            raise ValueError(f"{type(self).__name__} needs a ranking objective ('rank:ndcg' or "
+                             f"'rank:pairwise'), got objective={self.objective!r}")
 
     def _prepare_eval(self, spec, raw):
         X, spec.qid = _pop_qid(spec.X, spec.qid)  # a DataFrame's qid column
