@@ -1,0 +1,94 @@
+"""The estimators' constructor parameters: their names and defaults, written out by hand,
+positional calls, and clear errors for what a constructor cannot take."""
+import math
+
+import pytest
+
+from gbm.sklearn import GBMClassifier, GBMRanker, GBMRegressor, GBMRFClassifier, GBMRFRegressor
+
+# GBMRegressor's and GBMClassifier's parameters and defaults (XGBoost's), written out by
+# hand: a change to any of them shows here.
+BOOSTING = {
+    "base_score": None, "callbacks": None, "categorical_features": None,
+    "colsample_bylevel": 1.0, "colsample_bynode": 1.0, "colsample_bytree": 1.0,
+    "device": "cpu", "early_stopping_rounds": None, "enable_categorical": False,
+    "eval_metric": None, "gamma": 0.0, "grow_policy": "depthwise", "huber_slope": None,
+    "importance_type": None, "interaction_constraints": None, "learning_rate": 0.3,
+    "max_bin": 256, "max_cat_threshold": 64, "max_cat_to_onehot": 4, "max_delta_step": None,
+    "max_depth": 6, "max_leaves": 0, "min_child_weight": 1.0, "missing": math.nan,
+    "monotone_constraints": None, "n_estimators": 100, "n_jobs": None,
+    "num_parallel_tree": 1, "objective": None, "quantile_alpha": None, "random_state": None,
+    "reg_alpha": 0.0, "reg_lambda": 1.0, "scale_pos_weight": None, "subsample": 1.0,
+    "tree_method": "hist", "tweedie_variance_power": None, "validate_parameters": None,
+    "verbosity": None,
+}
+# GBMRanker: its own objective and LambdaMART's parameters, none of the pointwise
+# objectives' parameters.
+RANKER = dict({k: v for k, v in BOOSTING.items()
+               if k not in ("huber_slope", "quantile_alpha", "scale_pos_weight",
+                            "tweedie_variance_power")},
+              objective="rank:ndcg", lambdarank_pair_method="topk",
+              lambdarank_num_pair_per_sample=None, ndcg_exp_gain=True,
+              lambdarank_normalization=True, lambdarank_score_normalization=True)
+# The random forests: XGBRF*'s defaults; num_parallel_tree is n_estimators, not a parameter.
+FOREST = dict({k: v for k, v in BOOSTING.items() if k != "num_parallel_tree"},
+              learning_rate=1.0, subsample=0.8, colsample_bynode=0.8, reg_lambda=1e-5)
+DASK = {"client": None, "checkpoint_dir": None}
+
+LOCAL = [(GBMRegressor, BOOSTING), (GBMClassifier, BOOSTING), (GBMRanker, RANKER),
+         (GBMRFRegressor, FOREST), (GBMRFClassifier, FOREST)]
+
+
+def _dask_estimators():
+    pytest.importorskip("distributed")
+    import gbm.dask
+
+    return [(gbm.dask.DaskGBMRegressor, dict(BOOSTING, **DASK)),
+            (gbm.dask.DaskGBMClassifier, dict(BOOSTING, **DASK)),
+            (gbm.dask.DaskGBMRanker, dict(RANKER, **DASK))]
+
+
+def _assert_defaults(cls, expected):
+    got = cls().get_params()
+    assert sorted(got) == sorted(expected), cls.__name__
+    for name, value in expected.items():
+        # repr: 1.0 and 1 differ, and NaN equals NaN
+        assert repr(got[name]) == repr(value), f"{cls.__name__}.{name}"
+
+
+@pytest.mark.parametrize("cls, expected", LOCAL, ids=lambda v: getattr(v, "__name__", ""))
+def test_get_params_names_and_defaults(cls, expected):
+    _assert_defaults(cls, expected)
+
+
+def test_dask_get_params_names_and_defaults():
+    for cls, expected in _dask_estimators():
+        _assert_defaults(cls, expected)
+
+
+def test_positional_arguments_in_their_order():
+    est = GBMRegressor(50, 0.1, 4)
+    assert (est.n_estimators, est.learning_rate, est.max_depth) == (50, 0.1, 4)
+    assert GBMClassifier(7).n_estimators == 7
+    ranker = GBMRanker("rank:pairwise", 20, 0.5)
+    assert (ranker.objective, ranker.n_estimators, ranker.learning_rate) == (
+        "rank:pairwise", 20, 0.5)
+    forest = GBMRFRegressor(30, 0.5)
+    assert (forest.n_estimators, forest.learning_rate, forest.num_parallel_tree) == (30, 0.5, 30)
+    # the tree parameters keep their places, up to monotone_constraints
+    names = ["n_estimators", "learning_rate", "max_depth", "max_leaves", "grow_policy",
+             "min_child_weight", "reg_lambda", "reg_alpha", "gamma", "max_delta_step",
+             "subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode",
+             "max_bin", "base_score", "n_jobs", "random_state", "device", "eval_metric",
+             "early_stopping_rounds", "interaction_constraints", "monotone_constraints"]
+    values = list(range(len(names)))
+    for cls, leading in ((GBMRegressor, []), (GBMClassifier, []), (GBMRFRegressor, []),
+                         (GBMRFClassifier, []), (GBMRanker, ["rank:ndcg"])):
+        params = cls(*leading, *values).get_params()
+        assert [params[n] for n in names] == values, cls.__name__
+
+
+@pytest.mark.parametrize("cls", [c for c, _ in LOCAL], ids=lambda c: c.__name__)
+def test_unknown_keyword_is_a_type_error_naming_it(cls):
+    with pytest.raises(TypeError, match="max_dpeth"):
+        cls(max_dpeth=3)
