@@ -92,3 +92,51 @@ def test_positional_arguments_in_their_order():
 def test_unknown_keyword_is_a_type_error_naming_it(cls):
     with pytest.raises(TypeError, match="max_dpeth"):
         cls(max_dpeth=3)
+
+
+@pytest.mark.parametrize("cls, n", [(GBMRegressor, 23), (GBMRFClassifier, 23), (GBMRanker, 24)],
+                         ids=lambda v: getattr(v, "__name__", str(v)))
+def test_the_other_parameters_are_keyword_only(cls, n):
+    # their positions differed between the estimators: by position they would go astray
+    with pytest.raises(TypeError, match=rf"{cls.__name__} takes at most {n} positional "
+                                        r"arguments .* got 25; pass the others by keyword"):
+        cls(*range(25))
+    with pytest.raises(TypeError, match=f"{cls.__name__} got multiple values for argument "
+                                        "'n_estimators'"):
+        cls(*(["rank:ndcg"] if cls is GBMRanker else []), 5, n_estimators=6)
+    assert cls(missing=0.0, callbacks=[]).missing == 0.0
+
+
+def test_unknown_keyword_suggests_the_parameter_meant():
+    with pytest.raises(TypeError, match="GBMRegressor got an unexpected keyword argument "
+                                        "'max_dpeth' \\(did you mean 'max_depth'\\?\\)"):
+        GBMRegressor(max_dpeth=3)
+    with pytest.raises(TypeError, match="GBMRanker got an unexpected keyword argument "
+                                        "'quantile_alpha'"):
+        GBMRanker(quantile_alpha=0.5)  # a pointwise objective's parameter
+    with pytest.raises(TypeError, match="GBMRFRegressor got an unexpected keyword argument "
+                                        "'num_parallel_tree'"):
+        GBMRFRegressor(num_parallel_tree=3)  # a forest's is n_estimators
+
+
+def test_scikit_learn_reads_the_declared_signature():
+    from sklearn.base import clone
+
+    est = GBMRanker(n_estimators=3, lambdarank_pair_method="mean", missing=-1.0)
+    copy = clone(est)
+    assert copy.get_params() == est.get_params() and copy is not est
+    copy.set_params(ndcg_exp_gain=False, learning_rate=0.5)
+    assert (copy.ndcg_exp_gain, copy.learning_rate) == (False, 0.5)
+    with pytest.raises(ValueError, match="Invalid parameter 'quantile_alpha'"):
+        copy.set_params(quantile_alpha=0.5)
+    assert "lambdarank_pair_method='mean'" in repr(est)  # repr lists what differs
+
+
+def test_dask_twins_take_the_local_arguments():
+    for cls, _ in _dask_estimators():
+        leading = ["rank:ndcg"] if "Ranker" in cls.__name__ else []
+        est = cls(*leading, 12, client=None, checkpoint_dir="ck", max_depth=2)
+        assert (est.n_estimators, est.max_depth, est.checkpoint_dir) == (12, 2, "ck")
+        with pytest.raises(TypeError, match=f"{cls.__name__} got an unexpected keyword "
+                                            "argument 'max_dpeth'"):
+            cls(max_dpeth=3)

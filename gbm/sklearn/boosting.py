@@ -16,6 +16,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from . import files as estimator_io
+from .parameters import (BOOSTING_PARAMS, N_POSITIONAL, RANKER_PARAMS, RANKER_POSITIONAL,
+                         RANKING_PARAMS, estimator_init)
 from ..data.categorical import _as_frame, category_columns, encode_X
 from ..data.dmatrix import replace_missing
 from ..data.eval_sets import fit_eval_specs
@@ -42,59 +44,10 @@ _STATE_LOCK = threading.Lock()  # module-wide: a lock on the estimator would not
 
 
 class _GBMBase(BaseEstimator):
-    """Shared constructor and fit plumbing. Defaults are XGBoost's."""
+    """Shared constructor (``gbm.sklearn.parameters``: defaults are XGBoost's) and fit
+    plumbing."""
 
-    def __init__(self, n_estimators=100, learning_rate=0.3, max_depth=6, max_leaves=0,
-                 grow_policy="depthwise", min_child_weight=1.0, reg_lambda=1.0, reg_alpha=0.0,
-                 gamma=0.0, max_delta_step=None, subsample=1.0, colsample_bytree=1.0,
-                 colsample_bylevel=1.0, colsample_bynode=1.0, max_bin=256, base_score=None,
-                 n_jobs=None, random_state=None, device="cpu", eval_metric=None,
-                 early_stopping_rounds=None, interaction_constraints=None,
-                 monotone_constraints=None, num_parallel_tree=1, objective=None,
-                 quantile_alpha=None, huber_slope=None, tweedie_variance_power=None,
-                 max_cat_to_onehot=4, max_cat_threshold=64, categorical_features=None,
-                 enable_categorical=False, tree_method="hist", scale_pos_weight=None,
-                 missing=np.nan, verbosity=None, validate_parameters=None,
-                 importance_type=None, callbacks=None):
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.max_depth = max_depth
-        self.max_leaves = max_leaves
-        self.grow_policy = grow_policy
-        self.min_child_weight = min_child_weight
-        self.reg_lambda = reg_lambda
-        self.reg_alpha = reg_alpha
-        self.gamma = gamma
-        self.max_delta_step = max_delta_step
-        self.subsample = subsample
-        self.colsample_bytree = colsample_bytree
-        self.colsample_bylevel = colsample_bylevel
-        self.colsample_bynode = colsample_bynode
-        self.max_bin = max_bin
-        self.base_score = base_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.device = device
-        self.eval_metric = eval_metric
-        self.early_stopping_rounds = early_stopping_rounds
-        self.interaction_constraints = interaction_constraints
-        self.monotone_constraints = monotone_constraints
-        self.num_parallel_tree = num_parallel_tree
-        self.objective = objective
-        self.quantile_alpha = quantile_alpha
-        self.huber_slope = huber_slope
-        self.tweedie_variance_power = tweedie_variance_power
-        self.max_cat_to_onehot = max_cat_to_onehot
-        self.max_cat_threshold = max_cat_threshold
-        self.categorical_features = categorical_features
-        self.enable_categorical = enable_categorical  # accepted for XGBoost compatibility
-        self.tree_method = tree_method
-        self.scale_pos_weight = scale_pos_weight
-        self.missing = missing
-        self.verbosity = verbosity
-        self.validate_parameters = validate_parameters
-        self.importance_type = importance_type
-        self.callbacks = callbacks
+    __init__ = estimator_init(BOOSTING_PARAMS, N_POSITIONAL)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -105,8 +58,9 @@ class _GBMBase(BaseEstimator):
     def _train_params(self):
         params = {name: getattr(self, name) for name in _TREE_PARAMS}
         for name in _OBJECTIVE_PARAMS:  # None: the objective's default
-            if getattr(self, name) is not None:
-                params[name] = getattr(self, name)
+            value = getattr(self, name, None)  # absent too: GBMRanker has no pointwise ones
+            if value is not None:
+                params[name] = value
         return params
 
     def _objective(self, allowed, default):
@@ -332,6 +286,9 @@ class GBMRegressor(RegressorMixin, _GBMBase):
         Accepted for XGBoost compatibility; it changes nothing: gbm always treats pandas
         ``category`` columns as categorical.
 
+    The parameters from ``n_estimators`` to ``monotone_constraints`` may be passed by
+    position, in the signature's order; the others by keyword only.
+
     Attributes
     ----------
     n_features_in_ : int
@@ -429,8 +386,7 @@ class GBMClassifier(ClassifierMixin, _GBMBase):
         return classes[index]
 
 
-_RANK_PARAMS = ("objective", "lambdarank_pair_method", "lambdarank_num_pair_per_sample",
-                "ndcg_exp_gain", "lambdarank_normalization", "lambdarank_score_normalization")
+_RANK_PARAMS = ("objective",) + tuple(name for name, _ in RANKING_PARAMS)
 
 
 class GBMRanker(_GBMBase):
@@ -449,41 +405,7 @@ class GBMRanker(_GBMBase):
     consecutive. ``sample_weight`` holds one weight per query group.
     """
 
-    def __init__(self, objective="rank:ndcg", n_estimators=100, learning_rate=0.3, max_depth=6,
-                 max_leaves=0, grow_policy="depthwise", min_child_weight=1.0, reg_lambda=1.0,
-                 reg_alpha=0.0, gamma=0.0, max_delta_step=None, subsample=1.0,
-                 colsample_bytree=1.0, colsample_bylevel=1.0, colsample_bynode=1.0, max_bin=256,
-                 base_score=None, n_jobs=None, random_state=None, device="cpu", eval_metric=None,
-                 early_stopping_rounds=None, interaction_constraints=None,
-                 monotone_constraints=None, lambdarank_pair_method="topk",
-                 lambdarank_num_pair_per_sample=None, ndcg_exp_gain=True,
-                 lambdarank_normalization=True, lambdarank_score_normalization=True,
-                 max_cat_to_onehot=4, max_cat_threshold=64, categorical_features=None,
-                 enable_categorical=False, num_parallel_tree=1, tree_method="hist",
-                 missing=np.nan, verbosity=None, validate_parameters=None,
-                 importance_type=None, callbacks=None):
-        super().__init__(
-            n_estimators=n_estimators, learning_rate=learning_rate, max_depth=max_depth,
-            max_leaves=max_leaves, grow_policy=grow_policy, min_child_weight=min_child_weight,
-            reg_lambda=reg_lambda, reg_alpha=reg_alpha, gamma=gamma,
-            max_delta_step=max_delta_step, subsample=subsample,
-            colsample_bytree=colsample_bytree, colsample_bylevel=colsample_bylevel,
-            colsample_bynode=colsample_bynode, max_bin=max_bin, base_score=base_score,
-            n_jobs=n_jobs, random_state=random_state, device=device, eval_metric=eval_metric,
-            early_stopping_rounds=early_stopping_rounds,
-            interaction_constraints=interaction_constraints,
-            monotone_constraints=monotone_constraints, max_cat_to_onehot=max_cat_to_onehot,
-            max_cat_threshold=max_cat_threshold, categorical_features=categorical_features,
-            enable_categorical=enable_categorical, num_parallel_tree=num_parallel_tree,
-            tree_method=tree_method, missing=missing, verbosity=verbosity,
-            validate_parameters=validate_parameters, importance_type=importance_type,
-            callbacks=callbacks)
-        self.objective = objective
-        self.lambdarank_pair_method = lambdarank_pair_method
-        self.lambdarank_num_pair_per_sample = lambdarank_num_pair_per_sample
-        self.ndcg_exp_gain = ndcg_exp_gain
-        self.lambdarank_normalization = lambdarank_normalization
-        self.lambdarank_score_normalization = lambdarank_score_normalization
+    __init__ = estimator_init(RANKER_PARAMS, RANKER_POSITIONAL)
 
     def _train_params(self):
         params = super()._train_params()

@@ -7,29 +7,14 @@ all grown from the gradients at the starting margin, each from its own row sampl
 so the forest predicts the base margin plus the mean of its trees. The defaults are
 XGBoost's random-forest defaults; everything else is the boosting estimators'.
 """
-import numpy as np
-
 from .boosting import GBMClassifier, GBMRegressor
+from .parameters import FOREST_PARAMS, N_POSITIONAL, estimator_init
 
 
 class _RandomForestMixin:
     """Turns a boosting estimator into a random forest: one round, ``n_estimators`` trees."""
 
-    def __init__(self, n_estimators=100, learning_rate=1.0, max_depth=6, max_leaves=0,
-                 grow_policy="depthwise", min_child_weight=1.0, reg_lambda=1e-5, reg_alpha=0.0,
-                 gamma=0.0, max_delta_step=None, subsample=0.8, colsample_bytree=1.0,
-                 colsample_bylevel=1.0, colsample_bynode=0.8, max_bin=256, base_score=None,
-                 n_jobs=None, random_state=None, device="cpu", eval_metric=None,
-                 early_stopping_rounds=None, interaction_constraints=None,
-                 monotone_constraints=None, max_cat_to_onehot=4, max_cat_threshold=64,
-                 categorical_features=None, enable_categorical=False, objective=None,
-                 quantile_alpha=None, huber_slope=None, tweedie_variance_power=None,
-                 tree_method="hist", scale_pos_weight=None, missing=np.nan, verbosity=None,
-                 validate_parameters=None, importance_type=None, callbacks=None):
-        arguments = dict(locals())
-        del arguments["self"]
-        for name, value in arguments.items():  # stored as given (scikit-learn's rule)
-            setattr(self, name, value)
+    __init__ = estimator_init(FOREST_PARAMS, N_POSITIONAL)
 
     num_parallel_tree = property(lambda self: self.n_estimators,
                                  doc="The forest's trees: ``n_estimators``, in one round.")
