@@ -13,6 +13,7 @@ from .training import train
 from .wrappers import dask_init, map_rows
 from ..data.eval_sets import fit_eval_specs
 from ..data.inputs import to_host
+from ..data.queries import pop_qid
 from ..sklearn.boosting import _FITTED, GBMClassifier, GBMRanker, GBMRegressor
 
 _DASK_ARGS = ("client", "checkpoint_dir")
@@ -159,7 +160,7 @@ class DaskGBMRanker(_DaskMixin, GBMRanker):
             eval_group=None, eval_qid=None, sample_weight_eval_set=None, verbose=False,
             xgb_model=None, callbacks=(), base_margin=None, base_margin_eval_set=None):
         self._check_objective()
-        X, qid = _pop_qid(X, qid)
+        X, qid = pop_qid(X, qid)
         evals = dict(eval_set=eval_set, sample_weight_eval_set=sample_weight_eval_set,
                      base_margin_eval_set=base_margin_eval_set, eval_group=eval_group,
                      eval_qid=eval_qid)
@@ -168,18 +169,9 @@ class DaskGBMRanker(_DaskMixin, GBMRanker):
                               base_margin=base_margin)
 
     def _dask_prepare_eval(self, spec):
-        spec.X, spec.qid = _pop_qid(spec.X, spec.qid)  # a dask DataFrame's qid column
+        spec.X, spec.qid = pop_qid(spec.X, spec.qid)  # a dask DataFrame's qid column
         return spec
 
     def predict(self, X):
-        X, _ = _pop_qid(X, None)
+        X, _ = pop_qid(X, None)
         return self._lazy(X, "predict")
-
-
-def _pop_qid(X, qid):
-    """A dask DataFrame's ``qid`` column split from X (lazily)."""
-    if hasattr(X, "columns") and "qid" in list(X.columns):
-        if qid is not None:
-            raise ValueError("found both a 'qid' column in X and the qid argument; pass one")
-        return X.drop(columns="qid"), X["qid"]
-    return X, qid

@@ -64,6 +64,19 @@ def _integers(value, name):
     return arr.astype(np.int64)
 
 
+def pop_qid(X, qid):
+    """``(X, qid)`` with a DataFrame's ``qid`` column (XGBRanker's convention) split from
+    ``X``: the frame without it, and the column as the frame holds it (a pandas or cuDF
+    Series; a lazy dask Series of a dask DataFrame). Any other ``X`` comes back as given,
+    with ``qid``. Raises ``ValueError`` when ``X`` has the column and ``qid`` is given too.
+    """
+    if hasattr(X, "columns") and hasattr(X, "drop") and "qid" in list(X.columns):
+        if qid is not None:
+            raise ValueError("found both a 'qid' column in X and the qid argument; pass one")
+        return X.drop(columns="qid"), X["qid"]
+    return X, qid
+
+
 def group_ptr(group=None, qid=None, n_rows=None, what="", shard=False):
     """Row offsets of the query groups from ``group`` sizes or ``qid`` per row.
 

@@ -22,6 +22,7 @@ from ..data.categorical import _as_frame, category_columns, encode_X
 from ..data.dmatrix import replace_missing
 from ..data.eval_sets import fit_eval_specs
 from ..data.inputs import check_X, is_device_array, to_host
+from ..data.queries import pop_qid
 from ..training.loop import train
 
 # Estimator argument -> training parameter (the same name unless listed).
@@ -428,7 +429,7 @@ class GBMRanker(_GBMBase):
         ``base_margin_eval_set``: as for ``GBMRegressor.fit``.
         """
         self._check_objective()
-        X, qid = _pop_qid(X, qid)
+        X, qid = _pop_host_qid(X, qid)
         evals = dict(eval_set=eval_set, sample_weight_eval_set=sample_weight_eval_set,
                      base_margin_eval_set=base_margin_eval_set, eval_group=eval_group,
                      eval_qid=eval_qid)
@@ -444,7 +445,7 @@ class GBMRanker(_GBMBase):
                              f"'rank:pairwise'), got objective={self.objective!r}")
 
     def _prepare_eval(self, spec, raw):
-        X, spec.qid = _pop_qid(spec.X, spec.qid)  # a DataFrame's qid column
+        X, spec.qid = _pop_host_qid(spec.X, spec.qid)  # a DataFrame's qid column
         spec.X = self._validate_X(X, reset=False, raw=raw)
         spec.y = column_or_1d(spec.y)
         return spec
@@ -454,14 +455,13 @@ class GBMRanker(_GBMBase):
         A ``qid`` column of a DataFrame X is ignored. ``iteration_range``,
         ``base_margin``: as for ``GBMRegressor.predict`` (scores are margins, so
         ``output_margin`` changes nothing)."""
-        X, _ = _pop_qid(X, None)
+        X, _ = pop_qid(X, None)
         return self._predict_margin(X, True, iteration_range, base_margin)
 
 
-def _pop_qid(X, qid):
-    """A DataFrame's special ``qid`` column (XGBRanker's convention) split from X."""
-    if hasattr(X, "columns") and hasattr(X, "drop") and "qid" in list(X.columns):
-        if qid is not None:
-            raise ValueError("found both a 'qid' column in X and the qid argument; pass one")
-        return X.drop(columns="qid"), X["qid"].to_numpy()
-    return X, qid
+
+def _pop_host_qid(X, qid):
+    """``pop_qid``, a column taken from ``X`` as NumPy: local training reads qid on the
+    host (NumPy cannot read a cuDF column implicitly)."""
+    X, popped = pop_qid(X, qid)
+    return X, (popped if popped is qid else popped.to_numpy())
