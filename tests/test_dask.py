@@ -319,6 +319,20 @@ def test_nan_label_in_one_partition_gives_the_local_error(client):
     assert "row 1500" in str(remote.value)
 
 
+@pytest.mark.parametrize("n_estimators", [0, True, 2.0])
+def test_n_estimators_is_checked_as_the_local_fit_checks_it(n_estimators):
+    X, y = _data(9)
+    dX, dy = _dask(X, y)
+    for cls, local in ((gbm.dask.DaskGBMRegressor, GBMRegressor),
+                       (gbm.dask.DaskGBMClassifier, GBMClassifier)):
+        with pytest.raises(ValueError) as expected:
+            local(n_estimators=n_estimators).fit(X, y > 0)
+        with pytest.raises(ValueError) as remote:  # before the cluster is asked anything
+            cls(n_estimators=n_estimators).fit(dX, dy > 0)
+        assert str(remote.value) == str(expected.value)
+        assert "n_estimators must be an integer >= 1" in str(remote.value)
+
+
 class _FailAt(TrainingCallback):
     def __init__(self, epoch):
         self.epoch = epoch

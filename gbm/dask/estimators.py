@@ -14,7 +14,8 @@ from .wrappers import dask_init, map_rows
 from ..data.eval_sets import fit_eval_specs
 from ..data.inputs import to_host
 from ..data.queries import pop_qid
-from ..sklearn.boosting import _FITTED, GBMClassifier, GBMRanker, GBMRegressor
+from ..sklearn.boosting import (_FITTED, GBMClassifier, GBMRanker, GBMRegressor,
+                               check_n_estimators)
 
 _DASK_ARGS = ("client", "checkpoint_dir")
 
@@ -36,9 +37,7 @@ class _DaskMixin:
         """``evals``: ``fit``'s eval-set arguments (``gbm.data.eval_sets.fit_eval_specs``),
         their labels encoded as y's; ``train_kwargs`` go to ``gbm.dask.train``."""
         dask_data.check_dask(X, "X")
-        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) \
-                or self.n_estimators < 1:
-            raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
+        check_n_estimators(self.n_estimators)
         for name in _FITTED:  # a new fit: nothing of the last one's (classes_ included)
             self.__dict__.pop(name, None)
         y, extra = self._dask_encode_y(dask_data.check_dask(y, "y"))

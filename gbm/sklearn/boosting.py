@@ -44,6 +44,14 @@ _FITTED = ("_Booster", "n_features_in_", "feature_names_in_", "classes_", "n_cla
 _STATE_LOCK = threading.Lock()  # module-wide: a lock on the estimator would not pickle
 
 
+def check_n_estimators(n_estimators):
+    """Raises ``ValueError`` unless ``n_estimators`` is an integer >= 1 (a bool is not
+    one); every estimator's fit checks it before training, the Dask ones too."""
+    if isinstance(n_estimators, bool) or not isinstance(n_estimators, (int, np.integer)) \
+            or n_estimators < 1:
+        raise ValueError(f"n_estimators must be an integer >= 1, got {n_estimators!r}")
+
+
 class _GBMBase(BaseEstimator):
     """Shared constructor (``gbm.sklearn.parameters``: defaults are XGBoost's) and fit
     plumbing."""
@@ -149,9 +157,7 @@ class _GBMBase(BaseEstimator):
         ``evals``: ``fit``'s eval-set arguments (``eval_set``, ``sample_weight_eval_set``,
         ...: ``gbm.data.eval_sets.fit_eval_specs``), checked and encoded as the training
         data is; ``train_kwargs`` go to ``train``."""
-        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) \
-                or self.n_estimators < 1:
-            raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
+        check_n_estimators(self.n_estimators)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         raw = self._categorical_input(X)
