@@ -359,6 +359,3 @@ class BinMapper:
         X = xp.ascontiguousarray(xp.asarray(X), dtype=np.float32)
         kernels.bin_values(X, self.padded_cuts(), self.n_bins, out)
         return out
-
-    def fit_transform(self, X, sample_weight=None):
-        return self.fit(X, sample_weight).transform(X)

@@ -69,12 +69,6 @@ class Backend:
             return contextlib.nullcontext(n)
         return _Switch(self, n)
 
-    def empty(self, shape, dtype):
-        return self.xp.empty(shape, dtype=dtype)
-
-    def zeros(self, shape, dtype):
-        return self.xp.zeros(shape, dtype=dtype)
-
     def asarray(self, array, dtype=None):
         return self.xp.asarray(array, dtype=dtype)
 
