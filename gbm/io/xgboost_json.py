@@ -332,22 +332,63 @@ def from_xgboost(cls, source):
     estimator, a path to a ``.json`` (or, with xgboost installed, ``.ubj``) model file, its
     JSON text, or the parsed dict. Raises ``ValueError`` for what gbm cannot represent."""
     from . import gbm_json
-    from ..objectives import OBJECTIVES
 
-    d = _read_source(source)
+    learner, gb, lmp, obj = _learner_parts(_read_source(source))
+    booster_kind, model = _tree_model(gb)
+    params = _imported_params(obj, model)
+    n_features = int(lmp["num_feature"])
+    n_groups, base_margin = _imported_base_margin(lmp, params["objective"])
+    raw_trees = model["trees"]
+    groups = [int(g) for g in model.get("tree_info", [0] * len(raw_trees))]
+    weight_drop = gb.get("weight_drop") if booster_kind == "dart" else None
+    feature_types = learner.get("feature_types") or []
+    thresholds, cat_values = _split_values(raw_trees, n_features)
+    cuts = _imported_cuts(thresholds)
+    categories, code_of = _imported_categories(model, learner, feature_types, cat_values,
+                                               n_features)
+    names = learner.get("feature_names") or None
+
+    booster = cls(params, n_features, names, base_margin, cuts, categories)
+    for i, t in enumerate(raw_trees):
+        scale = 1.0 if weight_drop is None else float(weight_drop[i])
+        booster.add_tree(_tree_from_xgboost(t, cuts, scale, code_of), groups[i])
+    booster.iteration_indptr = _iteration_indptr(model, params, n_groups, len(raw_trees))
+    attrs = learner.get("attributes") or {}
+    if "best_iteration" in attrs:
+        booster.best_iteration = int(attrs["best_iteration"])
+        booster.best_score = float(attrs["best_score"]) if "best_score" in attrs else None
+    # every check a gbm model file gets (a file from anyone must not crash the kernels)
+    return gbm_json.loads(cls, gbm_json.dumps(booster), source="the imported XGBoost model")
+
+
+def _learner_parts(d):
+    """The learner of a parsed XGBoost model and its gradient booster, learner parameters
+    and objective blocks."""
     try:
         learner = d["learner"]
-        gb = learner["gradient_booster"]
-        lmp = learner["learner_model_param"]
-        obj = learner["objective"]
+        parts = (learner["gradient_booster"], learner["learner_model_param"],
+                 learner["objective"])
     except (KeyError, TypeError):
         raise ValueError("not an XGBoost JSON model: it has no learner / gradient_booster / "
                          "learner_model_param / objective") from None
+    return (learner,) + parts
+
+
+def _tree_model(gb):
+    """``(booster kind, tree model)`` of the gradient booster: a gbtree's model, or the
+    gbtree inside a dart booster; other boosters (gblinear) are refused."""
     booster_kind = gb.get("name")
     if booster_kind not in ("gbtree", "dart"):
         raise ValueError(f"gbm imports tree models only; this XGBoost model's booster is "
                          f"{booster_kind!r}")
-    model = gb["model"] if booster_kind == "gbtree" else gb["gbtree"]["model"]
+    return booster_kind, gb["model"] if booster_kind == "gbtree" else gb["gbtree"]["model"]
+
+
+def _imported_params(obj, model):
+    """gbm's training parameters (validated) from XGBoost's objective blocks and the tree
+    model's ``num_parallel_tree``."""
+    from ..objectives import OBJECTIVES
+
     objective = obj["name"]
     if objective not in OBJECTIVES:
         raise ValueError(f"gbm has no objective {objective!r} (it has {sorted(OBJECTIVES)}), so "
@@ -360,21 +401,24 @@ def from_xgboost(cls, source):
                 params[name] = _param_value(name, obj[block][name])
     if objective == "reg:quantileerror" and "quantile_alpha" not in params:
         params["quantile_alpha"] = 0.5
-    params = validate_params(params)
-    n_features = int(lmp["num_feature"])
+    return validate_params(params)
+
+
+def _imported_base_margin(lmp, objective):
+    """``(n_groups, base_margin)``: the output groups, and each one's starting margin from
+    XGBoost's ``base_score`` (one for all, or one per output)."""
     n_groups = int(lmp.get("num_class", 0)) or int(lmp.get("num_target", 1)) or 1
     scores = _parse_numbers(lmp["base_score"])
     if len(scores) == 1:
         scores = scores * n_groups
     if len(scores) != n_groups:
         raise ValueError(f"base_score has {len(scores)} values for {n_groups} outputs")
-    base_margin = [_base_score_to_margin(objective, float(np.float32(s))) for s in scores]
+    return n_groups, [_base_score_to_margin(objective, float(np.float32(s))) for s in scores]
 
-    raw_trees = model["trees"]
-    groups = [int(g) for g in model.get("tree_info", [0] * len(raw_trees))]
-    weight_drop = gb.get("weight_drop") if booster_kind == "dart" else None
-    feature_types = learner.get("feature_types") or []
-    # numeric thresholds per feature -> cuts; categorical values per feature -> labels
+
+def _split_values(raw_trees, n_features):
+    """Per feature, the thresholds of its numeric splits (float32) and the category
+    values of its categorical splits, over all trees (they become cuts and labels)."""
     thresholds = [set() for _ in range(n_features)]
     cat_values = [set() for _ in range(n_features)]
     for t in raw_trees:
@@ -392,12 +436,24 @@ def from_xgboost(cls, source):
                 cat_values[feat].update(int(v) for v in t["categories"][start:start + size])
             else:
                 thresholds[feat].add(np.float32(cond))
+    return thresholds, cat_values
+
+
+def _imported_cuts(thresholds):
+    """Each feature's bin edges: its split thresholds, sorted (float32)."""
     cuts = []
     for f, values in enumerate(thresholds):
         if len(values) > MAX_CUTS:  # gbm's bin edges: max_bin <= MAX_CUTS + 1
             raise ValueError(f"feature {f} is split at {len(values)} thresholds; a gbm model "
                              f"holds at most {MAX_CUTS} per feature (max_bin {MAX_CUTS + 1})")
         cuts.append(np.array(sorted(values), dtype=np.float32))
+    return cuts
+
+
+def _imported_categories(model, learner, feature_types, cat_values, n_features):
+    """``(categories, code_of)``: gbm's category labels per feature (None for a numeric
+    one; None for all when none is categorical) and, for the features gbm exported by
+    value, a dict from XGBoost's codes (the values) to gbm's codes (else None)."""
     categories = [None] * n_features
     code_of = [None] * n_features  # features written by value: XGBoost's code -> gbm's
     saved = _saved_categories(learner, n_features)
@@ -420,23 +476,17 @@ def from_xgboost(cls, source):
         categories[f] = labels
     if all(c is None for c in categories):
         categories = None
-    names = learner.get("feature_names") or None
+    return categories, code_of
 
-    booster = cls(params, n_features, names, base_margin, cuts, categories)
-    for i, t in enumerate(raw_trees):
-        scale = 1.0 if weight_drop is None else float(weight_drop[i])
-        booster.add_tree(_tree_from_xgboost(t, cuts, scale, code_of), groups[i])
+
+def _iteration_indptr(model, params, n_groups, n_trees):
+    """Where each boosting round's trees start: XGBoost's ``iteration_indptr``, or (older
+    files without it) one round per ``num_parallel_tree * n_groups`` trees."""
     indptr = model.get("iteration_indptr")
     if not indptr:
         step = params["num_parallel_tree"] * n_groups
-        indptr = list(range(0, len(raw_trees) + 1, step))
-    booster.iteration_indptr = [int(i) for i in indptr]
-    attrs = learner.get("attributes") or {}
-    if "best_iteration" in attrs:
-        booster.best_iteration = int(attrs["best_iteration"])
-        booster.best_score = float(attrs["best_score"]) if "best_score" in attrs else None
-    # every check a gbm model file gets (a file from anyone must not crash the kernels)
-    return gbm_json.loads(cls, gbm_json.dumps(booster), source="the imported XGBoost model")
+        indptr = list(range(0, n_trees + 1, step))
+    return [int(i) for i in indptr]
 
 
 def _saved_categories(learner, n_features):
