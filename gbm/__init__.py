@@ -23,10 +23,14 @@ _LAZY = {"GBMClassifier": "sklearn", "GBMRanker": "sklearn", "GBMRegressor": "sk
          "plot_importance": "plotting", "plot_tree": "plotting", "plot_metric": "plotting"}
 
 
-# Modules that moved into subpackages, by the old names that docs and scripts cite: each
-# old name imports the module itself (``import gbm.dask_checkpoint`` is gbm.dask.checkpoint).
+# Modules that moved into subpackages, by the old names earlier docs cited (and scripts
+# may use): each imports the module itself (``import gbm.dask_checkpoint`` is
+# gbm.dask.checkpoint).
 _MOVED = {"gbm.dask_checkpoint": "gbm.dask.checkpoint", "gbm.dask_heap": "gbm.dask.heap",
           "gbm.dask_sockets": "gbm.dask.sockets"}
+
+
+_REAL_SPECS = {}
 
 
 class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -37,11 +41,11 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def create_module(self, spec):
         module = importlib.import_module(_MOVED[spec.name])
-        self.spec = module.__spec__  # the import machinery sets the alias's spec on it
+        _REAL_SPECS[spec.name] = module.__spec__  # the machinery sets the alias's on it
         return module
 
     def exec_module(self, module):
-        module.__spec__ = self.spec
+        module.__spec__ = _REAL_SPECS[module.__spec__.name]
 
 
 if not any(isinstance(f, _MovedModules) for f in sys.meta_path):

@@ -84,11 +84,11 @@ class EvaluationMonitor(TrainingCallback):
         self.period, self.unprinted = int(period), None
 
     def after_iteration(self, booster, epoch, evals_log):
-        if not evals_log:
+        scores = self._round_scores(evals_log)
+        if not scores:
             return False
-        line = "\t".join([f"[{epoch}]"] + [f"{name}-{metric}:{scores[-1]:.5f}"
-                                            for name, metrics in evals_log.items()
-                                            for metric, scores in metrics.items()])
+        line = "\t".join([f"[{epoch}]"] + [f"{name}-{metric}:{score:.5f}"
+                                            for name, metric, score in scores])
         if epoch % self.period == 0:
             print(line, flush=True)
             self.unprinted = None
@@ -101,6 +101,11 @@ class EvaluationMonitor(TrainingCallback):
             print(self.unprinted, flush=True)
         self.unprinted = None
         return booster
+
+    def _round_scores(self, evals_log):
+        """``(eval set, metric, score)`` to print: each metric's last score in the log."""
+        return [(name, metric, scores[-1]) for name, metrics in evals_log.items()
+                for metric, scores in metrics.items()]
 
 
 class EarlyStopping(TrainingCallback):
@@ -133,12 +138,11 @@ class EarlyStopping(TrainingCallback):
     def after_iteration(self, booster, epoch, evals_log):
         if not evals_log:
             raise ValueError("early stopping needs at least one eval set (evals / eval_set)")
-        data = self.data_name if self.data_name is not None else list(evals_log)[-1]
+        data, metric = self._watched(evals_log)
         if data not in evals_log:
             raise ValueError(f"EarlyStopping's data_name {data!r} is not an eval set; the eval "
                              f"sets are {list(evals_log)}")
         metrics = evals_log[data]
-        metric = self.metric_name if self.metric_name is not None else list(metrics)[-1]
         if metric not in metrics:
             raise ValueError(f"EarlyStopping's metric_name {metric!r} is not scored on {data!r}; "
                              f"its metrics are {list(metrics)}")
@@ -149,3 +153,11 @@ class EarlyStopping(TrainingCallback):
                             else score < best - self.min_delta):
             booster.best_iteration, booster.best_score = epoch, score
         return epoch - booster.best_iteration >= self.rounds
+
+    def _watched(self, evals_log):
+        """``(eval set, metric)`` watched: the given names, else the log's last set and
+        that set's last metric (XGBoost's choice)."""
+        data = self.data_name if self.data_name is not None else list(evals_log)[-1]
+        metrics = evals_log.get(data, {})
+        metric = self.metric_name if self.metric_name is not None else list(metrics or [None])[-1]
+        return data, metric

@@ -152,3 +152,41 @@ def test_evaluation_monitor_prints_what_verbose_eval_prints(capsys):
     fields = lines[0].split("\t")[1:]
     assert [f.split(":")[0] for f in fields] == ["train-rmse", "train-mae"]
     assert all(len(f.split(":")[1].split(".")[1]) == 5 for f in fields)  # 5 decimals
+
+
+class _LogsMore(gbm.callback.TrainingCallback):
+    """A caller's callback that adds its own entries to the log."""
+
+    def after_iteration(self, booster, epoch, evals_log):
+        evals_log.setdefault("zz", {}).setdefault("const", []).append(1.0)
+        return False
+
+
+def test_early_stopping_rounds_watches_trains_last_score_whatever_else_is_logged(capsys):
+    X, y = _noisy_exact_data(7, 2000)
+    params = {"objective": "binary:logistic", "eval_metric": ["logloss", "auc"],
+              "max_depth": 4, "learning_rate": 0.5}
+    kw = dict(evals=[(X[1000:], y[1000:], "v")], early_stopping_rounds=3, verbose_eval=True)
+    plain = gbm.train(params, X[:1000], y[:1000], 100, **kw)
+    printed = capsys.readouterr().out
+    logged = gbm.train(params, X[:1000], y[:1000], 100, callbacks=[_LogsMore()], **kw)
+    assert logged.to_json() == plain.to_json() and plain.num_boosted_rounds < 100
+    assert logged.best_iteration == plain.best_iteration
+    assert capsys.readouterr().out == printed  # the caller's entries are not printed
+    assert logged.evals_result["zz"]["const"] == [1.0] * logged.num_boosted_rounds
+
+
+def test_a_users_metric_named_like_a_built_in_one_is_the_watched_score():
+    X, y = _noisy_exact_data(8, 2000)
+    calls = []
+
+    def rising(y_, pred, w):  # worse every round: stops after the patience
+        calls.append(1)
+        return "logloss", float(len(calls))
+
+    b = gbm.train({"objective": "binary:logistic", "eval_metric": ["logloss", "auc"]},
+                  X[:1000], y[:1000], 50, evals=[(X[1000:], y[1000:], "v")],
+                  custom_metric=rising, early_stopping_rounds=2)
+    assert b.best_iteration == 0 and b.num_boosted_rounds == 3 and b.best_score == 1.0
+    # both scores named logloss are kept, the built-in one first each round
+    assert b.evals_result["v"]["logloss"][1::2] == [1.0, 2.0, 3.0]

@@ -128,8 +128,11 @@ def test_the_cycle_finder_finds_one():
 def test_every_module_has_a_documented_layer():
     layers = _layers()
     assert layers["gbm.kernels"] == 1 and layers["gbm.__main__"] == max(layers.values())
-    missing = sorted(m for m in _graph() if _unit(m, layers) is None)
+    graph = _graph()
+    missing = sorted(m for m in graph if _unit(m, layers) is None)
     assert not missing, f"modules in no layer of docs/architecture.md: {missing}"
+    unknown = sorted(name for name in layers if name not in graph)
+    assert not unknown, f"docs/architecture.md's layers name no such module: {unknown}"
 
 
 def _upward(graph, layers):

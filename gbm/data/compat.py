@@ -35,10 +35,12 @@ def objective_function(obj, dtrain):
     An XGBoost-form ``obj(predt, dtrain)`` gets the training DMatrix (the one passed to
     ``train``, or one holding the labels, weights and base margins given as arrays).
     """
-    if obj is None or not is_xgboost_form(obj):
-        return obj
+    if obj is None:
+        return None
     if not callable(obj):
         raise TypeError(f"obj must be callable, got {obj!r}")
+    if not is_xgboost_form(obj):
+        return obj
 
     def gbm_form(margin, y, w):
         return obj(margin, dtrain)

@@ -42,8 +42,9 @@ def maximizes(name):
 
 def check_metric_name(name):
     """``name`` if it names a metric, else a ValueError listing the known ones."""
-    if name in POINTWISE or name in PARAMETRIC or parse_ranking(name) is not None \
-            or tweedie_power(name) is not None:
+    if isinstance(name, str) and (name in POINTWISE or name in PARAMETRIC
+                                  or parse_ranking(name) is not None
+                                  or tweedie_power(name) is not None):
         return name
     raise ValueError(f"eval_metric {name!r} is not a known metric; known: "
                      f"{sorted(POINTWISE) + sorted(PARAMETRIC)}, "

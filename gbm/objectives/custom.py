@@ -3,6 +3,7 @@
 default metric), as in XGBoost."""
 import numpy as np
 
+from ..collective import LOCAL
 from .base import Objective
 
 
@@ -20,7 +21,7 @@ class CustomObjective(Objective):
     def check_labels(self, y):
         return self.base.check_labels(y)
 
-    def base_margin(self, y, w, collective=None):
+    def base_margin(self, y, w, collective=LOCAL):
         return self.base.base_margin(y, w, collective)
 
     def base_score_to_margin(self, base_score):

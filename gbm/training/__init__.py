@@ -1,2 +1,3 @@
-"""The boosting loop ``train`` (``loop``) and the eval sets scored after every round
-(``evaluation``)."""
+"""The boosting loop ``train`` (``loop``) over a prepared fit (``prepare``), one round
+(``rounds``), the eval sets' scoring with train's printing and early stopping
+(``evaluation``), and the runner of a fit's callbacks (``callbacks``)."""

@@ -1,10 +1,11 @@
 """Eval sets scored after every round: ``EvalSet`` keeps a set's margins up to date on
 its bins, tree by tree, and the ``Evaluation`` callback scores every set with every
-metric into the booster's ``evals_result`` (the ``evals_log`` later callbacks read:
-printing and early stopping, ``gbm.callback``)."""
+metric into the booster's ``evals_result`` (the ``evals_log`` later callbacks read).
+``train``'s printing and early stopping (``RoundMonitor``, ``LastScoreStopping``) read the
+round's scores as ``Evaluation`` made them, whatever else a caller's callback logs."""
 import numpy as np
 
-from ..callback import TrainingCallback
+from ..callback import EarlyStopping, EvaluationMonitor, TrainingCallback
 from ..data.inputs import to_host
 from ..metrics import get_metric
 from ..tree.structure import Forest
@@ -68,22 +69,24 @@ class Evaluation(TrainingCallback):
 
     def __init__(self, eval_sets, metric_names, objective, backend, custom_metric=None,
                  params=None):
-        if custom_metric is not None and not callable(custom_metric):
-            raise TypeError(f"custom_metric must be callable, got {custom_metric!r}")
+        """``custom_metric``: gbm's form, ``f(y, prediction, w)`` (``gbm.data.compat``)."""
         self.eval_sets, self.objective, self.backend = eval_sets, objective, backend
         self.names = list(metric_names)
         self.metrics = [get_metric(name, params) for name in self.names]
         self.custom_metric = custom_metric
+        self.round_scores = []  # (eval set, metric, score) of the last round, in order
 
     def after_iteration(self, booster, epoch, evals_log):
         if not self.eval_sets:
             return False
         lo, hi = booster.iteration_indptr[-2], booster.iteration_indptr[-1]
         forest = Forest(booster.trees[lo:hi], booster.tree_group[lo:hi])  # once for every set
+        self.round_scores = []
         for es in self.eval_sets:
             es.add_trees(self.backend, forest)
             for name, score in self._scores(es):
                 evals_log.setdefault(es.name, {}).setdefault(name, []).append(score)
+                self.round_scores.append((es.name, name, score))
         return False
 
     def _scores(self, es):
@@ -102,6 +105,32 @@ class Evaluation(TrainingCallback):
             scores += [(str(name), float(score)) for name, score in pairs]
         return scores
 
+
+
+class RoundMonitor(EvaluationMonitor):
+    """``verbose_eval``'s printing: the round's scores in the order ``evaluation`` made
+    them (a metric a user's metric names again is printed twice, as scored)."""
+
+    def __init__(self, period, evaluation):
+        super().__init__(period)
+        self.evaluation = evaluation
+
+    def _round_scores(self, evals_log):
+        return self.evaluation.round_scores
+
+
+class LastScoreStopping(EarlyStopping):
+    """``early_stopping_rounds``: watches the last score ``evaluation`` made in the round,
+    the last eval set's last metric (a user's metric's, when there is one), whatever a
+    caller's callback adds to the log."""
+
+    def __init__(self, rounds, evaluation, maximize=None):
+        super().__init__(rounds, maximize=maximize)
+        self.evaluation = evaluation
+
+    def _watched(self, evals_log):
+        name, metric, _ = self.evaluation.round_scores[-1]
+        return name, metric
 
 def _margin_view(margin):
     return margin[:, 0] if margin.shape[1] == 1 else margin

@@ -7,12 +7,11 @@ printing, early stopping and the caller's hooks are callbacks (``gbm.callback``,
 """
 import numpy as np
 
-from ..callback import EarlyStopping, EvaluationMonitor
 from ..collective import LOCAL
 from ..data.compat import metric_function
 from ..data.training_data import training_data
 from .callbacks import CallbackContainer
-from .evaluation import Evaluation
+from .evaluation import Evaluation, LastScoreStopping, RoundMonitor
 from .prepare import Fit
 from .rounds import grow_round
 
@@ -156,13 +155,14 @@ def _own_callbacks(fit, eval_sets, verbose_eval, early_stopping_rounds, maximize
     if patience is not None and not eval_sets:
         raise ValueError("early_stopping_rounds needs at least one eval set (evals / eval_set)")
     names = fit.params["eval_metric"] or [fit.objective.default_metric]
-    own = [Evaluation(eval_sets, names, fit.objective, fit.backend, metric, fit.params)]
+    evaluation = Evaluation(eval_sets, names, fit.objective, fit.backend, metric, fit.params)
+    own = [evaluation]
     if period and eval_sets and fit.collective.rank == 0:
-        own.append(EvaluationMonitor(period))
+        own.append(RoundMonitor(period, evaluation))
     if patience is not None:
         # with a user's metric, lower is better unless said otherwise (as XGBoost)
-        own.append(EarlyStopping(patience, maximize=(False if maximize is None and metric
-                                                     is not None else maximize)))
+        own.append(LastScoreStopping(patience, evaluation, maximize=(
+            False if maximize is None and metric is not None else maximize)))
     return own
 
 
