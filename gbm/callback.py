@@ -158,6 +158,7 @@ class EarlyStopping(TrainingCallback):
         """``(eval set, metric)`` watched: the given names, else the log's last set and
         that set's last metric (XGBoost's choice)."""
         data = self.data_name if self.data_name is not None else list(evals_log)[-1]
-        metrics = evals_log.get(data, {})
-        metric = self.metric_name if self.metric_name is not None else list(metrics or [None])[-1]
+        metric = self.metric_name
+        if metric is None and evals_log.get(data):
+            metric = list(evals_log[data])[-1]
         return data, metric

@@ -21,8 +21,9 @@ class QueryGroups:
     weight : float64 (n_groups,), one weight per group (ones when none was given)
     first_row : int64 (n_groups,), each group's first row's index in the whole data set
         (its position here, until ``locate`` says otherwise)
-    weight_scale : float, the number of groups over their total weight, over every rank
-        of a distributed data set (set by ``locate``; 1 until then)
+    scaled_weight : float64 (n_groups,), the weights scaled to average 1 over every rank's
+        groups (XGBoost's ranking objectives weigh groups so; set by ``locate``, the
+        weights themselves until then)
     """
 
     def __init__(self, ptr, weight=None):
@@ -30,16 +31,16 @@ class QueryGroups:
         n = self.ptr.shape[0] - 1
         self.weight = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
         self.first_row = np.ascontiguousarray(self.ptr[:-1])
-        self.weight_scale = 1.0
+        self.scaled_weight = self.weight
 
     def locate(self, row_ids=None, collective=LOCAL):
         """These groups as one rank's part of the whole training data: ``row_ids`` (int64
         (n_rows,)) gives each row's index in it (None: its position), and the weights'
-        scale is taken over every rank's groups (two exchanges). Returns self."""
+        average is taken over every rank's groups (two exchanges). Returns self."""
         if row_ids is not None:
             self.first_row = np.ascontiguousarray(row_ids[self.ptr[:-1]], dtype=np.int64)
         n_groups = int(collective.allreduce(np.array([self.n_groups], np.int64), "sum")[0])
-        self.weight_scale = n_groups / exact_sum(self.weight, collective)
+        self.scaled_weight = self.weight * (n_groups / exact_sum(self.weight, collective))
         return self
 
     @property

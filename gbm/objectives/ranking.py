@@ -58,9 +58,9 @@ class LambdaRank(Objective):
 
     def gradients(self, margin, y, w, *, backend=None, queries=None, round_=0):
         """(grad, hess), float64 (n_rows, 1); ``w`` is ignored: the query groups' weights
-        apply (weights are per query group for ranking), scaled to average 1 over every
-        rank's groups as XGBoost does. ``queries``: the training rows' groups, located in
-        the whole data set (``QueryGroups.locate``)."""
+        apply (weights are per query group for ranking), ``queries.scaled_weight``: scaled
+        to average 1 over every rank's groups, as XGBoost does. ``queries``: the training
+        rows' groups, located in the whole data set (``QueryGroups.locate``)."""
         if queries is None:
             raise ValueError(f"{self.name} needs query groups: pass group= or qid= to train")
         backend = get_backend("cpu", 1) if backend is None else backend
@@ -70,7 +70,7 @@ class LambdaRank(Objective):
         with backend.threads() as n_threads:
             backend.kernels.lambdarank_gradients(
                 xp.ascontiguousarray(margin[:, 0]), xp.asarray(y), queries.ptr,
-                queries.first_row, queries.weight * queries.weight_scale, self.delta_kind,
+                queries.first_row, queries.scaled_weight, self.delta_kind,
                 self.exp_gain, self.topk, self.num_pair, self.score_normalization,
                 self.normalization, np.uint64(key), grad, hess, n_threads)
         return grad[:, None], hess[:, None]

@@ -69,7 +69,6 @@ class Fit:
         if p["scale_pos_weight"] != 1.0:
             self.w_grad = np.where(y == 1.0, w * p["scale_pos_weight"], w)
         self.refresh_weights = None if data.sample_weight is None else w
-        self.weighted = data.sample_weight is not None or self.w_grad is not w
         self._rows(X, data.row_ids)
         if obj is not None:  # the user's gradients, the named objective's everything else
             dtrain = data.dmatrix if data.dmatrix is not None else DMatrix._of_labels(
@@ -148,7 +147,8 @@ class Fit:
             base = init.base_margin
             names = names if names is not None else init.feature_names
         elif p["base_score"] is None:
-            base = self.objective.base_margin(self.y, self.w_grad if self.weighted else None,
+            weighted = self.refresh_weights is not None or self.w_grad is not self.w
+            base = self.objective.base_margin(self.y, self.w_grad if weighted else None,
                                               self.collective)
         else:
             base = self.objective.base_score_to_margin(p["base_score"])
