@@ -1,5 +1,6 @@
 """The command line (gbm.cli.main): train and predict on CSV and Parquet files in a subprocess,
 clean help, one-line errors without a traceback."""
+import os
 import subprocess
 import sys
 
@@ -105,3 +106,86 @@ def test_parse_params_reads_json_values_else_text():
                              "quantile_alpha=[0.1,0.9]", "ndcg_exp_gain=false"]) == {
         "max_depth": 4, "eta": 0.1, "objective": "binary:logistic",
         "quantile_alpha": [0.1, 0.9], "ndcg_exp_gain": False}
+
+
+def test_predictions_are_written_atomically(tmp_path, tables, monkeypatch):
+    """A full disk mid-write used to leave a partial file over the earlier predictions."""
+    assert cli.main(["train", str(tmp_path / "train.csv"), "--target", "y", "--model",
+                     str(tmp_path / "m.json"), "--rounds", "2", "--quiet"]) == 0
+    for out in ("p.csv", "p.parquet"):
+        argv = ["predict", str(tmp_path / "m.json"), str(tmp_path / "train.csv"),
+                "--output", str(tmp_path / out)]
+        assert cli.main(argv) == 0
+        before = (tmp_path / out).read_bytes()
+
+        def disk_full(frame, path, *args, **kwargs):
+            with open(path, "wb") as fh:
+                fh.write(b"prediction\n0.12")  # a partial write, then the error
+            raise OSError(28, "No space left on device")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(pd.DataFrame, "to_csv" if out.endswith("csv") else "to_parquet",
+                          disk_full)
+            assert cli.main(argv) == 2
+        assert (tmp_path / out).read_bytes() == before
+        assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")], "a temp file left"
+
+
+@pytest.mark.parametrize("command", [
+    ["train", "train.csv", "--target", "y", "--model", "train.csv"],
+    ["train", "train.csv", "--target", "y", "--model", "valid.parquet", "--eval",
+     "valid.parquet"],
+    ["train", "train.csv", "--target", "y", "--model", "./sub/../train.csv"],
+    ["predict", "m.json", "train.csv", "--output", "train.csv"],
+    ["predict", "m.json", "train.csv", "--output", "link.csv"],  # a symlink to the data
+])
+def test_an_output_that_is_an_input_is_refused(tmp_path, tables, capsys, command):
+    """`train d.csv --model d.csv` used to exit 0 with the data file gone."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.csv").symlink_to("train.csv")
+    assert cli.main(["train", str(tmp_path / "train.csv"), "--target", "y", "--model",
+                     str(tmp_path / "m.json"), "--rounds", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    files = {p: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    argv = [str(tmp_path / a) if a.endswith((".csv", ".parquet", ".json")) else a
+            for a in command]
+    assert cli.main(argv + (["--quiet"] if command[0] == "train" else [])) == 2
+    err = capsys.readouterr().err
+    assert "would destroy it" in err and len(err.strip().splitlines()) == 1, err
+    assert {p: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == files
+
+
+def test_a_table_without_rows_is_reported_as_such(tmp_path, tables, capsys):
+    """A CSV with a header and no rows was reported as "--target 'y' holds text"."""
+    (tmp_path / "empty.csv").write_text("x1,x2,city,y\n")
+    rc = cli.main(["train", str(tmp_path / "empty.csv"), "--target", "y", "--model",
+                   str(tmp_path / "m.json"), "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "no rows" in err and "holds text" not in err, err
+    assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("command", ["train", "predict"])
+def test_a_missing_output_folder_is_named_by_the_option(tmp_path, tables, capsys, command):
+    """Was reported under gbm's hidden temporary file name, after training."""
+    model = tmp_path / "m.json"
+    assert cli.main(["train", str(tmp_path / "train.csv"), "--target", "y", "--model",
+                     str(model), "--rounds", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    missing = tmp_path / "nowhere" / "out.csv"
+    argv = (["train", str(tmp_path / "train.csv"), "--target", "y", "--model",
+             str(missing.with_suffix(".json")), "--quiet"] if command == "train" else
+            ["predict", str(model), str(tmp_path / "train.csv"), "--output", str(missing)])
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    option = "--model" if command == "train" else "--output"
+    assert f"{option} '{tmp_path / 'nowhere'}" in err and "no folder" in err, err
+    assert ".tmp" not in err
+
+
+def test_save_model_names_the_missing_folder_not_its_temporary_file(tmp_path):
+    booster = gbm.train({}, np.eye(3), np.arange(3.0), 1)
+    for fmt in ("gbm", "xgboost"):
+        with pytest.raises(FileNotFoundError) as err:
+            booster.save_model(tmp_path / "nowhere" / "m.json", format=fmt)
+        assert "nowhere" in str(err.value) and ".tmp" not in str(err.value)

@@ -9,6 +9,7 @@ import sys
 import numpy as np
 
 from ..callback import TrainingCallback
+from ..io.atomic import atomic_path
 
 DESCRIPTION = """\
 gbm: deterministic gradient boosting. Run 'python -m gbm COMMAND --help' for a
@@ -102,6 +103,9 @@ def read_table(path, role="DATA"):
         raise UserError(f"reading {path!r} needs pyarrow: pip install pyarrow ({err})") from None
     except Exception as err:  # the reader's own message, on one line
         raise UserError(f"cannot read {path!r}: {' '.join(str(err).split())}") from None
+    if len(frame) == 0:
+        raise UserError(f"{role} {path!r}: no rows (the table has only "
+                        f"{'a header' if len(frame.columns) else 'no columns'})")
     for name in frame.columns:
         dtype = frame[name].dtype
         if dtype == object or pd.api.types.is_string_dtype(dtype) and not \
@@ -111,10 +115,27 @@ def read_table(path, role="DATA"):
 
 
 def write_table(frame, path):
-    if _kind(path, "--output") == "csv":
-        frame.to_csv(path, index=False)
-    else:
-        frame.to_parquet(path, index=False)
+    """Write atomically: an earlier file at ``path`` stays whole until the new one is."""
+    kind = _kind(path, "--output")
+    with atomic_path(path) as temp:
+        if kind == "csv":
+            frame.to_csv(temp, index=False)
+        else:
+            frame.to_parquet(temp, index=False)
+
+
+def check_output(path, option, inputs):
+    """Before any work: ``path``'s folder exists and ``path`` is none of the ``inputs``
+    (writing over the data or the model read would destroy it)."""
+    folder = os.path.dirname(os.path.realpath(path))
+    if not os.path.isdir(folder):
+        raise UserError(f"{option} {path!r}: no folder {folder!r} to write in")
+    if os.path.isdir(path):
+        raise UserError(f"{option} {path!r} is a folder; give a file's path")
+    for role, given in inputs:
+        if os.path.exists(path) and os.path.exists(given) and os.path.samefile(path, given):
+            raise UserError(f"{option} {path!r} is the {role} file {given!r}: writing there "
+                            "would destroy it; give another path")
 
 
 def parse_params(pairs):
@@ -190,6 +211,8 @@ class Progress(TrainingCallback):
 def run_train(args):
     from .. import train
 
+    check_output(args.model, "--model", [("DATA", args.data)] +
+                 [("--eval", path) for path in args.eval])
     frame = read_table(args.data)
     X, y, extra = _split(frame, args, args.data)
     params = parse_params(args.param)
@@ -234,6 +257,7 @@ def run_predict(args):
     import pandas as pd
 
     _kind(args.output, "--output")
+    check_output(args.output, "--output", [("MODEL", args.model), ("DATA", args.data)])
     booster = _load_model(args.model)
     frame = read_table(args.data)
     if booster.feature_names is not None:

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..model.booster import Booster
 from ..callback import TrainingCallback
-from ..io.gbm_json import write_atomic
+from ..io.atomic import write_atomic
 from ..params import RUN_SETTINGS, validate_params
 
 FILE = "gbm-checkpoint.json"

@@ -6,14 +6,12 @@ round-tripping repr, so a loaded model predicts bit for bit the same. A model is
 atomically: serialised first, written to a temporary file in the target's folder, then
 renamed over the target, so a failure never leaves a truncated or emptied file.
 """
-import contextlib
 import json
 import math
 import os
-import secrets
-import stat
 
 from . import validation
+from .atomic import write_atomic
 from .validation import FORMAT, InvalidModel
 
 from ..params import OMITTED_AT_DEFAULT, RUN_SETTINGS, SPEC
@@ -91,28 +89,6 @@ def save(booster, path, estimator=None):
     """Write atomically: the old file stays whole until the new one is complete."""
     text = dumps(booster, estimator)  # first: a model that cannot be written leaves the file alone
     write_atomic(path, text)
-
-
-def write_atomic(path, text):
-    """Write ``text`` (UTF-8) to ``path`` through a temporary file renamed over it, so the
-    old file stays whole until the new one is complete (model files, Dask checkpoints)."""
-    target = os.path.realpath(os.fspath(path))  # through a symlink, as open() would write
-    folder, name = os.path.split(target)
-    temp = os.path.join(folder, f".{name}.{secrets.token_hex(8)}.tmp")
-    # 0o666 less the umask, as open() gives a new file; an existing file keeps its mode
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(temp, stat.S_IMODE(os.stat(target).st_mode))
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
 
 
 def load(cls, path, with_estimator=False):

@@ -28,14 +28,13 @@ rounding, not bit for bit. A single-output model is written with a scalar ``base
 (which XGBoost 2 reads too); several outputs with different starting margins need the
 list form of XGBoost 3.1 or later.
 """
-import contextlib
 import json
 import math
 import os
-import secrets
 
 import numpy as np
 
+from .atomic import write_atomic
 from ..data.categorical import MAX_CATEGORIES
 from ..kernels.layout import cat_words
 from .validation import MAX_CUTS
@@ -222,19 +221,8 @@ def to_xgboost(booster):
 
 
 def save_xgboost(booster, path):
-    """Write ``to_xgboost(booster)`` to ``path`` atomically (temporary file, then rename)."""
-    text = json.dumps(to_xgboost(booster), allow_nan=False)
-    target = os.path.realpath(os.fspath(path))
-    folder, name = os.path.split(target)
-    temp = os.path.join(folder, f".{name}.{secrets.token_hex(8)}.tmp")
-    try:
-        with open(temp, "x", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    """Write ``to_xgboost(booster)`` to ``path`` atomically (``gbm.io.atomic``)."""
+    write_atomic(path, json.dumps(to_xgboost(booster), allow_nan=False))
 
 
 # ---------------------------------------------------------------- import
