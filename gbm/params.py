@@ -250,6 +250,18 @@ ALIASES = {
 }
 
 
+def with_default(params, name, value):
+    """``params`` with ``name`` set to ``value`` unless the caller gave it a value (not None)
+    under its name or one of its aliases (``nthread`` for ``n_jobs``); a None under an
+    alias is dropped, so the result names the parameter once."""
+    keys = [key for key in params if ALIASES.get(key, key) == name]
+    if any(params[key] is not None for key in keys):
+        return dict(params)
+    out = {key: v for key, v in params.items() if key not in keys}
+    out[name] = value
+    return out
+
+
 def validate_params(params):
     """Return a full, validated copy of ``params`` with defaults filled in.
 

@@ -448,3 +448,13 @@ def test_a_fit_killed_with_its_worker_resumes_to_the_uninterrupted_model(client,
         time.sleep(0.2)
     resumed = gbm.dask.train(client, PARAMS, dX, dy, 8, checkpoint_dir=str(tmp_path))
     assert resumed.to_json() == uninterrupted
+
+
+@pytest.mark.parametrize("threads", [{"nthread": 1}, {"n_jobs": 1}, {"nthread": None}])
+def test_thread_count_under_xgboost_s_name_or_ours(client, threads):
+    """XGBoost's ``nthread`` (as ``xgboost.dask.train`` takes it) was refused as 'n_jobs given
+    twice': the rank set n_jobs without looking at its aliases."""
+    X, y = _data()
+    local = gbm.train(PARAMS, X, y, 2).to_json()
+    dX, dy = _dask(X, y)
+    assert gbm.dask.train(client, {**PARAMS, **threads}, dX, dy, 2).to_json() == local

@@ -188,3 +188,14 @@ def test_evals_result_feval_and_xgboost_form_objective():
         gbm.train({"max_depth": 2}, X, y, 4, obj=squared_gbm).predict(X))
     with pytest.raises(TypeError, match="same argument"):
         gbm.train({}, X, y, 1, feval=mae_xgb, custom_metric=mae_gbm)
+
+
+def test_a_default_is_not_set_over_an_alias():
+    """with_default (gbm.dask's per-worker thread count) respects XGBoost's alias names."""
+    from gbm.params import validate_params, with_default
+
+    assert with_default({"nthread": 3}, "n_jobs", 8) == {"nthread": 3}
+    assert with_default({"n_jobs": 2}, "n_jobs", 8) == {"n_jobs": 2}
+    assert with_default({"nthread": None, "eta": 0.1}, "n_jobs", 8) == {"eta": 0.1, "n_jobs": 8}
+    assert with_default({"eta": 0.1}, "learning_rate", 0.3) == {"eta": 0.1}
+    assert validate_params(with_default({"seed": 5}, "random_state", 0))["random_state"] == 5

@@ -16,7 +16,7 @@ from . import checkpoint as dask_checkpoint, data as dask_data, nccl as dask_ncc
 from ..collective import CollectiveError
 from ..data.eval_sets import EvalSpec, eval_specs
 from .spmd import run_ranks, worker_threads
-from ..params import validate_params
+from ..params import validate_params, with_default
 from ..training.loop import train as _train
 
 import distributed
@@ -106,9 +106,8 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
 # -- on the worker ---------------------------------------------------------------------
 def _train_rank(collective, share, eval_shares, spec):
     """One rank's training (``run_ranks``'s body): ``(booster or None, digest, stats)``."""
-    params = dict(spec["params"])
-    if params.get("n_jobs") is None:  # Numba threads: the worker's share of the machine
-        params["n_jobs"] = worker_threads()
+    # Numba threads: the worker's share of the machine, unless n_jobs or nthread is given
+    params = with_default(spec["params"], "n_jobs", worker_threads())
     X, y = dask_data.assemble(share, "X"), dask_data.assemble(share, "y")
     w = share.get("group_weight", dask_data.assemble(share, "sample_weight"))
     qid = dask_data.assemble(share, "qid")
