@@ -89,3 +89,21 @@ def test_new_file_gets_the_usual_mode(tmp_path):
     finally:
         os.umask(umask)
     assert stat.S_IMODE(os.stat(tmp_path / "new.json").st_mode) == 0o644
+
+
+def test_an_unwritable_folder_is_reported_by_the_target_path(saved, monkeypatch):
+    """The error named gbm's hidden temporary file (``.model.json.<hex>.tmp``)."""
+    booster, path = saved
+    real_open = os.open
+
+    def refuse(name, *args, **kwargs):
+        if str(name).endswith(".tmp"):
+            raise PermissionError(13, "Permission denied", name)
+        return real_open(name, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refuse)
+    for fmt in ("gbm", "xgboost"):
+        with pytest.raises(PermissionError) as err:
+            booster.save_model(path, format=fmt)
+        assert str(path) in str(err.value) and ".tmp" not in str(err.value)
+        assert "Permission denied" in str(err.value)

@@ -211,6 +211,8 @@ class Progress(TrainingCallback):
 def run_train(args):
     from .. import train
 
+    if args.rounds < 0 or args.eval_every < 1:
+        raise UserError("--rounds must be >= 0 and --eval-every >= 1")
     check_output(args.model, "--model", [("DATA", args.data)] +
                  [("--eval", path) for path in args.eval])
     frame = read_table(args.data)
@@ -228,8 +230,6 @@ def run_train(args):
         if "qid" in eextra:
             entry["qid"] = eextra["qid"]
         evals.append(entry)
-    if args.rounds < 0 or args.eval_every < 1:
-        raise UserError("--rounds must be >= 0 and --eval-every >= 1")
     callbacks = [] if args.quiet else [Progress(args.rounds, args.eval_every)]
     booster = train(params, X, y, num_boost_round=args.rounds, evals=evals,
                     early_stopping_rounds=args.early_stopping_rounds, callbacks=callbacks,

@@ -25,6 +25,10 @@ def atomic_path(path):
     try:
         # 0o666 less the umask, as open() gives a new file; an existing file keeps its mode
         os.close(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    except OSError as err:  # named by the target, not the temporary file's hidden name
+        raise type(err)(err.errno, f"cannot create a file in {folder!r} ({err.strerror})",
+                        os.fspath(path)) from None
+    try:
         yield temp
         fd = os.open(temp, os.O_RDONLY)
         try:
