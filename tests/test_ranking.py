@@ -145,7 +145,7 @@ def _xgb_metric(name, y, pred, sizes, weight=None):
 
 
 @pytest.mark.parametrize("name", ["ndcg", "ndcg@3", "ndcg@5-", "ndcg-", "map", "map@3",
-                                  "map@5-", "map-"])
+                                  "map@5-", "map-", "pre", "pre@3", "pre@5-", "pre-", "pre@20"])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_metrics_equal_xgboost(name, weighted):
     rng = np.random.default_rng(4)
@@ -154,8 +154,8 @@ def test_metrics_equal_xgboost(name, weighted):
     y = rng.integers(0, 4, ptr[-1]).astype(np.float64)
     y[ptr[3]:ptr[4]] = 0  # queries without any relevant document
     y[ptr[7]:ptr[8]] = 0
-    if name.startswith("map"):
-        y = (y > 1).astype(np.float64)  # map needs binary labels
+    if name.startswith(("map", "pre")):
+        y = (y > 1).astype(np.float64)  # map and pre need binary labels
     pred = np.round(rng.normal(size=ptr[-1]), 1)  # float32-exact, with ties
     weight = rng.random(40) + 0.1 if weighted else None
     ours = RankingMetric(name)(y, pred, None, QueryGroups(ptr, weight))
@@ -168,6 +168,20 @@ def test_metric_of_a_query_without_relevant_documents():
     assert RankingMetric("ndcg-")(y, pred, None, q) == 0.0
     assert RankingMetric("map@2")(y, pred, None, q) == 1.0
     assert RankingMetric("map@2-")(y, pred, None, q) == 0.0
+    assert RankingMetric("pre@2")(y, pred, None, q) == RankingMetric("pre@2-")(y, pred, None, q) == 0
+
+
+def test_precision_at_k_by_hand():
+    """Group 1: top 2 of (1, 1, 0) ranked -> 2/2; group 2 (ties keep the input order):
+    (1, 0, 0, 1, 0) -> 1/2; group 3, shorter than k=5: 2 relevant of 4 -> 2/4."""
+    y = np.array([1, 0, 1, 0, 0, 0, 1, 1, 0, 1, 0, 1], dtype=np.float64)
+    pred = np.array([0.3, 0.1, 0.2, 0.5, 0.5, 0.1, 0.9, 0.2, 0.4, 0.3, 0.2, 0.1])
+    q = QueryGroups([0, 3, 8, 12], [1.0, 2.0, 3.0])
+    assert RankingMetric("pre@2")(y, pred, None, q) == pytest.approx((1 + 2 * 0.5 + 3 * 0.5) / 6)
+    assert RankingMetric("pre@5")(y, pred, None, q) == pytest.approx(
+        (2 / 3 + 2 * 2 / 5 + 3 * 2 / 4) / 6)
+    with pytest.raises(ValueError, match="binary"):
+        RankingMetric("pre@2")(y * 2, pred, None, q)
 
 
 # ---------------------------------------------------------------- parity with xgboost

@@ -3,18 +3,18 @@ that the parameter checks (``gbm.params``) read it without loading the metrics."
 import re
 
 # the metrics whose formula needs nothing but labels, predictions and weights
-POINTWISE = ("rmse", "mae", "error", "auc", "aucpr", "logloss", "mlogloss", "merror",
-             "poisson-nloglik", "gamma-nloglik")
+POINTWISE = ("rmse", "rmsle", "mae", "mape", "error", "auc", "aucpr", "logloss", "mlogloss",
+             "merror", "poisson-nloglik", "gamma-nloglik")
 # metrics whose formula takes a training parameter: name -> that parameter
 PARAMETRIC = {"quantile": "quantile_alpha", "mphe": "huber_slope"}
 _MAXIMIZED = ("auc", "aucpr")
-_RANKING = re.compile(r"^(ndcg|map)(?:@(\d+))?(-)?$")
+_RANKING = re.compile(r"^(ndcg|map|pre)(?:@(\d+))?(-)?$")
 _TWEEDIE = "tweedie-nloglik@"
 
 
 def parse_ranking(name):
     """(kind, k or None, minus) for a ranking metric name (``ndcg``, ``map@5``,
-    ``ndcg@10-``, ...), or None for other names."""
+    ``ndcg@10-``, ``pre@3``, ...), or None for other names."""
     m = _RANKING.match(name) if isinstance(name, str) else None
     if m is None:
         return None
@@ -49,4 +49,4 @@ def check_metric_name(name):
     raise ValueError(f"eval_metric {name!r} is not a known metric; known: "
                      f"{sorted(POINTWISE) + sorted(PARAMETRIC)}, "
                      "tweedie-nloglik@rho with rho in [1, 2), and the ranking metrics "
-                     "ndcg, map, ndcg@k, map@k (each also with a '-' suffix)")
+                     "ndcg, map, pre, ndcg@k, map@k, pre@k (each also with a '-' suffix)")

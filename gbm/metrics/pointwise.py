@@ -20,6 +20,32 @@ def rmse(y, pred, w, collective=LOCAL):
     return float(np.sqrt(exact_mean((pred - y) ** 2, w, collective)))
 
 
+def _first_row(bad):
+    return int(np.flatnonzero(bad)[0])
+
+
+def rmsle(y, pred, w, collective=LOCAL):
+    """Root mean squared error of ``log(1 + pred)`` against ``log(1 + y)``: labels and
+    predictions must be > -1 (XGBoost returns NaN; gbm names the first row instead)."""
+    for name, values in (("y", y), ("prediction", pred)):
+        bad = ~(values > -1.0)
+        if bad.any():
+            row = _first_row(bad)
+            raise ValueError(f"eval_metric 'rmsle' needs values > -1: {name}[{row}] = "
+                             f"{values[row]} (log(1 + x) is undefined)")
+    d = elementwise.log(1.0 + pred) - elementwise.log(1.0 + y)
+    return float(np.sqrt(exact_mean(d * d, w, collective)))
+
+
+def mape(y, pred, w, collective=LOCAL):
+    """Mean absolute percentage error ``|(y - pred) / y|``: labels must be non-zero
+    (XGBoost returns inf; gbm names the first zero label instead)."""
+    bad = y == 0.0
+    if bad.any():
+        raise ValueError(f"eval_metric 'mape' divides by the label: y[{_first_row(bad)}] = 0")
+    return float(exact_mean(np.abs((y - pred) / y), w, collective))
+
+
 def logloss(y, pred, w, collective=LOCAL):
     p = np.clip(pred, _EPS, 1 - _EPS)
     log = elementwise.log
@@ -175,7 +201,7 @@ def pseudo_huber_error(slope):
     return metric
 
 
-METRICS = {"rmse": rmse, "mae": mae, "error": error, "auc": auc, "aucpr": aucpr,
+METRICS = {"rmse": rmse, "rmsle": rmsle, "mae": mae, "mape": mape, "error": error, "auc": auc, "aucpr": aucpr,
            "logloss": logloss, "mlogloss": mlogloss, "merror": merror,
            "poisson-nloglik": poisson_nloglik, "gamma-nloglik": gamma_nloglik}
 # the metrics of gbm.metrics.names.PARAMETRIC: a factory taking the parameter's value

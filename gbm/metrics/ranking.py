@@ -1,6 +1,7 @@
-"""Ranking metrics ``ndcg`` and ``map``, with XGBoost's name forms ``ndcg@k`` (top k
-only), ``ndcg-`` / ``ndcg@k-`` (a query with no relevant document scores 0 instead of 1),
-and the same for ``map``.
+"""Ranking metrics ``ndcg``, ``map`` and ``pre`` (precision), with XGBoost's name forms
+``ndcg@k`` (top k only), ``ndcg-`` / ``ndcg@k-`` (a query with no relevant document scores
+0 instead of 1), and the same for ``map`` and ``pre`` (a query without relevant documents
+has precision 0 either way).
 
 Scores are computed per query group and averaged with the groups' weights (exact sums,
 over every rank: a query group is never split between ranks). Documents are
@@ -58,6 +59,17 @@ def map_per_group(y, pred, ptr, k=None, minus=False):
     return np.where(n_rel > 0, ap / np.where(n_rel > 0, denominator, 1.0), 0.0 if minus else 1.0)
 
 
+def precision_per_group(y, pred, ptr, k=None):
+    """Precision@k of each group, float64 (n_groups,), binary labels: the relevant
+    documents among the top ``min(k, group size)`` over that count (XGBoost's convention:
+    a group shorter than k is not penalised for it)."""
+    n_groups = ptr.shape[0] - 1
+    order, pos, group_of = _ranked_positions(pred, ptr)
+    top = np.inf if k is None else k
+    hits = np.bincount(group_of, weights=np.where(pos < top, y[order], 0.0), minlength=n_groups)
+    return hits / np.minimum(np.diff(ptr), top).clip(1)
+
+
 class RankingMetric:
     """A ranking metric called as ``metric(y, pred, w, queries)``: ``queries`` is a
     ``gbm.data.queries.QueryGroups`` (or None: one query, weight 1)."""
@@ -71,7 +83,7 @@ class RankingMetric:
         self.exp_gain = exp_gain
 
     def check_labels(self, y):
-        if self.kind == "map":
+        if self.kind in ("map", "pre"):
             if not np.isin(y, (0.0, 1.0)).all():
                 row = int(np.flatnonzero(~np.isin(y, (0.0, 1.0)))[0])
                 raise ValueError(f"y[{row}] = {y[row]}; eval_metric {self.name!r} needs binary "
@@ -95,8 +107,10 @@ class RankingMetric:
             # XGBoost 3.2 adds an empty query's score (1, or 0 for "ndcg-") unweighted
             # while its weight still counts in the denominator; followed for parity
             weighted = np.where(_has_gain(y, ptr, self.exp_gain), scores * weight, scores)
-        else:
+        elif self.kind == "map":
             weighted = map_per_group(y, pred, ptr, self.k, self.minus) * weight
+        else:
+            weighted = precision_per_group(y, pred, ptr, self.k) * weight
         total, weight_sum = exact_sums(np.stack([weighted, weight]), collective)
         return float(min(1.0, total / weight_sum))
 
