@@ -21,6 +21,7 @@ from distributed import Client, LocalCluster  # noqa: E402
 
 import gbm.dask  # noqa: E402
 from gbm import linear  # noqa: E402
+from tests.support import linear_optima as optima  # noqa: E402
 
 CHUNKS = (250, 0, 420, 230)  # uneven, one empty
 
@@ -107,6 +108,29 @@ def test_distributed_fit_reaches_the_local_optimum(client, case):
     if case == "logistic-gram":
         np.testing.assert_allclose(remote.predict_proba(_dask(X)).compute(),
                                    remote.to_local().predict_proba(X))
+
+
+@pytest.mark.parametrize("kind", ["regression", "multiclass"])
+def test_distributed_all_zero_solution_fits_the_intercept(client, kind):
+    # a penalty that keeps no coefficient: the intercepts are the weighted mean, or the
+    # log class frequencies, and the certificate covers them
+    X, y, w = _data(kind)
+    if kind == "regression":
+        y = y + 40.0
+        estimator = gbm.dask.DaskLasso(alpha=2.0 * optima.least_squares_alpha_max(X, y, w),
+                                       tol=1e-10)
+        intercept, optimum = optima.least_squares_null(y, w)
+    else:
+        y = np.where(np.arange(y.shape[0]) % 5 == 0, 0, y)  # unequal class frequencies
+        C = optima.logistic_C_max(X, y, w, 1.0) / 2.0
+        estimator = gbm.dask.DaskLogisticRegression(penalty="l1", C=C, tol=1e-10)
+        intercept, optimum = optima.logistic_null(y, w, C)
+    remote = estimator.fit(_dask(X), _dask(y), sample_weight=_dask(w))
+    assert not np.any(remote.coef_)
+    np.testing.assert_allclose(remote.intercept_, intercept, rtol=1e-9, atol=1e-12)
+    assert remote.objective_ == pytest.approx(optimum, rel=1e-12)
+    assert remote.duality_gap_ >= remote.objective_ - optimum - 1e-12 * optimum
+    assert remote.duality_gap_ <= estimator.tol * remote.objective_
 
 
 def test_a_worker_without_rows_and_a_dataframe(client):

@@ -1,9 +1,11 @@
 """Thread counts and ranks: the same coefficients on 1 or 2 threads, and the same optimum
-(within tol) when the rows are split over 2 or 3 ranks of a ThreadGroup collective."""
+(within tol) when the rows are split over 2 or 3 ranks of a ThreadGroup collective, the
+intercepts of an all-zero solution included (their optimum and certificate over ranks)."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.datasets import make_classification, make_regression
+from tests.support import linear_optima as optima
 
 from gbm import linear
 from gbm.collective import ThreadGroup
@@ -86,3 +88,39 @@ def test_ranks_reach_the_local_optimum(case, ranks):
     assert shared.objective_ - shared.duality_gap_ <= local.objective_ * (1 + 1e-12)
     assert local.objective_ - local.duality_gap_ <= shared.objective_ * (1 + 1e-12)
     np.testing.assert_allclose(shared.coef_, local.coef_, rtol=1e-3, atol=1e-3)
+
+
+NULL_CASES = {  # a penalty that keeps no coefficient: only the intercepts are fitted
+    "lasso": (lambda X, y, w: linear.Lasso(
+        alpha=2.0 * optima.least_squares_alpha_max(X, y, w), tol=1e-10), "regression"),
+    "logistic-l1": (lambda X, y, w: linear.LogisticRegression(
+        penalty="l1", C=optima.logistic_C_max(X, y, w, 1.0) / 2.0, tol=1e-10), "classification"),
+    "multinomial-enet": (lambda X, y, w: linear.LogisticRegression(
+        penalty="elasticnet", l1_ratio=0.5, C=optima.logistic_C_max(X, y, w, 0.5) / 2.0,
+        tol=1e-10), "multiclass"),
+}
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+@pytest.mark.parametrize("case", list(NULL_CASES))
+def test_ranks_find_the_intercept_of_an_all_zero_solution(case, ranks):
+    make, kind = NULL_CASES[case]
+    if kind == "regression":
+        X, y = make_regression(900, 8, n_informative=5, noise=3.0, random_state=1)
+        y = y + 40.0
+    else:
+        X, y = make_classification(900, 8, n_informative=5, random_state=1,
+                                   n_classes=3 if kind == "multiclass" else 2,
+                                   weights=[0.7] if kind == "classification" else [0.5, 0.3])
+    w = np.random.default_rng(2).uniform(0.5, 1.5, size=y.shape[0])
+    estimator = make(X, y, w)
+    if kind == "regression":
+        intercept, optimum = optima.least_squares_null(y, w)
+    else:
+        intercept, optimum = optima.logistic_null(y, w, estimator.C)
+    for est in _split_fit(estimator, X, y, w, ranks):
+        assert not np.any(est.coef_)
+        np.testing.assert_allclose(est.intercept_, intercept, rtol=1e-9, atol=1e-12)
+        assert est.objective_ == pytest.approx(optimum, rel=1e-12)
+        assert est.duality_gap_ >= est.objective_ - optimum - 1e-12 * optimum
+        assert est.duality_gap_ <= estimator.tol * est.objective_

@@ -6,7 +6,10 @@ Each outer round (Yuan, Ho and Lin 2012, "newGLMNET"; Friedman, Hastie and Tibsh
 
 1. per-row loss terms at the margins ``z`` (local), the gradient ``G = Xt^T f'(z)``
    (local, then summed over ranks), the duality gap (``problem.certificate``): stop when
-   ``gap <= tol * P``, so ``tol`` bounds the relative suboptimality;
+   ``gap <= tol * P``, so ``tol`` bounds the relative suboptimality. Before a result is
+   returned, the free intercepts go to their optimum given the other coefficients and
+   the certificate is taken again (damped Newton on the margins' shift,
+   ``gbm/linear/intercept.py``: only there is the gap a bound; until then it steers);
 2. the quadratic model ``G . delta + 1/2 delta^T H delta + penalty(W + delta)`` minimised by
    coordinate descent, either on the explicit Hessian (``gram``: dense data with few
    features, one pass of ``n (K (d+1))^2 / 2`` and a small matrix; the squared loss's
@@ -31,7 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..collective import LOCAL
-from ..kernels.linear_math import SQUARED
+from ..kernels.linear_math import MULTINOMIAL, SQUARED
+from . import intercept
 from .problem import allsum, certificate, penalty_value
 
 GRAM_MAX_SIZE = 512  # coordinates K (d + 1) up to which the Hessian may be held as a matrix
@@ -107,6 +111,7 @@ class NewtonSolver:
         if self.scale == 0.0:
             present[:, d] = False
         self.present = present.ravel()
+        self.free_intercept = problem.intercept == "free" and self.scale != 0.0
         self.z = np.empty((n, K))
         self.q = np.empty((n, K))
         self.terms, self.trial = _Terms(n, K), _Terms(n, K)
@@ -287,6 +292,51 @@ class NewtonSolver:
             beta *= 0.5
         return 0.0, loss_sum
 
+    def _settle_intercept(self, coef, loss_sum):
+        """``(coef, loss_sum)`` with the free intercepts moved to their optimum given the
+        other coefficients (``gbm/linear/intercept.py``: without it the certificate bounds
+        nothing); ``z`` and the terms follow. Damped Newton on the margins' shift."""
+        if not self.free_intercept:
+            return coef, loss_sum
+        coef = np.array(coef, dtype=np.float64)
+        intercepts = coef.reshape(-1, self.width)[:, -1]  # a view: updates coef
+        coupled = self.problem.loss == MULTINOMIAL
+        grad, hessian = intercept.shift_derivatives(self.terms, self.collective)
+        for _ in range(intercept.MAX_STEPS):
+            step = intercept.newton_shift(grad, hessian, coupled)
+            if intercept.negligible(step, self.scale * intercepts):
+                break
+            found = self._shift_search(step, grad, loss_sum)
+            if found is None:
+                break
+            size, loss_sum, grad, hessian = found
+            intercepts += size * step / self.scale
+        return coef, loss_sum
+
+    def _shift_search(self, step, grad, loss_sum):
+        """Backtracking on the margins' shift ``step`` (K,): (size, loss sum, gradient,
+        Hessian) at the accepted shift, or None. Where the loss sum cannot show the
+        predicted decrease (near the optimum), a shift is taken if it shrinks the
+        gradient, and none is halved."""
+        slope = float(grad @ step)
+        if not slope < 0.0:
+            return None
+        size, z_trial = 1.0, np.empty_like(self.z)
+        for _ in range(intercept.MAX_HALVINGS):
+            np.add(self.z, size * step, out=z_trial)
+            trial_loss = self.trial.evaluate(self.problem, self.backend, z_trial)
+            trial_grad, trial_hessian = intercept.shift_derivatives(self.trial, self.collective)
+            unresolved = intercept.unresolved(-size * slope, loss_sum)
+            if trial_loss <= loss_sum + _ARMIJO * size * slope or (
+                    unresolved and np.linalg.norm(trial_grad) < np.linalg.norm(grad)):
+                self.z = z_trial
+                self.terms, self.trial = self.trial, self.terms
+                return size, trial_loss, trial_grad, trial_hessian
+            if unresolved:
+                return None
+            size *= 0.5
+        return None
+
     def _refresh(self, coef):
         self._margins(coef, self.z)
         if self.problem.offset is not None:
@@ -294,18 +344,22 @@ class NewtonSolver:
         return self.terms.evaluate(self.problem, self.backend, self.z)
 
     def evaluate(self, coef):
-        """``(primal, gap, grad)`` at ``coef`` (flattened (K (d + 1),)): the objective, the
-        certificate and the loss part's gradient over every rank, from exact margins."""
+        """``(primal, gap, grad)`` at ``coef`` (flattened (K (d + 1),)): the objective and
+        its certificate over every rank, from exact margins, and the loss part's gradient
+        where the certificate's dual point comes from: ``coef`` with its free intercepts
+        at their optimum. The gap includes the intercepts' distance to that optimum."""
         coef = np.asarray(coef, dtype=np.float64).ravel()
         loss_sum = self._refresh(coef)
+        given = loss_sum + penalty_value(coef, self.l1, self.l2)
+        settled, loss_sum = self._settle_intercept(coef, loss_sum)
         grad = self._gradient()
-        primal, gap = certificate(loss_sum, self._dual_sum, grad, coef, self.l1, self.l2)
-        return primal, gap, grad
+        primal, gap = certificate(loss_sum, self._dual_sum, grad, settled, self.l1, self.l2)
+        return given, gap + (given - primal), grad
 
     def solve(self, coef=None):
         coef = np.zeros(self.size) if coef is None else np.array(coef, dtype=np.float64).ravel()
         loss_sum = self._refresh(coef)
-        fresh, n_iter = True, 0
+        fresh, settled, stalled, n_iter = True, False, False, 0
         # small problems are solved well past tol (steps cost nothing there): the result
         # is then settled to many digits, the same from weighted and from repeated rows
         small = int(allsum(self.design.nnz, self.collective)) * self.problem.n_outputs
@@ -313,12 +367,19 @@ class NewtonSolver:
         while True:
             grad = self._gradient()
             primal, gap = certificate(loss_sum, self._dual_sum, grad, coef, self.l1, self.l2)
-            if gap <= target * primal:
-                if fresh:
-                    return Result(coef.reshape(-1, self.width), n_iter, primal, gap, True)
-                loss_sum, fresh = self._refresh(coef), True  # confirm on exact margins
+            done = gap <= target * primal
+            if done and not fresh:  # confirm on exact margins
+                loss_sum, fresh = self._refresh(coef), True
                 continue
-            if n_iter >= self.max_iter:
+            finished = done or stalled or n_iter >= self.max_iter
+            if finished and not settled:
+                # the gap bounds the distance to the optimum only with the intercepts at
+                # theirs (gbm/linear/intercept.py); a stall may then resume
+                settled_coef, loss_sum = self._settle_intercept(coef, loss_sum)
+                stalled = stalled and np.array_equal(settled_coef, coef)
+                coef, settled = settled_coef, True
+                continue
+            if finished:
                 return Result(coef.reshape(-1, self.width), n_iter, primal, gap,
                               gap <= self.tol * primal)
             active = self._active(coef, grad)
@@ -326,16 +387,13 @@ class NewtonSolver:
             delta = step(coef, grad, active, gap / primal)
             beta, loss_sum = self._line_search(coef, delta, loss_sum, grad)
             n_iter += 1
-            if beta == 0.0:  # no descent left at this precision
+            if beta == 0.0:  # no descent left at this precision (on drifted margins: refresh)
+                stalled = fresh
                 if not fresh:
                     loss_sum, fresh = self._refresh(coef), True
-                    continue
-                grad = self._gradient()
-                primal, gap = certificate(loss_sum, self._dual_sum, grad, coef, self.l1, self.l2)
-                return Result(coef.reshape(-1, self.width), n_iter, primal, gap,
-                              gap <= self.tol * primal)
+                continue
             coef = coef + beta * delta
-            fresh = False
+            fresh = settled = False
 
 
 def _solve_symmetric(matrix, rhs):

@@ -97,8 +97,9 @@ def penalty_conjugate(v, l1, l2, coef):
 
     Coordinates with l2 > 0: ``(|v| - l1)_+^2 / (2 l2)``; pure L1: 0 (theta keeps
     |v| <= l1); free coordinates (intercepts): their conjugate is the constraint v_j = 0,
-    relaxed to ``v_j w_j`` at the current ``w_j`` (exact when the constraint holds, as it
-    does at the optimum; the solvers keep v_j near 0).
+    taken as ``v_j w_j`` at the current ``w_j``. That is a bound only where the constraint
+    holds: the Newton solver first settles the intercepts at their optimum given the
+    other coefficients (``gbm/linear/intercept.py``), after which v_j is rounding.
     """
     smooth = l2 > 0.0
     excess = np.maximum(np.abs(v[smooth]) - l1[smooth], 0.0)

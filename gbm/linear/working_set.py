@@ -165,10 +165,10 @@ def newton(problem, data, tol, max_iter, mode="auto"):
     if d and room < costs.min():
         _too_small(data.budget, fixed, int(costs.min()), f"the per-row arrays of {host.n} rows")
     coef = np.zeros(K * width)
-    n_iter, inner_scale = 0, 0.1
+    n_iter, inner_scale, exhausted = 0, 0.1, False
     while True:
         primal, gap, grad = evaluator.evaluate(coef)
-        if gap <= tol * primal or n_iter >= max_iter:
+        if gap <= tol * primal or n_iter >= max_iter or exhausted:
             result = Result(coef.reshape(K, width), n_iter, primal, gap, gap <= tol * primal)
             warn_unconverged(result, tol, "Newton steps")
             return result
@@ -185,16 +185,12 @@ def newton(problem, data, tol, max_iter, mode="auto"):
         solver = NewtonSolver(sub, Design(data.columns(columns), backend, "columns"), backend,
                               inner_tol, max_iter - n_iter, mode)
         step = solver.solve(table[:, chosen].ravel())
-        if step.n_iter == 0:  # the set was already solved this far: ask for more
-            if inner_tol <= max(tol / 2, _MIN_INNER_TOL):
-                result = Result(coef.reshape(K, width), n_iter, primal, gap, False)
-                warn_unconverged(result, tol, "Newton steps")
-                return result
-            inner_scale *= 0.01
-            continue
-        table[:, chosen] = step.coef
+        table[:, chosen] = step.coef  # with no Newton step, the intercept may still move
         coef = table.ravel()
         n_iter += step.n_iter
+        if step.n_iter == 0:  # the set was already solved this far: ask for more
+            exhausted = inner_tol <= max(tol / 2, _MIN_INNER_TOL)
+            inner_scale *= 0.01
 
 
 def dual(loss, y, c, data, intercept_scale, tol, max_iter, seed):
