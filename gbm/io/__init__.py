@@ -1,2 +1,4 @@
-"""Model files: gbm's JSON (``gbm_json``), its validation on load (``validation``), and
-XGBoost's JSON model format both ways (``xgboost_json``)."""
+"""Model files: gbm's JSON (``gbm_json``), its validation on load (``validation``), JSON
+text parsed strictly (``strict_json``), and XGBoost's JSON model format: the export
+(``xgboost_json``), the import (``xgboost_import``) and the checks of every field it reads
+(``xgboost_checks``, one tree ``xgboost_trees``, one field ``xgboost_fields``)."""
