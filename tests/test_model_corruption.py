@@ -53,8 +53,22 @@ def _estimator(section):
     return lambda d: d.__setitem__("estimator", section)
 
 
+def _first_threshold(text, value):
+    """Text mutation: tree 0's first threshold replaced by ``value`` (a JSON token)."""
+    head, tail = text.split('"threshold": [', 1)
+    return head + '"threshold": [' + value + tail[tail.index(","):]
+
+
 # (id, model, kind, mutation, message pattern), as CHECKS
 MORE = [
+    # the JSON checks name the place of what they refuse
+    ("json_nan_in_a_tree", "num", "text", lambda text: _first_threshold(text, "NaN"),
+     r"it holds the non-finite number NaN \(at trees\[0\]\.threshold\[0\]\)"),
+    ("json_overflow_in_a_tree", "num", "text", lambda text: _first_threshold(text, "-1e999"),
+     r"it holds the number -1e999, beyond float64's range \(at trees\[0\]\.threshold\[0\]\)"),
+    ("json_key_twice_in_a_tree", "num", "text",
+     lambda text: text.replace('"group": 0}', '"group": 0, "group": 1}', 1),
+     r"it holds the key 'group' twice in one object \(at trees\[0\]\)"),
     ("child_one_past_end", "num", "dict", _child_past_end(0),
      r"trees\[0\]\.left_child\[\d+\] is (\d+): a child index must be above its parent's and "
      r"both children inside the tree's \d+ nodes"),

@@ -4,8 +4,8 @@ A model file may come from anyone, and the prediction, leaf and TreeSHAP kernels
 arrays with what it holds (Numba does no bounds checks). So the loader proves, before it
 builds a Booster, everything those kernels rely on:
 
-* the JSON: nested at most ``MAX_NESTING`` levels, numbers finite and within float64
-  and int64, no key twice in an object;
+* the JSON (``gbm.io.strict_json``): nested at most ``MAX_NESTING`` levels, numbers
+  finite and within float64 and int64, no key twice in an object;
 * exact types: an integer field holds JSON integers and a number field JSON numbers,
   never strings, booleans or null; parameters are in the canonical form gbm writes;
 * each tree is a tree: children come after their parent, the right child is the left
@@ -19,9 +19,7 @@ builds a Booster, everything those kernels rely on:
 A failure raises ``InvalidModel`` (a ``ValueError``) whose message names the field;
 ``docs/model_format.md`` lists them. ``gbm.io.gbm_json`` turns it into the user's error.
 """
-import json
 import math
-import re
 
 import numpy as np
 
@@ -30,6 +28,7 @@ from ..objectives import get_objective
 from ..params import RUN_SETTINGS, SPEC, validate_params
 from ..kernels.layout import cat_words
 from ..tree.structure import CAT_WORDS, NODE_FIELDS, Tree
+from . import strict_json
 
 FORMAT = "gbm-model"
 READABLE = (1, 2, 3, 4)
@@ -37,7 +36,6 @@ MAX_NESTING = 16  # gbm writes at most 4 levels (trees -> tree -> cat_bits -> wo
 MAX_TREE_DEPTH = 1 << 20  # levels; a chain that deep is 2 million nodes
 MAX_CUTS = 1023  # bin edges per numeric feature: max_bin <= 1024, see gbm.data.binning
 MAX_CATEGORICAL_CUTS = MAX_CATEGORIES - 1  # a categorical feature's: one per code but 0
-INT64 = (-(1 << 63), (1 << 63) - 1)
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 _REQUIRED = {"format", "version", "params", "n_features", "feature_names", "base_margin",
@@ -52,60 +50,12 @@ class InvalidModel(ValueError):
 
 # --- the JSON text ---------------------------------------------------------------------
 
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-
-
-def nesting_depth(text):
-    """How deep arrays and objects nest in JSON ``text`` (brackets inside strings do not
-    count); found before parsing, so that deep nesting cannot exhaust the parser's stack."""
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    if not brackets:
-        return 0
-    codes = np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)
-    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1)
-    return int(np.cumsum(steps).max())
-
-
-def _parse_float(s):
-    value = float(s)
-    if not math.isfinite(value):
-        raise InvalidModel(f"it holds the number {s}, beyond float64's range")
-    return value
-
-
-def _parse_int(s):
-    value = int(s) if len(s) <= 20 else None
-    if value is None or not INT64[0] <= value <= INT64[1]:
-        shown = s if len(s) <= 24 else f"{s[:20]}... ({len(s)} digits)"
-        raise InvalidModel(f"it holds the integer {shown}, outside the 64-bit range")
-    return value
-
-
-def _parse_constant(name):
-    raise InvalidModel(f"it holds the non-finite number {name}")
-
-
-def _object(pairs):
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen = set()
-        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise InvalidModel(f"it holds the key {twice!r} twice in one object")
-    return obj
-
-
 def parse(text):
-    """JSON ``text`` to Python objects, strictly (see the module docstring)."""
-    depth = nesting_depth(text)
-    if depth > MAX_NESTING:
-        raise InvalidModel(f"its JSON nests {depth} levels deep; a model file nests at most "
-                           f"{MAX_NESTING}")
+    """JSON ``text`` to Python objects, strictly (``gbm.io.strict_json``)."""
     try:
-        return json.loads(text, parse_float=_parse_float, parse_int=_parse_int,
-                          parse_constant=_parse_constant, object_pairs_hook=_object)
-    except json.JSONDecodeError as err:
-        raise InvalidModel(f"invalid or truncated JSON ({err})") from None
+        return strict_json.parse(text, MAX_NESTING)
+    except strict_json.StrictJSONError as err:
+        raise InvalidModel(str(err)) from None
 
 
 # --- helpers -----------------------------------------------------------------------------
@@ -223,21 +173,42 @@ def check_feature_names(names, n_features):
     return names
 
 
-def check_base_margin(values, n_groups):
+def check_base_margin(values, n_groups, params):
     base = _numbers(values, "base_margin")
     if base.shape != (n_groups,):
-        raise InvalidModel(f"base_margin has {base.size} values, expected {n_groups}")
+        raise InvalidModel(f"base_margin has {base.size} values, expected {n_groups}, one "
+                           f"per output group ({_groups_source(params)})")
     return base
 
 
-def check_cuts(cuts, n_features, n_categories=None):
+def _groups_source(params):
+    """Which parameter sets the output groups, as a message says it."""
+    if params["objective"].startswith("multi:"):
+        return f"params.num_class is {params['num_class']}"
+    if params["objective"] == "reg:quantileerror":
+        return "one per level of params.quantile_alpha"
+    if params.get("num_target", 1) > 1:
+        return f"params.num_target is {params['num_target']}"
+    return f"params.objective {params['objective']} has one"
+
+
+def check_cuts_count(cuts, n_features):
+    """One list of bin edges per feature: checked first, so that nothing is built per
+    feature for an ``n_features`` that the file's own ``cuts`` do not back."""
+    if type(cuts) is not list or len(cuts) != n_features:
+        raise InvalidModel(f"cuts must be a list of {n_features} lists (one per feature); "
+                           f"n_features is {n_features}")
+
+
+def check_cuts(cuts, n_categories=None):
     """Per feature, float32 bin edges, strictly increasing: at most ``MAX_CUTS`` for a
     numeric feature, ``MAX_CATEGORICAL_CUTS`` for a categorical one (``n_categories``
-    >= 0; None: every feature numeric)."""
-    if type(cuts) is not list or len(cuts) != n_features:
-        raise InvalidModel(f"cuts must be a list of {n_features} lists (one per feature)")
+    >= 0; None: every feature numeric). ``check_cuts_count`` has checked the count."""
     out = []
     for f, values in enumerate(cuts):
+        if type(values) is list and not values:  # a feature never split on: no edge to check
+            out.append(np.zeros(0, dtype=np.float32))
+            continue
         arr = _float32(values, f"cuts[{f}]")
         if n_categories is not None and n_categories[f] >= 0:
             # codes 0 .. n - 1 need at most n - 1 edges (an imported model may have none)
@@ -245,7 +216,7 @@ def check_cuts(cuts, n_features, n_categories=None):
             if arr.size > most:
                 raise InvalidModel(f"cuts[{f}] has {arr.size} bin edges; a categorical "
                                    f"feature with {n_categories[f]} categories has at most "
-                                   f"{most}")
+                                   f"{most} (categories[{f}] has {n_categories[f]} labels)")
         elif arr.size > MAX_CUTS:
             raise InvalidModel(f"cuts[{f}] has {arr.size} bin edges; at most {MAX_CUTS}")
         if (np.diff(arr) <= 0).any():
@@ -291,7 +262,8 @@ def check_indptr(indptr, n_trees, n_groups):
           and all(b > a and (b - a) % n_groups == 0 for a, b in zip(indptr, indptr[1:])))
     if not ok:
         raise InvalidModel(f"iteration_indptr must rise from 0 to the tree count {n_trees} in "
-                           f"steps that are multiples of {n_groups} groups")
+                           f"steps that are multiples of {n_groups} groups (trees holds "
+                           f"{n_trees})")
     return list(indptr)
 
 
@@ -299,7 +271,7 @@ def check_best(best_iteration, best_score, n_rounds):
     if best_iteration is not None and (type(best_iteration) is not int
                                        or not 0 <= best_iteration < n_rounds):
         raise InvalidModel(f"best_iteration must be null or a round in [0, {n_rounds}), got "
-                           f"{best_iteration!r}")
+                           f"{best_iteration!r} (iteration_indptr has {n_rounds} rounds)")
     if best_score is not None and type(best_score) not in (int, float):
         raise InvalidModel(f"best_score must be null or a number, got {best_score!r}")
     return best_iteration, best_score
@@ -309,12 +281,13 @@ def check_prediction_range(trees, base_margin):
     """No sum of leaf values can overflow: the largest of every tree and the base margin
     add up to a finite float64."""
     total = float(np.abs(base_margin).max(initial=0.0))
-    for tree in trees:
+    for i, tree in enumerate(trees):
         total += float(np.abs(tree.value[tree.left_child < 0]).max())
-    if not math.isfinite(total):
-        raise InvalidModel("leaf values so large that a prediction overflows: the largest "
-                           "leaf value of every tree and the base margin sum beyond float64's "
-                           "range")
+        if not math.isfinite(total):
+            raise InvalidModel("leaf values so large that a prediction overflows: the largest "
+                               "leaf value of every tree and the base margin sum beyond "
+                               f"float64's range (at trees[{i}].value, with base_margin and "
+                               "the trees before)")
 
 
 # --- trees -------------------------------------------------------------------------------
@@ -389,27 +362,35 @@ def _check_structure(left, right, name):
                            f"be above its parent's and both children inside the tree's {n} nodes "
                            "(-1 at leaves)")
     if (right[~inner] != -1).any() or (right[inner] != left[inner] + 1).any():
+        node = int(np.flatnonzero(np.where(inner, right != left + 1, right != -1))[0])
         raise InvalidModel(f"{name} has inconsistent children: a right child must be its left "
-                           "sibling + 1, and -1 at leaves")
+                           f"sibling + 1, and -1 at leaves (right_child[{node}] is "
+                           f"{int(right[node])}, left_child[{node}] is {int(left[node])})")
     parents = np.bincount(np.concatenate([left[inner], left[inner] + 1]), minlength=n)
     shared = np.flatnonzero(parents > 1)
     if shared.size:
         raise InvalidModel(f"{name}: node {int(shared[0])} is the child of "
                            f"{int(parents[shared[0]])} nodes; in a tree every node but the root "
-                           "has one parent")
+                           "has one parent (left_child, and right_child = left_child + 1)")
     orphans = np.flatnonzero(parents[1:] == 0) + 1
     if orphans.size:
         raise InvalidModel(f"{name}: node {int(orphans[0])} is no node's child, so the root "
-                           "does not reach it")
+                           "does not reach it (left_child, and right_child = left_child + 1)")
 
 
 def _check_node_values(arrays, name, n_features):
     inner = arrays["left_child"] >= 0
     feature = arrays["split_feature"]
-    if ((feature[inner] < 0) | (feature[inner] >= n_features)).any():
-        raise InvalidModel(f"{name} splits on a feature outside [0, {n_features})")
+    outside = inner & ((feature < 0) | (feature >= n_features))
+    if outside.any():
+        node = int(np.flatnonzero(outside)[0])
+        raise InvalidModel(f"{name} splits on a feature outside [0, {n_features}) "
+                           f"(split_feature[{node}] is {int(feature[node])}; n_features is "
+                           f"{n_features})")
     if (feature[~inner] != -1).any():
-        raise InvalidModel(f"{name}.split_feature must be -1 at leaves")
+        node = int(np.flatnonzero(~inner & (feature != -1))[0])
+        raise InvalidModel(f"{name}.split_feature must be -1 at leaves (split_feature[{node}] "
+                           f"is {int(feature[node])}, left_child[{node}] is -1)")
     if (arrays["default_left"] > 1).any():
         raise InvalidModel(f"{name}.default_left must hold 0 or 1")
 
@@ -434,29 +415,38 @@ def _check_categorical_nodes(tree, n_categories, name):
         raise InvalidModel(f"{name} has a split_type that is not 0 or 1 per node")
     is_cat = tree.split_type == 1
     if (is_cat & (tree.left_child < 0)).any():
-        raise InvalidModel(f"{name} has a leaf marked as a categorical split")
+        node = int(np.flatnonzero(is_cat & (tree.left_child < 0))[0])
+        raise InvalidModel(f"{name} has a leaf marked as a categorical split (split_type[{node}] "
+                           f"is 1, left_child[{node}] is -1)")
     numeric = np.flatnonzero(~is_cat & (tree.left_child >= 0))
     on_cat = numeric[n_categories[tree.split_feature[numeric]] >= 0]
     if on_cat.size:
         node = int(on_cat[0])
+        feature = int(tree.split_feature[node])
         raise InvalidModel(f"{name} node {node} is a numeric split on categorical feature "
-                           f"{int(tree.split_feature[node])}")
+                           f"{feature} (split_type[{node}] is 0, split_feature[{node}] is "
+                           f"{feature}, categories[{feature}] has {n_categories[feature]} "
+                           "labels)")
     if tree.cat_bits.shape[0] != int(is_cat.sum()):
         raise InvalidModel(f"{name} has {tree.cat_bits.shape[0]} rows of cat_bits, expected "
-                           f"{int(is_cat.sum())}: one set per categorical node")
+                           f"{int(is_cat.sum())}: one set per categorical node (split_type 1)")
     for row, node in enumerate(np.flatnonzero(is_cat)):
         feature = int(tree.split_feature[node])
         n = int(n_categories[feature])
         if n < 0:
             raise InvalidModel(f"{name} node {node} is a categorical split on numeric feature "
-                               f"{feature}")
+                               f"{feature} (split_type[{node}] is 1, split_feature[{node}] is "
+                               f"{feature}; categories has no labels for it)")
         bits = np.unpackbits(tree.cat_bits[row].view(np.uint8), bitorder="little")
         if not bits.any():
-            raise InvalidModel(f"{name} node {node} has a bad category set: it is empty")
+            raise InvalidModel(f"{name} node {node} has a bad category set: it is empty "
+                               f"(cat_bits row {row})")
         if bits[n:].any():
             code = n + int(np.flatnonzero(bits[n:])[0])
             raise InvalidModel(f"{name} node {node} has a bad category set: it holds code "
-                               f"{code}, beyond the feature's {n} categories")
+                               f"{code}, beyond the feature's {n} categories (cat_bits row "
+                               f"{row}; split_feature[{node}] is {feature}, whose "
+                               f"categories[{feature}] has {n} labels)")
 
 
 ESTIMATORS = ("GBMRegressor", "GBMClassifier", "GBMRanker", "GBMRFRegressor",
@@ -521,11 +511,13 @@ def check_model(d):
     version = check_header(d)
     params = check_params(d["params"], version)
     n_features = _integer(d["n_features"], "n_features", 1, np.iinfo(np.int32).max)
+    check_cuts_count(d["cuts"], n_features)
     n_groups = get_objective(params).n_groups  # one source for the group count
-    base_margin = check_base_margin(d["base_margin"], n_groups)
+    base_margin = check_base_margin(d["base_margin"], n_groups, params)
     categories = check_categories(d.get("categories"), n_features)
-    n_categories = np.array([-1 if c is None else len(c) for c in categories or
-                             [None] * n_features], dtype=np.int64)
+    n_categories = np.full(n_features, -1, dtype=np.int64)  # -1: a numeric feature
+    for f, labels in enumerate(categories or []):
+        n_categories[f] = -1 if labels is None else len(labels)
     trees, groups = check_trees(d["trees"], version, n_features, n_groups, n_categories)
     if version == 1:
         indptr = list(range(0, len(trees) + 1, n_groups))
@@ -536,7 +528,7 @@ def check_model(d):
     check_prediction_range(trees, base_margin)
     return {"params": params, "n_features": n_features,
             "feature_names": check_feature_names(d["feature_names"], n_features),
-            "base_margin": base_margin, "cuts": check_cuts(d["cuts"], n_features, n_categories),
+            "base_margin": base_margin, "cuts": check_cuts(d["cuts"], n_categories),
             "categories": categories, "trees": trees, "groups": groups,
             "iteration_indptr": indptr, "best_iteration": best_iteration,
             "best_score": best_score,

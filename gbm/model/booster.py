@@ -327,8 +327,8 @@ class Booster:
     @classmethod
     def from_xgboost(cls, model):
         """Import an XGBoost tree model: an ``xgboost.Booster``, a path to its JSON file,
-        its JSON text or dict (see gbm.io.xgboost_json.from_xgboost)."""
-        from ..io.xgboost_json import from_xgboost
+        its JSON text or dict (see gbm.io.xgboost_import.from_xgboost)."""
+        from ..io.xgboost_import import from_xgboost
 
         return from_xgboost(cls, model)
 

@@ -152,16 +152,17 @@ CHECKS = [
      r"invalid or truncated JSON \("),
     ("json_non_finite_constant", "num", "text", _text_replace('"best_score": null',
                                                               '"best_score": NaN'),
-     r"it holds the non-finite number NaN"),
+     r"it holds the non-finite number NaN \(at best_score\)"),
     ("json_float_overflow", "num", "text", _text_replace('"best_score": null',
                                                          '"best_score": 1e400'),
-     r"it holds the number 1e400, beyond float64's range"),
+     r"it holds the number 1e400, beyond float64's range \(at best_score\)"),
     ("json_int_overflow", "num", "text", _text_replace('"n_features": 6',
                                                        '"n_features": ' + "9" * 400),
-     r"it holds the integer 9{20}\.\.\. \(400 digits\), outside the 64-bit range"),
+     r"it holds the integer 9{20}\.\.\. \(400 digits\), outside the 64-bit range "
+     r"\(at n_features\)"),
     ("json_duplicate_key", "num", "text", _text_replace('"n_features": 6',
                                                         '"n_features": 6, "n_features": 7'),
-     r"it holds the key 'n_features' twice in one object"),
+     r"it holds the key 'n_features' twice in one object$"),
     ("format", "num", "dict", _set(("format",), "xgboost"),
      r"'format' is not 'gbm-model' \(a model from another library\?\)"),
     ("version", "num", "dict", _set(("version",), 99), r"version 99 is not supported"),
@@ -187,15 +188,16 @@ CHECKS = [
     ("base_margin_numbers", "num", "dict", _set(("base_margin",), ["0.5", 0.0, 0.0]),
      r"base_margin holds '0\.5'; expected numbers"),
     ("base_margin_groups", "num", "dict", _set(("base_margin",), [0.0]),
-     r"base_margin has 1 values, expected 3"),
+     r"base_margin has 1 values, expected 3, one per output group \(params\.num_class is 3\)"),
     ("cuts_per_feature", "num", "dict", lambda d: d["cuts"].pop(),
-     r"cuts must be a list of 6 lists \(one per feature\)"),
+     r"cuts must be a list of 6 lists \(one per feature\); n_features is 6"),
     ("float32_range", "num", "dict", lambda d: d["cuts"][0].append(1e39),
      r"cuts\[0\] holds 1e\+39, beyond float32's range"),
     ("cuts_count", "num", "dict", _set(("cuts", 0), [float(i) for i in range(1100)]),
      r"cuts\[0\] has 1100 bin edges; at most 1023"),
     ("cuts_count_categorical", "cat", "dict", _set(("cuts", 0), [float(i) for i in range(1, 7)]),
-     r"cuts\[0\] has 6 bin edges; a categorical feature with 6 categories has at most 5"),
+     r"cuts\[0\] has 6 bin edges; a categorical feature with 6 categories has at most 5 "
+     r"\(categories\[0\] has 6 labels\)"),
     ("cuts_increasing", "num", "dict", lambda d: d["cuts"][0].reverse(),
      r"cuts\[0\] is not strictly increasing \(as float32\)"),
     ("categories_per_feature", "cat", "dict", lambda d: d["categories"].pop(),
@@ -238,50 +240,61 @@ CHECKS = [
     ("children_order", "num", "dict", _node("left_child", 0, 0),
      r"trees\[0\]\.left_child\[0\] is 0: a child index must be above its parent's"),
     ("right_child", "num", "dict", _node("right_child", 0, 5),
-     r"trees\[0\] has inconsistent children: a right child must be its left sibling \+ 1"),
+     r"trees\[0\] has inconsistent children: a right child must be its left sibling \+ 1, "
+     r"and -1 at leaves \(right_child\[0\] is 5, left_child\[0\] is \d+\)"),
     ("one_parent", "num", "dict", _deeper_leaf_to_second_parent,
      r"trees\[0\]: node \d+ is the child of 2 nodes; in a tree every node but the root has "
-     r"one parent"),
+     r"one parent \(left_child, and right_child = left_child \+ 1\)"),
     ("reachable", "num", "dict", _orphans,
-     r"trees\[0\]: node 3 is no node's child, so the root does not reach it"),
+     r"trees\[0\]: node 3 is no node's child, so the root does not reach it \(left_child, "
+     r"and right_child = left_child \+ 1\)"),
     ("split_feature_range", "num", "dict",
      lambda d: _node("split_feature", _first_inner(d), 6)(d),
-     r"trees\[0\] splits on a feature outside \[0, 6\)"),
+     r"trees\[0\] splits on a feature outside \[0, 6\) \(split_feature\[\d+\] is 6; n_features "
+     r"is 6\)"),
     ("split_feature_leaves", "num", "dict", lambda d: _node("split_feature", -1, 0)(d),
-     r"trees\[0\]\.split_feature must be -1 at leaves"),
+     r"trees\[0\]\.split_feature must be -1 at leaves \(split_feature\[\d+\] is 0, "
+     r"left_child\[\d+\] is -1\)"),
     ("default_left", "num", "dict", _node("default_left", 0, 2),
      r"trees\[0\]\.default_left must hold 0 or 1"),
     ("cat_bits_rows", "cat", "dict", _cat_set([1, 2]),
      r"trees\[\d+\]\.cat_bits must be a list of lists of integers, all of one length from 8 "
      r"to 2048"),
     ("cat_bits_count", "cat", "dict", _cat_tree(lambda tree, node, d: tree["cat_bits"].pop()),
-     r"trees\[\d+\] has \d+ rows of cat_bits, expected \d+: one set per categorical node"),
+     r"trees\[\d+\] has \d+ rows of cat_bits, expected \d+: one set per categorical node "
+     r"\(split_type 1\)"),
     ("split_type_values", "cat", "dict",
      _cat_tree(lambda tree, node, d: tree["split_type"].__setitem__(node, 2)),
      r"trees\[\d+\] has a split_type that is not 0 or 1 per node"),
     ("split_type_leaves", "cat", "dict",
      _cat_tree(lambda tree, node, d: tree["split_type"].__setitem__(-1, 1)),
-     r"trees\[\d+\] has a leaf marked as a categorical split"),
+     r"trees\[\d+\] has a leaf marked as a categorical split \(split_type\[\d+\] is 1, "
+     r"left_child\[\d+\] is -1\)"),
     ("categorical_feature", "cat", "dict",
      _cat_tree(lambda tree, node, d: tree["split_feature"].__setitem__(node, 1)),
-     r"trees\[\d+\] node \d+ is a categorical split on numeric feature 1"),
+     r"trees\[\d+\] node \d+ is a categorical split on numeric feature 1 \(split_type\[\d+\] is "
+     r"1, split_feature\[\d+\] is 1; categories has no labels for it\)"),
     ("numeric_split_on_categorical", "cat", "dict", _numeric_split_on(0),
-     r"trees\[\d+\] node \d+ is a numeric split on categorical feature 0"),
+     r"trees\[\d+\] node \d+ is a numeric split on categorical feature 0 \(split_type\[\d+\] is "
+     r"0, split_feature\[\d+\] is 0, categories\[0\] has 6 labels\)"),
     ("category_set_empty", "cat", "dict", _cat_set([0] * 8),
-     r"trees\[\d+\] node \d+ has a bad category set: it is empty"),
+     r"trees\[\d+\] node \d+ has a bad category set: it is empty \(cat_bits row 0\)"),
     ("category_set_codes", "cat", "dict", _cat_set([0, 0, 0, 0, 0, 0, 0, 1 << 31]),
      r"trees\[\d+\] node \d+ has a bad category set: it holds code 255, beyond the "
-     r"feature's 6 categories"),
+     r"feature's 6 categories \(cat_bits row 0; split_feature\[\d+\] is 0, whose "
+     r"categories\[0\] has 6 labels\)"),
     ("tree_count", "num", "dict", _drop_tree, r"5 trees is not a multiple of 3 groups"),
     ("iteration_indptr", "num", "dict", _set(("iteration_indptr",), [0, 4, 6]),
      r"iteration_indptr must rise from 0 to the tree count 6 in steps that are multiples of "
-     r"3 groups"),
+     r"3 groups \(trees holds 6\)"),
     ("best_iteration", "num", "dict", _set(("best_iteration",), 5),
-     r"best_iteration must be null or a round in \[0, 2\), got 5"),
+     r"best_iteration must be null or a round in \[0, 2\), got 5 \(iteration_indptr has 2 "
+     r"rounds\)"),
     ("best_score", "num", "dict", _set(("best_score",), "0.5"),
      r"best_score must be null or a number, got '0\.5'"),
     ("prediction_range", "num", "dict", _huge_leaves,
-     r"leaf values so large that a prediction overflows"),
+     r"leaf values so large that a prediction overflows: .* \(at trees\[1\]\.value, with "
+     r"base_margin and the trees before\)"),
 ]
 IDS = [c[0] for c in CHECKS]
 assert len(set(IDS)) == len(IDS) and len({c[4] for c in CHECKS}) == len(CHECKS)
