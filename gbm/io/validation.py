@@ -246,8 +246,7 @@ def check_categories(categories, n_features):
             raise InvalidModel(f"categories[{f}] has {len(labels)} labels; at most "
                                f"{MAX_CATEGORIES}")
         if len(set(labels)) != len(labels):
-            seen = []
-            twice = next(v for v in labels if v in seen or seen.append(v))
+            twice = strict_json.first_repeat(labels)
             raise InvalidModel(f"categories[{f}] holds the label {twice!r} twice")
     if all(c is None for c in categories):
         raise InvalidModel("categories lists no categorical feature; write null instead")

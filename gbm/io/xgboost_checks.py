@@ -338,8 +338,7 @@ def _enc_labels(entry, path):
         raise ValueError(f"{path}.values holds {len(labels)} categories; gbm holds at most "
                          f"{MAX_CATEGORIES}")
     if len(set(labels)) != len(labels):
-        seen = []
-        twice = next(v for v in labels if v in seen or seen.append(v))
+        twice = strict_json.first_repeat(labels)
         raise ValueError(f"{path}.values holds the category {twice!r} twice")
     return labels
 
