@@ -245,8 +245,8 @@ def check_categories(categories, n_features):
         if len(labels) > MAX_CATEGORIES:
             raise InvalidModel(f"categories[{f}] has {len(labels)} labels; at most "
                                f"{MAX_CATEGORIES}")
-        if len(set(labels)) != len(labels):
-            twice = strict_json.first_repeat(labels)
+        twice = strict_json.first_repeat(labels)
+        if twice is not None:
             raise InvalidModel(f"categories[{f}] holds the label {twice!r} twice")
     if all(c is None for c in categories):
         raise InvalidModel("categories lists no categorical feature; write null instead")

@@ -337,8 +337,8 @@ def _enc_labels(entry, path):
     if len(labels) > MAX_CATEGORIES:
         raise ValueError(f"{path}.values holds {len(labels)} categories; gbm holds at most "
                          f"{MAX_CATEGORIES}")
-    if len(set(labels)) != len(labels):
-        twice = strict_json.first_repeat(labels)
+    twice = strict_json.first_repeat(labels)
+    if twice is not None:
         raise ValueError(f"{path}.values holds the category {twice!r} twice")
     return labels
 
