@@ -134,7 +134,10 @@ class FoldRounds:
             thread.join()
         if self._errors:  # a fold's own error first: it is the cause of the caller's
             k = min(self._errors)
-            raise self._errors[k]
+            err = self._errors[k]
+            if hasattr(err, "add_note"):  # Python 3.11
+                err.add_note(f"(raised by gbm.cv's fold {k}; row numbers are the fold's)")
+            raise err from err.__cause__
         return False
 
     # --- the folds' side -------------------------------------------------------------
