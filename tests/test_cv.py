@@ -286,7 +286,7 @@ def test_thread_counts_change_nothing(monkeypatch):
     for n_jobs, one_at_a_time in ((1, False), (2, False), (2, True)):
         if one_at_a_time:  # every fold on both threads, one fold after the other
             monkeypatch.setattr("gbm.training.cv.fold_slots",
-                                lambda device, n_jobs, n: (1, [2] * n))
+                                lambda device, n_jobs, n, cells: (1, [2] * n))
         seen = Folds()
         res = gbm.cv(dict(params, n_jobs=n_jobs), X, y, 5, nfold=3, callbacks=[seen],
                      early_stopping_rounds=2, as_pandas=False)
@@ -295,11 +295,22 @@ def test_thread_counts_change_nothing(monkeypatch):
     assert all(run == first for run in runs.values())
 
 
-def test_fold_slots_share_the_threads():
-    assert fold_threads.fold_slots("cuda", 8, 5) == (1, [None] * 5)
-    assert fold_threads.fold_slots("cpu", 1, 3) == (1, [1, 1, 1])
-    slots, threads = fold_threads.fold_slots("cpu", 2, 3)
-    assert slots * max(threads) <= 2 and all(t >= 1 for t in threads)
+def test_fold_slots_share_the_threads(monkeypatch):
+    monkeypatch.setattr(fold_threads, "resolve_n_threads", lambda n_jobs: n_jobs)
+    cell = fold_threads.CELLS_PER_THREAD
+    assert fold_threads.fold_slots("cuda", 8, 5, cell) == (1, [None] * 5)
+    assert fold_threads.fold_slots("cpu", 1, 3, cell) == (1, [1, 1, 1])
+    # small folds: side by side, a thread each, in two waves
+    assert fold_threads.fold_slots("cpu", 2, 3, cell) == (2, [1, 1, 1])
+    # folds that keep 2 threads busy: one after the other (3 waves at twice the speed)
+    assert fold_threads.fold_slots("cpu", 2, 3, 2 * cell) == (1, [2, 2, 2])
+    # one wave of all folds, the threads shared out (every thread used)
+    assert fold_threads.fold_slots("cpu", 16, 5, 4 * cell) == (5, [4, 3, 3, 3, 3])
+    # equal costs: the most slots; waves never hold more than n_jobs threads
+    assert fold_threads.fold_slots("cpu", 8, 4, 100 * cell) == (4, [2, 2, 2, 2])
+    assert fold_threads.fold_slots("cpu", 5, 4, cell) == (4, [2, 1, 1, 1])
+    slots, threads = fold_threads.fold_slots("cpu", 5, 6, 2 * cell)
+    assert slots * max(threads) <= 5
 
 
 def test_callbacks_see_cv_means_and_can_stop():

@@ -141,7 +141,8 @@ def cv(params, X=None, y=None, num_boost_round=10, *, nfold=None, stratified=Fal
                                                     early_stopping_rounds, maximize),
                                   LOCAL, (0, num_boost_round))
     n_builtin = len(metrics) if metrics else 1  # else the objective's one default metric
-    slots, threads = fold_slots(p["device"], p["n_jobs"], len(packs))
+    cells = max(pack.dtrain.num_row() * pack.dtrain.num_col() for pack in packs)
+    slots, threads = fold_slots(p["device"], p["n_jobs"], len(packs), cells)
     lock = threading.Lock()
     obj, custom_metric = one_at_a_time(obj, lock), one_at_a_time(custom_metric, lock)
     # the folds' DMatrix carry the data's feature types; categorical_features= goes as given

@@ -11,7 +11,7 @@ round, as ``xgboost.cv``'s loop over its folds does, and the caller runs cv's ca
 At most ``slots`` folds compute at once: a fold holds a slot while it computes and lets
 go of it while it waits for the caller. One slot runs the folds one at a time (round
 robin: each fold's round in turn), each on all of the threads; more slots run that many
-folds at once, on a share of the threads each (``fold_slots``). Which fold computes when
+folds at once, on a share of the threads each (``fold_slots`` chooses). Which fold computes when
 changes no model and no score: each fold's sums are integer sums, the same on any thread
 count, and the caller reads the scores in fold order.
 
@@ -30,25 +30,41 @@ from ..runtime.threads import resolve_n_threads
 _THREADSAFE_LAYERS = ("tbb", "omp")
 
 
-def fold_slots(device, n_jobs, n_folds):
+# Training cells (rows x features) that keep one more thread busy in a fold's kernels:
+# below it, a tree level's histograms and partitions are too little work to share (gbm
+# runs kernels under PARALLEL_MIN_WORK = 65,536 cells on one thread), so the threads go
+# to other folds instead. An estimate, not a measurement on many cores (see fold_slots).
+CELLS_PER_THREAD = 1 << 18
+
+
+def fold_slots(device, n_jobs, n_folds, fold_cells):
     """``(slots, threads)``: how many folds compute at once, and each fold's thread count
     (a list, one per fold; None: the fold keeps the caller's ``n_jobs``).
 
-    On the CPU with T >= 2 threads, min(T, n_folds) folds at once, the T threads shared
-    out among them (a fold's share: T // slots, one more for the first T % slots folds);
-    measured faster than one fold at a time on all T threads (docs/getting_started.md,
-    "Cross-validation"): a small fold's tree level is too little work for several
-    threads to share well, and a large one's is as fast on its share. On a GPU, one fold
-    at a time (they share the device). The thread counts change no model.
+    The folds move round by round in step, so a round takes as long as its slowest wave:
+    with ``s`` slots, ``ceil(n_folds / s)`` waves of folds that each have ``T // s`` of
+    the ``T`` threads. A fold of ``fold_cells`` training cells uses at most ``u =
+    fold_cells / CELLS_PER_THREAD`` threads well (at least 1), so a wave takes about
+    ``1 / min(T // s, u)``; the slot count with the least ``ceil(n_folds / s) /
+    min(T // s, u)`` is taken (the most slots among equals). Small folds thus run side by
+    side on a thread each; large ones one after the other on all the threads when the
+    folds do not share the threads out evenly (3 folds on 2 threads: 2 waves side by side
+    cost more than 3 folds at twice the speed). On a GPU, one fold at a time (they share
+    the device). The thread counts change no model.
     """
     if device != "cpu":
         return 1, [None] * n_folds
     total = resolve_n_threads(n_jobs)
     if total < 2 or not _threadsafe_layer():
         return 1, [total] * n_folds
-    slots = min(total, n_folds)
+    useful = max(1, fold_cells // CELLS_PER_THREAD)
+    costs = {s: -(-n_folds // s) / min(total // s, useful)
+             for s in range(1, min(total, n_folds) + 1)}
+    slots = min(costs, key=lambda s: (costs[s], -s))
     share, extra = divmod(total, slots)
-    return slots, [share + (k % slots < extra) for k in range(n_folds)]
+    if slots < n_folds:  # any folds may share a wave: no more than T threads in all
+        return slots, [share] * n_folds
+    return slots, [share + (k < extra) for k in range(n_folds)]
 
 
 def _threadsafe_layer():
