@@ -421,3 +421,54 @@ def test_ranking_trajectory_matches_xgboost_cv_with_its_own_folds():
     d.set_group(sizes)
     theirs = xgb.cv(dict(params, tree_method="hist"), d, 10, seed=5, metrics="ndcg@5")
     np.testing.assert_allclose(ours.values, theirs.values, rtol=1e-6, atol=1e-7)
+
+
+def test_inputs_as_gbm_train_takes_them():
+    import pandas as pd
+    import scipy.sparse as sparse
+
+    X, y = _data()
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"a": X[:, 0], "b": pd.Categorical(rng.choice(list("uvwxyz"), len(y))),
+                          "c": X[:, 2]})
+    y = y + 2.0 * (frame["b"] == "u")
+    seen = Folds()
+    gbm.cv({"max_depth": 3}, frame, y, 3, seed=1, callbacks=[seen])
+    for pack, (tr, _) in zip(seen.booster.cvfolds, _reference_folds(len(y), 3, 1)):
+        assert pack.bst.to_json() == gbm.train({"max_depth": 3}, frame.iloc[tr], y[tr],
+                                               3).to_json()
+    dense = gbm.cv({"max_depth": 3}, X + 1, y, 3, as_pandas=False)  # no 0: none missing
+    assert gbm.cv({"max_depth": 3}, sparse.csr_matrix(X + 1), y, 3, as_pandas=False) == dense
+    two = gbm.cv({"max_depth": 3}, X + 1, np.c_[y, 2 * y], 3, as_pandas=False)  # two targets
+    assert list(two) == list(dense) and two != dense
+
+
+def test_query_ids_with_group_weights_and_a_group_splitter():
+    from sklearn.model_selection import GroupKFold
+
+    X, y, sizes = _ranking(seed=2)
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    w = np.random.default_rng(0).uniform(0.5, 2.0, size=len(sizes))  # one per query
+    params = {"objective": "rank:ndcg", "max_depth": 3}
+    seen = Folds()
+    gbm.cv(params, X, y, 3, qid=qid, sample_weight=w, folds=GroupKFold(3), callbacks=[seen])
+    ptr = np.concatenate(([0], np.cumsum(sizes)))
+    for pack, (tr, te) in zip(seen.booster.cvfolds, GroupKFold(3).split(X, y, qid)):
+        np.testing.assert_array_equal(pack.dtest.label, y[te])
+        groups = np.unique(qid[tr])
+        np.testing.assert_array_equal(pack.dtrain.weight, w[groups])
+        alone = gbm.train(params, X[tr], y[tr], 3, group=np.diff(ptr)[groups],
+                          sample_weight=w[groups])
+        assert pack.bst.to_json() == alone.to_json()
+
+
+def test_zero_rounds_params_as_pairs_and_label_errors_in_the_callers_rows():
+    X, y = _data()
+    assert gbm.cv({}, X, y, 0, as_pandas=False) == {}
+    pairs = [("max_depth", 2), ("eval_metric", "rmse"), ("eval_metric", "mae")]
+    assert gbm.cv(pairs, X, y, 2, as_pandas=False) == gbm.cv(
+        {"max_depth": 2}, X, y, 2, metrics=["rmse", "mae"], as_pandas=False)
+    y = (y > 0).astype(float)
+    y[431] = 2.0
+    with pytest.raises(ValueError, match=r"y\[431\] = 2.0"):
+        gbm.cv({"objective": "binary:logistic"}, X, y, 2)

@@ -16,12 +16,13 @@ from ..data.inputs import check_targets, check_X, to_host
 from ..data.queries import group_ptr
 from ..data.training_data import training_data
 from ..metrics.names import check_metric_name
+from ..objectives import get_objective
 from ..params import ALIASES, validate_params
 from .callbacks import CallbackContainer
 from .fold_threads import FoldRounds, fold_slots, one_at_a_time
 from .folds import check_nfold, fold_dmatrix, split_rows
 from .loop import _check_patience, _check_period, _one_of, train
-from .prepare import _check_rounds
+from .prepare import _check_rounds, _with_targets
 
 SETS = ("train", "test")  # each fold's eval sets, named as xgboost.cv names them
 
@@ -132,8 +133,9 @@ def cv(params, X=None, y=None, num_boost_round=10, *, nfold=None, stratified=Fal
     _check_rounds(num_boost_round)
     custom_metric = _one_of("custom_metric", custom_metric, "feval", feval)
     nfold = check_nfold(nfold, folds)
-    p = validate_params(params)
     labels, ptr = _checked_rows(data)
+    p = _with_targets(validate_params(params), params, labels)
+    get_objective(p).check_labels(labels)  # an error names the row as the caller numbers it
     packs = _packs(data, params, split_rows(labels.shape[0], nfold, labels, ptr,
                                             stratified=stratified, folds=folds,
                                             shuffle=shuffle, seed=seed), ptr, fpreproc)
