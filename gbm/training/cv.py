@@ -143,6 +143,31 @@ def cv(params, X=None, y=None, num_boost_round=10, *, nfold=None, stratified=Fal
                                                     early_stopping_rounds, maximize),
                                   LOCAL, (0, num_boost_round))
     n_builtin = len(metrics) if metrics else 1  # else the objective's one default metric
+    slots, train_fold = _fold_training(packs, data, p, num_boost_round, obj, custom_metric)
+    booster, results = CVBooster(packs), {}
+    with FoldRounds(len(packs), slots, train_fold) as rounds:
+        for pack, bst in zip(packs, rounds.ready()):
+            pack.bst = bst
+        booster = container.before_training(booster)
+        for epoch in range(num_boost_round):
+            stop = container.before_iteration(booster, epoch)
+            rounds.start(epoch, stop)
+            if stop:
+                break
+            _record(results, booster, _aggregate(rounds.scores(epoch), n_builtin))
+            stop = container.after_iteration(booster, epoch)
+            rounds.end(epoch, stop)
+            if stop:
+                if booster.best_iteration is not None:  # the results end at the best round
+                    results = {k: v[:booster.best_iteration + 1] for k, v in results.items()}
+                break
+    container.after_training(booster)
+    return _as_frame(results) if as_pandas else results
+
+
+def _fold_training(packs, data, p, num_boost_round, obj, custom_metric):
+    """``(slots, train_fold)``: how many folds compute at once, and ``train_fold(k, hook)``,
+    fold k's ``gbm.train`` (on its share of the threads, ``hook`` its last callback)."""
     cells = max(pack.dtrain.num_row() * pack.dtrain.num_col() for pack in packs)
     slots, threads = fold_slots(p["device"], p["n_jobs"], len(packs), cells)
     lock = threading.Lock()
@@ -153,38 +178,23 @@ def cv(params, X=None, y=None, num_boost_round=10, *, nfold=None, stratified=Fal
 
     def train_fold(k, hook):
         pack = packs[k]
-        fold_params = pack.params if threads[k] is None else _set(pack.params, "n_jobs",
-                                                                   threads[k])
-        return train(fold_params, pack.dtrain, num_boost_round=num_boost_round,
+        params = pack.params if threads[k] is None else _set(pack.params, "n_jobs", threads[k])
+        return train(params, pack.dtrain, num_boost_round=num_boost_round,
                      evals=[(pack.dtrain, SETS[0]), (pack.dtest, SETS[1])], obj=obj,
                      custom_metric=custom_metric, callbacks=[hook],
                      categorical_features=categorical)
 
-    booster = CVBooster(packs)
-    results = {}
-    with FoldRounds(len(packs), slots, train_fold) as rounds:
-        for pack, bst in zip(packs, rounds.ready()):
-            pack.bst = bst
-        booster = container.before_training(booster)
-        for epoch in range(num_boost_round):
-            stop = container.before_iteration(booster, epoch)
-            rounds.start(epoch, stop)
-            if stop:
-                break
-            for key, mean, std in _aggregate(rounds.scores(epoch), n_builtin):
-                results.setdefault(key + "-mean", []).append(mean)
-                results.setdefault(key + "-std", []).append(std)
-                name, metric = key.split("-", 1)
-                booster.evals_result.setdefault(name, {}).setdefault(metric, []).append(
-                    (mean, std))
-            stop = container.after_iteration(booster, epoch)
-            rounds.end(epoch, stop)
-            if stop:
-                if booster.best_iteration is not None:  # the results end at the best round
-                    results = {k: v[:booster.best_iteration + 1] for k, v in results.items()}
-                break
-    container.after_training(booster)
-    return _as_frame(results) if as_pandas else results
+    return slots, train_fold
+
+
+def _record(results, booster, aggregated):
+    """Append a round's ``(set-metric, mean, std)`` to the results and to the callbacks'
+    log (``booster.evals_result``)."""
+    for key, mean, std in aggregated:
+        results.setdefault(key + "-mean", []).append(mean)
+        results.setdefault(key + "-std", []).append(std)
+        name, metric = key.split("-", 1)
+        booster.evals_result.setdefault(name, {}).setdefault(metric, []).append((mean, std))
 
 
 def _cv_params(params, metrics):
