@@ -171,7 +171,8 @@ def test_given_folds_are_used_as_given():
     by_object = gbm.cv({"max_depth": 2}, X, y, 3, folds=splitter, as_pandas=False)
     by_list = gbm.cv({"max_depth": 2}, X, y, 3, folds=list(splitter.split(X)), nfold=5,
                      as_pandas=False)
-    assert by_object == by_list and by_object != res
+    by_generator = gbm.cv({"max_depth": 2}, X, y, 3, folds=splitter.split(X), as_pandas=False)
+    assert by_object == by_list == by_generator and by_object != res
 
 
 def test_default_folds_are_xgboosts_for_the_same_seed():
@@ -468,6 +469,10 @@ def test_zero_rounds_params_as_pairs_and_label_errors_in_the_callers_rows():
     pairs = [("max_depth", 2), ("eval_metric", "rmse"), ("eval_metric", "mae")]
     assert gbm.cv(pairs, X, y, 2, as_pandas=False) == gbm.cv(
         {"max_depth": 2}, X, y, 2, metrics=["rmse", "mae"], as_pandas=False)
+    # metrics= wins over eval_metric (as in XGBoost); nthread is n_jobs, shared out
+    only_mae = gbm.cv({"max_depth": 2, "eval_metric": "rmse", "nthread": 2}, X, y, 2,
+                      metrics="mae", as_pandas=False)
+    assert list(only_mae) == ["train-mae-mean", "train-mae-std", "test-mae-mean", "test-mae-std"]
     y = (y > 0).astype(float)
     y[431] = 2.0
     with pytest.raises(ValueError, match=r"y\[431\] = 2.0"):

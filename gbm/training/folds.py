@@ -15,7 +15,8 @@ Fold membership, as ``xgboost.cv`` draws it (so that the same seed gives the sam
   ``shuffle`` says);
 * ``folds`` given: a scikit-learn-style splitter's ``split(y, y)`` (``split(y, y,
   groups)`` with query groups, each row's group index: ``GroupKFold`` works), or a
-  list of ``(train rows, test rows)`` index arrays, used as given.
+  list (any iterable, e.g. ``KFold().split(X)``) of ``(train rows, test rows)`` index
+  arrays, used as given.
 
 With query groups (ranking), every fold keeps each group whole: given folds that split
 a group, or put its rows apart, are refused.
@@ -126,8 +127,8 @@ def _given(folds, n_rows, labels, query_ptr):
         if query_ptr is not None:  # each row's group: for group-aware splitters
             extra["groups"] = np.repeat(np.arange(query_ptr.shape[0] - 1), np.diff(query_ptr))
         pairs = list(folds.split(labels, labels, **extra))
-    elif isinstance(folds, (list, tuple)):
-        pairs = list(folds)
+    elif hasattr(folds, "__iter__") and not isinstance(folds, (str, bytes, dict)):
+        pairs = list(folds)  # a list of pairs, or a splitter's split(...) generator
     else:
         raise TypeError(f"folds must be a splitter with a split method (e.g. scikit-learn's "
                         f"KFold) or a list of (train rows, test rows), got "
