@@ -11,13 +11,13 @@ round, as ``xgboost.cv``'s loop over its folds does, and the caller runs cv's ca
 At most ``slots`` folds compute at once: a fold holds a slot while it computes and lets
 go of it while it waits for the caller. One slot runs the folds one at a time (round
 robin: each fold's round in turn), each on all of the threads; more slots run that many
-folds at once, on a share of the threads each (``fold_slots`` chooses). Which fold computes when
-changes no model and no score: each fold's sums are integer sums, the same on any thread
-count, and the caller reads the scores in fold order.
+folds at once, on a share of the threads each (``fold_slots`` chooses). Which fold
+computes when changes no model and no score: each fold's sums are integer sums, the same
+on any thread count, and the caller reads the scores in fold order.
 
 The kernels release the GIL, so the folds' threads run at the same time; a user's
-objective or metric is Python and is called under one lock (``one_at_a_time``), as
-xgboost.cv calls it, one fold after the other.
+objective or metric is Python and is called under one lock (``one_at_a_time``): by one
+fold at a time, as xgboost.cv calls it, though not in fold order.
 """
 import functools
 import threading
