@@ -477,3 +477,15 @@ def test_zero_rounds_params_as_pairs_and_label_errors_in_the_callers_rows():
     y[431] = 2.0
     with pytest.raises(ValueError, match=r"y\[431\] = 2.0"):
         gbm.cv({"objective": "binary:logistic"}, X, y, 2)
+
+
+def test_a_progress_bar_shows_the_mean_scores():
+    import io
+
+    from gbm.callback import ProgressBar
+
+    X, y = _data()
+    bar = ProgressBar(file=io.StringIO())
+    res = gbm.cv({}, X, y, 3, callbacks=[bar], as_pandas=False)
+    assert bar.bar.n == bar.bar.total == 3
+    assert f"test-rmse={res['test-rmse-mean'][-1]:.5g}" in bar.bar.postfix
