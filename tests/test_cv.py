@@ -350,9 +350,9 @@ def test_fpreproc_and_xgboost_style_objective_and_metric():
     X, y = _data()
     calls = []
 
-    def fpreproc(dtrain, dtest, params):
-        calls.append((dtrain.num_row(), dtest.num_row()))
-        return dtrain, dtest, dict(params, max_depth=2)
+    def fpreproc(dtrain, dtest, params):  # params without eval_metric, as in XGBoost
+        calls.append((dtrain.num_row(), dtest.num_row(), sorted(params)))
+        return dtrain, dtest, {"max_depth": 2}
 
     def squared(predt, dtrain):  # XGBoost's form: the fold's own DMatrix
         return predt - dtrain.get_label(), np.ones_like(predt)
@@ -361,16 +361,16 @@ def test_fpreproc_and_xgboost_style_objective_and_metric():
         return "worst", float(np.max(np.abs(predt - dmatrix.get_label())))
 
     seen = Folds()
-    res = gbm.cv({"max_depth": 6}, X, y, 3, nfold=3, fpreproc=fpreproc, obj=squared,
-                 custom_metric=worst, early_stopping_rounds=5, callbacks=[seen],
+    res = gbm.cv({"max_depth": 6, "eval_metric": "rmse"}, X, y, 3, nfold=3, fpreproc=fpreproc,
+                 obj=squared, custom_metric=worst, early_stopping_rounds=5, callbacks=[seen],
                  as_pandas=False)
-    assert calls == [(400, 200)] * 3
+    assert calls == [(400, 200, ["max_depth"])] * 3
     assert list(res) == ["train-rmse-mean", "train-rmse-std", "test-rmse-mean",
                          "test-rmse-std", "train-worst-mean", "train-worst-std",
                          "test-worst-mean", "test-worst-std"]
     for pack in seen.booster.cvfolds:
-        assert pack.params["max_depth"] == 2
-        alone = gbm.train({"max_depth": 2}, pack.dtrain, 3, obj=squared)
+        assert pack.params == {"max_depth": 2, "eval_metric": ["rmse"]}
+        alone = gbm.train(pack.params, pack.dtrain, 3, obj=squared)
         assert pack.bst.to_json() == alone.to_json()
 
 

@@ -134,15 +134,18 @@ def cv(params, X=None, y=None, num_boost_round=10, *, nfold=None, stratified=Fal
     custom_metric = _one_of("custom_metric", custom_metric, "feval", feval)
     nfold = check_nfold(nfold, folds)
     labels, ptr = _checked_rows(data)
-    p = _with_targets(validate_params(params), params, labels)
+    scored = dict(params, eval_metric=metrics) if metrics else params
+    p = _with_targets(validate_params(scored), scored, labels)
     get_objective(p).check_labels(labels)  # an error names the row as the caller numbers it
-    packs = _packs(data, params, split_rows(labels.shape[0], nfold, labels, ptr,
-                                            stratified=stratified, folds=folds,
-                                            shuffle=shuffle, seed=seed), ptr, fpreproc)
+    packs = _packs(data, params, metrics, split_rows(labels.shape[0], nfold, labels, ptr,
+                                                     stratified=stratified, folds=folds,
+                                                     shuffle=shuffle, seed=seed),
+                   ptr, fpreproc)
     container = CallbackContainer([], _cv_callbacks(callbacks, verbose_eval, show_stdv,
                                                     early_stopping_rounds, maximize),
                                   LOCAL, (0, num_boost_round))
-    n_builtin = len(metrics) if metrics else 1  # else the objective's one default metric
+    # the built-in metrics' count (else the objective's one metric): a custom one's follow
+    n_builtin = len(validate_params(packs[0].params)["eval_metric"] or [None])
     slots, train_fold = _fold_training(packs, data, p, num_boost_round, obj, custom_metric)
     booster, results = CVBooster(packs), {}
     with FoldRounds(len(packs), slots, train_fold) as rounds:
@@ -198,8 +201,9 @@ def _record(results, booster, aggregated):
 
 
 def _cv_params(params, metrics):
-    """``(params, metrics)``: the parameters as a dict without ``eval_metric``, and the
-    metric names (``metrics``, else the parameters' ``eval_metric``) checked."""
+    """``(params, metrics)``: the parameters as a dict without ``eval_metric`` (what
+    ``fpreproc`` gets, as in XGBoost), and the metric names (``metrics``, else the
+    parameters' ``eval_metric``) checked."""
     if isinstance(params, (list, tuple)):  # XGBoost's list of pairs: eval_metric repeats
         pairs = list(params)
         params = dict(pairs)
@@ -222,8 +226,6 @@ def _cv_params(params, metrics):
             check_metric_name(name)
         except ValueError as err:
             raise ValueError(f"metrics[{i}]: {err}") from None
-    if metrics:
-        params["eval_metric"] = list(metrics)
     return params, list(metrics)
 
 
@@ -250,8 +252,9 @@ def _checked_rows(data):
     return labels, ptr
 
 
-def _packs(data, params, folds, ptr, fpreproc):
-    """One ``CVPack`` per fold, after ``fpreproc``."""
+def _packs(data, params, metrics, folds, ptr, fpreproc):
+    """One ``CVPack`` per fold, after ``fpreproc``; the fold's parameters score
+    ``metrics`` (when given: over an ``eval_metric`` of ``fpreproc``'s)."""
     if fpreproc is not None and not callable(fpreproc):
         raise TypeError(f"fpreproc must be callable, got {fpreproc!r}")
     packs = []
@@ -260,6 +263,8 @@ def _packs(data, params, folds, ptr, fpreproc):
         fold_params = dict(params)
         if fpreproc is not None:
             dtrain, dtest, fold_params = fpreproc(dtrain, dtest, dict(params))
+        if metrics:
+            fold_params = _set(fold_params, "eval_metric", list(metrics))
         packs.append(CVPack(dtrain, dtest, fold_params))
     return packs
 
