@@ -12,11 +12,12 @@ from . import callback
 from .model.booster import Booster
 from .data.dmatrix import DMatrix, QuantileDMatrix
 from .training.loop import train
+from .training.cv import cv
 
 __version__ = "0.1.0"
 __all__ = ["Booster", "DMatrix", "QuantileDMatrix", "train", "callback", "GBMClassifier",
            "GBMRanker", "GBMRegressor", "GBMRFClassifier", "GBMRFRegressor", "plot_importance",
-           "plot_tree", "plot_metric", "__version__"]
+           "plot_tree", "plot_metric", "__version__", "cv"]
 
 _LAZY = {"GBMClassifier": "sklearn", "GBMRanker": "sklearn", "GBMRegressor": "sklearn",
          "GBMRFClassifier": "sklearn", "GBMRFRegressor": "sklearn",

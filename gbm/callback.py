@@ -4,7 +4,9 @@ Subclass ``TrainingCallback`` and pass instances to ``gbm.train(..., callbacks=[
 to an estimator's ``fit(..., callbacks=[...])``. ``after_iteration`` returning True stops
 training (after the round it was called for). ``evals_log`` is the booster's
 ``evals_result``: ``{eval set name: {metric name: [score per round]}}``, holding the round
-just trained when ``after_iteration`` is called.
+just trained when ``after_iteration`` is called. Under ``gbm.cv`` (as under
+``xgboost.cv``) each score is a pair ``(mean, std)`` over the folds, and the "booster" is
+``gbm.training.cv.CVBooster``; the callbacks here read the mean.
 
 ``train`` runs its own callbacks first: the eval sets' scoring, ``EvaluationMonitor``
 (``verbose_eval``) and ``EarlyStopping`` (``early_stopping_rounds``); these are XGBoost's
@@ -61,7 +63,7 @@ class ProgressBar(TrainingCallback):
     def after_iteration(self, booster, epoch, evals_log):
         self.bar.update(1)
         if self.show_scores and evals_log:
-            self.bar.set_postfix({f"{name}-{metric}": f"{values[-1]:.5g}"
+            self.bar.set_postfix({f"{name}-{metric}": f"{score_mean(values[-1]):.5g}"
                                   for name, scores in evals_log.items()
                                   for metric, values in scores.items()}, refresh=False)
         return False
@@ -76,18 +78,20 @@ class EvaluationMonitor(TrainingCallback):
     """Prints the last round's scores every ``period`` rounds, XGBoost's line
     ``[round]\tname-metric:score...`` (scores to 5 decimals); the last round is printed
     too when training ends between two periods. (``train(verbose_eval=N)`` adds one on
-    the first rank only.)"""
+    the first rank only.) ``show_stdv``: under ``gbm.cv``, print each score as
+    ``mean+std`` (XGBoost's form), else the mean alone."""
 
-    def __init__(self, period=1):
+    def __init__(self, period=1, show_stdv=False):
         if isinstance(period, bool) or not isinstance(period, numbers.Integral) or period < 1:
             raise ValueError(f"period must be an integer >= 1, got {period!r}")
         self.period, self.unprinted = int(period), None
+        self.show_stdv = bool(show_stdv)
 
     def after_iteration(self, booster, epoch, evals_log):
         scores = self._round_scores(evals_log)
         if not scores:
             return False
-        line = "\t".join([f"[{epoch}]"] + [f"{name}-{metric}:{score:.5f}"
+        line = "\t".join([f"[{epoch}]"] + [f"{name}-{metric}:{self._format(score)}"
                                             for name, metric, score in scores])
         if epoch % self.period == 0:
             print(line, flush=True)
@@ -101,6 +105,12 @@ class EvaluationMonitor(TrainingCallback):
             print(self.unprinted, flush=True)
         self.unprinted = None
         return booster
+
+    def _format(self, score):
+        if isinstance(score, tuple):  # gbm.cv's (mean, std) over the folds
+            mean, std = score
+            return f"{mean:.5f}+{std:.5f}" if self.show_stdv else f"{mean:.5f}"
+        return f"{score:.5f}"
 
     def _round_scores(self, evals_log):
         """``(eval set, metric, score)`` to print: each metric's last score in the log."""
@@ -146,7 +156,7 @@ class EarlyStopping(TrainingCallback):
         if metric not in metrics:
             raise ValueError(f"EarlyStopping's metric_name {metric!r} is not scored on {data!r}; "
                              f"its metrics are {list(metrics)}")
-        score = metrics[metric][-1]
+        score = score_mean(metrics[metric][-1])
         maximize = maximizes(metric) if self.maximize is None else bool(self.maximize)
         best = booster.best_score
         if best is None or (score > best + self.min_delta if maximize
@@ -162,3 +172,9 @@ class EarlyStopping(TrainingCallback):
         if metric is None and evals_log.get(data):
             metric = list(evals_log[data])[-1]
         return data, metric
+
+
+def score_mean(score):
+    """A score of ``evals_log``: a number, or under ``gbm.cv`` its mean over the folds (the
+    first of a ``(mean, std)`` pair, which XGBoost's early stopping watches too)."""
+    return score[0] if isinstance(score, tuple) else score

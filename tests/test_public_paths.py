@@ -9,7 +9,7 @@ import pytest
 PUBLIC = {
     "gbm": ["Booster", "DMatrix", "QuantileDMatrix", "train", "callback", "GBMClassifier",
             "GBMRegressor", "GBMRanker", "GBMRFClassifier", "GBMRFRegressor",
-            "plot_importance", "plot_tree", "plot_metric", "__version__"],
+            "plot_importance", "plot_tree", "plot_metric", "__version__", "cv"],
     "gbm.callback": ["TrainingCallback", "ProgressBar", "EarlyStopping", "EvaluationMonitor"],
     "gbm.sklearn": ["GBMClassifier", "GBMRegressor", "GBMRanker", "GBMRFClassifier",
                     "GBMRFRegressor"],
