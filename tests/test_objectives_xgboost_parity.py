@@ -251,3 +251,18 @@ def test_expectile_exports_as_xgboost_3_3_writes_it_and_imports_back(data, alpha
                                   np.float32(alphas))  # XGBoost's parameters are float32
     np.testing.assert_allclose(back.predict(X), ours.predict(X), rtol=RTOL, atol=ATOL)
     assert ours.predict(X).shape == ((len(X),) if len(alphas) == 1 else (len(X), len(alphas)))
+
+
+def test_expectile_with_several_targets_exports_each_targets_base_score():
+    """One level and several targets (gbm's MultiTarget): each target's base score is
+    its own, not a level's cumulative sum. (Importing a model of several targets is
+    refused for every objective.)"""
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 5, size=(200, 3)).astype(np.float32)
+    Y = np.column_stack([X[:, 0] + rng.normal(size=200), 5.0 - X[:, 1]])
+    ours = gbm.train(dict(PARAMS, objective="reg:expectileerror", expectile_alpha=0.8), X, Y, 3)
+    model = to_xgboost(ours)
+    scores = np.array(model["learner"]["learner_model_param"]["base_score"].strip("[]")
+                      .split(","), dtype=np.float64)
+    np.testing.assert_allclose(scores, ours.base_margin, rtol=1e-6)
+    assert model["learner"]["learner_model_param"]["num_target"] == "2"

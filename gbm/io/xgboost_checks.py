@@ -33,7 +33,7 @@ from ..objectives.expectile import scores_to_margins
 from ..params import validate_params
 from . import strict_json
 from . import xgboost_fields as fields
-from .xgboost_json import LOG_LINK, LOGIT_LINK, by_value
+from .xgboost_json import LOG_LINK, LOGIT_LINK, by_value, expectile_levels
 from .xgboost_trees import check_tree
 
 MAX_DECLARED = 1 << 20  # features or output groups a file may declare without listing
@@ -220,7 +220,7 @@ def _base_margin(lmp, params, n_trees):
         raise ValueError(f"{path} has {len(scores)} values for {n_groups} outputs")
     if len(scores) == 1:
         scores = scores * n_groups
-    if params["objective"] == "reg:expectileerror":
+    if expectile_levels(params) > 1:
         return n_groups, scores_to_margins([float(np.float32(s)) for s in scores]).tolist()
     return n_groups, [_base_score_to_margin(params["objective"], float(np.float32(s)))
                       for s in scores]

@@ -47,11 +47,20 @@ LOGIT_LINK = ("binary:logistic", "reg:logistic")
 _ROOT_PARENT = 2147483647  # XGBoost's "no parent"
 
 
-def _base_scores(objective, margins):
+def _base_scores(params, margins):
     """XGBoost's ``base_score`` values (prediction space) of gbm's base margins."""
-    if objective == "reg:expectileerror":
+    objective = params["objective"]
+    if expectile_levels(params) > 1:  # the levels' predictions (one target)
         return margins_to_scores(margins)
     return [_margin_to_base_score(objective, float(m)) for m in margins]
+
+
+def expectile_levels(params):
+    """The number of ``reg:expectileerror`` levels, whose base scores are cumulative
+    (0 for another objective)."""
+    if params["objective"] != "reg:expectileerror":
+        return 0
+    return len(np.atleast_1d(params["expectile_alpha"]))
 
 
 def _margin_to_base_score(objective, margin):
@@ -181,7 +190,7 @@ def to_xgboost(booster):
     """The model as a dict in XGBoost's JSON model schema (``json.dumps`` it to save)."""
     params = booster.params
     objective = params["objective"]
-    scores = _base_scores(objective, booster.base_margin)
+    scores = _base_scores(params, booster.base_margin)
     if len(set(scores)) == 1:
         base_score = _num(scores[0])  # scalar: readable by XGBoost 2 as well
     else:
