@@ -148,7 +148,8 @@ def _expectile_alpha(name, value):
         return None  # required by reg:expectileerror, checked in validate_params
     values = list(value) if isinstance(value, (list, tuple, np.ndarray)) else [value]
     if not values:
-        raise ValueError(f"{name} must be a number in [0, 1] or a non-empty list of them, got {value!r}")
+        raise ValueError(f"{name} must be a number in [0, 1] or a non-empty list of them, "
+                         f"got {value!r}")
     values = [_real(0, 1)(name, v) for v in values]
     if values != sorted(values):
         raise ValueError(f"{name} must be in ascending order (as XGBoost requires), got {values}")

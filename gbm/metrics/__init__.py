@@ -12,9 +12,10 @@ def get_metric(name, params=None):
 
     ``tweedie-nloglik@rho`` carries its power; ``quantile``, ``mphe`` and ``expectile``
     take ``quantile_alpha`` / ``huber_slope`` / ``expectile_alpha`` from ``params``
-    (validated training parameters, needed for them). Ranking metrics (``ndcg``, ``map@k``, ...: ``gbm.metrics.ranking``)
-    are ``RankingMetric`` objects, called with the eval set's query groups as well; they
-    read ``ndcg_exp_gain`` from ``params`` (default True).
+    (validated training parameters, needed for them). Ranking metrics (``ndcg``,
+    ``map@k``, ...: ``gbm.metrics.ranking``) are ``RankingMetric`` objects, called with
+    the eval set's query groups as well; they read ``ndcg_exp_gain`` from ``params``
+    (default True).
     """
     check_metric_name(name)
     if name in names.PARAMETRIC:
