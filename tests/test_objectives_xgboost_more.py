@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import gbm
+from gbm.collective import ThreadGroup
 from gbm.data.queries import make_queries
 from gbm.kernels import cpu, layout, reference
 from gbm.metrics import get_metric
@@ -374,6 +375,33 @@ def test_one_and_two_threads_give_the_same_model(params, labels):
     two = gbm.train(dict(params, n_jobs=2), X, y, 3, **extra).to_json()
     assert one == two
     assert len(json.loads(one)["trees"]) >= 3
+
+
+@pytest.mark.parametrize("params, labels", THREADED, ids=lambda v: str(v))
+def test_three_ranks_train_the_local_model(params, labels):
+    """Rows split unevenly over 3 ranks (threads with a collective, as gbm.dask's
+    workers): the base margins are exact sums over every rank, so the model is the
+    local one, bit for bit."""
+    rng = np.random.default_rng(10)
+    n = 600
+    X = rng.integers(0, 8, size=(n, 3)).astype(np.float32)
+    signal = X[:, 0] / 4 - X[:, 1] / 5 + rng.normal(size=n)
+    y = {"probability": 1 / (1 + np.exp(-signal)), "binary": (signal > 0.3) * 1.0,
+         "positive": np.exp(signal)}[labels]
+    ranking = params["objective"].startswith("rank:")
+    w = None if ranking else rng.uniform(0.5, 2, n)
+    params = dict(params, max_depth=3)
+    cuts = [0, 120, 420, n]  # whole query groups of 20 rows
+    extra = {"group": [20] * (n // 20)} if ranking else {"sample_weight": w}
+    local = gbm.train(params, X, y, 3, **extra).to_json()
+
+    def rank_fn(collective):
+        lo, hi = cuts[collective.rank], cuts[collective.rank + 1]
+        part = {"group": [20] * ((hi - lo) // 20)} if ranking else {"sample_weight": w[lo:hi]}
+        return gbm.train(params, X[lo:hi], y[lo:hi], 3, collective=collective,
+                         row_ids=np.arange(lo, hi), **part).to_json()
+
+    assert ThreadGroup(3).run(rank_fn) == [local] * 3
 
 
 def test_estimators_take_the_new_objectives():
