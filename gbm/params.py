@@ -12,11 +12,14 @@ from .metrics.names import check_metric_name
 
 OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror", "reg:pseudohubererror",
               "count:poisson", "reg:gamma", "reg:tweedie", "binary:logistic", "multi:softprob",
-              "multi:softmax", "rank:pairwise", "rank:ndcg")
+              "multi:softmax", "rank:pairwise", "rank:ndcg",
+              "reg:logistic", "binary:logitraw", "binary:hinge", "reg:squaredlogerror",
+              "reg:expectileerror", "rank:map")
 MULTICLASS = ("multi:softprob", "multi:softmax")
 REGRESSION = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
-              "reg:pseudohubererror", "count:poisson", "reg:gamma", "reg:tweedie")
-RANKING = ("rank:pairwise", "rank:ndcg")
+              "reg:pseudohubererror", "count:poisson", "reg:gamma", "reg:tweedie",
+              "reg:logistic", "reg:squaredlogerror", "reg:expectileerror")
+RANKING = ("rank:pairwise", "rank:ndcg", "rank:map")
 PAIR_METHODS = ("topk", "mean")
 GROW_POLICIES = ("depthwise", "lossguide")
 DEVICES = ("cpu", "cuda")
@@ -27,7 +30,7 @@ TREE_METHODS = ("hist", "auto")  # XGBoost's "auto" is "hist" since 2.0
 RUN_SETTINGS = ("n_jobs", "device", "tree_method", "verbosity", "validate_parameters")
 # Parameters added after model file version 4: a file records them only when they differ
 # from their default, so files of models that do not use them stay as they were.
-OMITTED_AT_DEFAULT = ("scale_pos_weight", "num_target")
+OMITTED_AT_DEFAULT = ("scale_pos_weight", "num_target", "expectile_alpha")
 
 
 # Real parameters are at most float32's largest value in magnitude (XGBoost keeps them as
@@ -138,6 +141,21 @@ def _quantile_alpha(name, value):
     return [_real(0, 1, low_open=True, high_open=True)(name, v) for v in values]
 
 
+def _expectile_alpha(name, value):
+    """None, or one expectile level or a non-empty ascending list of them, each in [0, 1]
+    (XGBoost's rules); kept as a list."""
+    if value is None:
+        return None  # required by reg:expectileerror, checked in validate_params
+    values = list(value) if isinstance(value, (list, tuple, np.ndarray)) else [value]
+    if not values:
+        raise ValueError(f"{name} must be a number in [0, 1] or a non-empty list of them, "
+                         f"got {value!r}")
+    values = [_real(0, 1)(name, v) for v in values]
+    if values != sorted(values):
+        raise ValueError(f"{name} must be in ascending order (as XGBoost requires), got {values}")
+    return values
+
+
 def _passthrough(name, value):
     # Checked against the data's features in gbm.tree.constraints.
     if isinstance(value, tuple):
@@ -186,6 +204,9 @@ SPEC = {
     "tweedie_variance_power": (1.5, _real(1, 2, high_open=True), "power of reg:tweedie, in [1, 2)"),
     "quantile_alpha": (0.5, _quantile_alpha, "quantile level(s) of reg:quantileerror, each in (0, 1); "
                        "a list trains one output column per level"),
+    "expectile_alpha": (None, _expectile_alpha, "expectile level(s) of reg:expectileerror "
+                        "(required for it), each in [0, 1], ascending; a list trains one output "
+                        "column per level"),
     # at least float32's smallest normal: (residual / huber_slope)^2 must stay finite
     "huber_slope": (1.0, _real(float(np.finfo(np.float32).tiny)),
                     "slope (delta) of reg:pseudohubererror, > 0"),
@@ -315,7 +336,11 @@ def validate_params(params):
     if out["num_target"] > 1 and out["objective"] not in REGRESSION:
         raise ValueError(f"num_target > 1 (a y with several columns) needs a regression "
                          f"objective {list(REGRESSION)}, got objective={out['objective']!r}")
-    if out["objective"] == "binary:logistic" and out["base_score"] is not None:
+    if out["objective"] in ("binary:logistic", "reg:logistic") and out["base_score"] is not None:
         if not 0.0 < out["base_score"] < 1.0:
-            raise ValueError(f"base_score must be in (0, 1) for binary:logistic, got {out['base_score']}")
+            raise ValueError(f"base_score must be in (0, 1) for {out['objective']}, got "
+                             f"{out['base_score']}")
+    if out["objective"] == "reg:expectileerror" and out["expectile_alpha"] is None:
+        raise ValueError("objective='reg:expectileerror' needs expectile_alpha: a level in "
+                         "[0, 1] or an ascending list of them (XGBoost has no default either)")
     return out

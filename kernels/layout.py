@@ -29,13 +29,16 @@ FLAG_CATEGORICAL = 2
 # split_params: float64 (4,), the regularisation every split evaluation reads
 SPLIT_PARAMS = ("reg_lambda", "reg_alpha", "max_delta_step", "min_child_weight")
 
-# lambdarank_gradients' delta_kind: the weight of a pair (1, or |delta NDCG|)
+# lambdarank_gradients' delta_kind: the weight of a pair (1, |delta NDCG| or |delta MAP|)
 PAIRWISE, NDCG = 0, 1
+MAP = 2
 
 # pointwise_gradients' objective kinds; objective_params holds, by kind: POISSON
 # (max_delta_step,), TWEEDIE (variance power,), PSEUDOHUBER (slope,), QUANTILE (one alpha
 # per output group); the others read nothing
 SQUARED, LOGISTIC, SOFTMAX, POISSON, GAMMA, TWEEDIE, PSEUDOHUBER, ABSOLUTE, QUANTILE = range(9)
+# HINGE and SQUARED_LOG read nothing; EXPECTILE reads one alpha per output group (ascending)
+HINGE, SQUARED_LOG, EXPECTILE = 9, 10, 11
 
 # Exact float sums (``exact`` kernels, gbm.numerics.exact): int64 bins of a superaccumulator,
 # one row per sum. Bin k weighs 2**(k + EXACT_E_MIN): the smallest value bit, 2**-1074, is

@@ -14,6 +14,16 @@ Formulas (margin ``m``, label ``y``, weight ``w``; as in ``gbm.objectives``):
 * pseudo-Huber (s)     z = m - y, q = 1 + (z/s)^2: g = z / sqrt(q) w, h = w / (q sqrt(q))
 * absolute error       g = sign(m - y) w, h = w
 * quantile (alpha_k)   g = (1 - alpha_k if m >= y else -alpha_k) w, h = w
+* hinge (XGBoost's)    s = 2y - 1: g = -s w, h = w if m s < 1, else g = 0, h = FLT_MIN
+                       (float32's smallest normal, unweighted, as XGBoost)
+* squared log error    p = max(m, -1 + 1e-6): g = (log1p(p) - log1p(y)) / (p + 1) w,
+                       h = max((log1p(y) - log1p(p) + 1) / (p + 1)^2, 1e-6) w
+* expectile (alpha_k)  XGBoost 3.3's reparametrisation: the predictions are
+                       q_0 = m_0, q_k = q_(k-1) + 1e-6 + softplus(m_k) (never crossing);
+                       with d_k = q_k - y, s_k = (1 - alpha_k if d_k >= 0 else alpha_k):
+                       G_j = sum_(k >= j) s_k d_k w, H_j = sum_(k >= j) s_k w, and
+                       g_j = c_j G_j, h_j = c_j^2 H_j with c_0 = 1, c_j = sigmoid(m_j)
+                       (dq_k / dm_j for k >= j; the diagonal Gauss-Newton hessian)
 
 ``exp`` is ``kernels.elementary``'s and every product goes through ``mul`` (no fused
 multiply-add on any backend). The operations run in the order NumPy evaluated the same
@@ -25,14 +35,34 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .layout import (ABSOLUTE, GAMMA, LOGISTIC, POISSON, PSEUDOHUBER, QUANTILE, SOFTMAX,
-                     SQUARED, TWEEDIE)
+from .layout import (ABSOLUTE, EXPECTILE, GAMMA, HINGE, LOGISTIC, POISSON, PSEUDOHUBER,
+                     QUANTILE, SOFTMAX, SQUARED, SQUARED_LOG, TWEEDIE)
 
 _EPS = 1e-16  # floor of the logistic and softmax hessians
+_FLT_MIN = 1.1754943508222875e-38  # hinge's hessian where the margin is met (XGBoost's)
+_LOG_FLOOR = -1.0 + 1e-6  # squared log error: predictions clipped here (log1p stays finite)
+_LOG_HESS_FLOOR = 1e-6  # and its hessian floored here, as XGBoost
+EXPECTILE_GAP = 1e-6  # expectile: least gap between two levels' predictions (XGBoost's kRtEps)
 
 
 def make_objective_math(jit, mul, elementary):
-    exp, sigmoid = elementary.exp, elementary.sigmoid
+    exp, log, sigmoid = elementary.exp, elementary.log, elementary.sigmoid
+
+    @jit
+    def log1p(x):
+        """log(1 + x), accurate for small x: u = 1 + x rounded, then log(u) x / (u - 1)
+        (Goldberg 1991, theorem 4): the rounding of u cancels out."""
+        u = 1.0 + x
+        if u == 1.0:
+            return x
+        return mul(log(u), x / (u - 1.0))
+
+    @jit
+    def softplus(x):
+        """log(1 + e^x), without overflow (XGBoost's arrangement)."""
+        if x > 0.0:
+            return x + log1p(exp(-x))
+        return log1p(exp(x))
 
     @jit
     def _pointwise(kind, m, y, w, objective_params):
@@ -69,10 +99,45 @@ def make_objective_math(jit, mul, elementary):
             d = m - y
             sign = 1.0 if d > 0.0 else (-1.0 if d < 0.0 else 0.0)
             g = mul(sign, w)
+        elif kind == HINGE:
+            s = mul(2.0, y) - 1.0
+            if mul(m, s) < 1.0:
+                g = mul(-s, w)
+            else:
+                g = 0.0
+                h = _FLT_MIN
+        elif kind == SQUARED_LOG:
+            p = max(m, _LOG_FLOOR)
+            log_p, log_y = log1p(p), log1p(y)
+            g = mul((log_p - log_y) / (p + 1.0), w)
+            h = mul(max((-log_p + log_y + 1.0) / mul(p + 1.0, p + 1.0), _LOG_HESS_FLOOR), w)
         else:
             g = math.nan
             h = math.nan
         return g, h
+
+    @jit
+    def _expectile_row(margin, i, y, w, alphas, grad, hess):
+        """Row ``i`` of the expectile loss (see the module docstring): each level's
+        ``s_k d_k w`` and ``s_k w`` first (in ``grad`` / ``hess``), then their sums from
+        the last level down, scaled by the chain rule."""
+        n_groups = margin.shape[1]
+        q = margin[i, 0]
+        for k in range(n_groups):
+            if k > 0:
+                q = q + (EXPECTILE_GAP + softplus(margin[i, k]))
+            d = q - y
+            s = (1.0 - alphas[k]) if d >= 0.0 else alphas[k]
+            grad[i, k] = mul(mul(s, d), w)
+            hess[i, k] = mul(s, w)
+        g_sum = 0.0
+        h_sum = 0.0
+        for k in range(n_groups - 1, -1, -1):
+            g_sum += grad[i, k]
+            h_sum += hess[i, k]
+            c = 1.0 if k == 0 else sigmoid(margin[i, k])
+            grad[i, k] = mul(c, g_sum)
+            hess[i, k] = mul(mul(c, c), h_sum)
 
     @jit
     def rows_gradients(kind, margin, lo, hi, y, w, objective_params, grad, hess):
@@ -103,13 +168,16 @@ def make_objective_math(jit, mul, elementary):
                     g = (1.0 - alpha) if margin[i, k] >= y[i] else -alpha
                     grad[i, k] = mul(g, w[i])
                     hess[i, k] = w[i]
+        elif kind == EXPECTILE:
+            for i in range(lo, hi):
+                _expectile_row(margin, i, y[i], w[i], objective_params, grad, hess)
         else:
             for i in range(lo, hi):
                 g, h = _pointwise(kind, margin[i, 0], y[i], w[i], objective_params)
                 grad[i, 0] = g
                 hess[i, 0] = h
 
-    return SimpleNamespace(rows_gradients=rows_gradients)
+    return SimpleNamespace(rows_gradients=rows_gradients, log1p=log1p, softplus=softplus)
 
 
 def _python():

@@ -41,7 +41,7 @@ def _kernels():
             types.int64, F64_2D, F64, F64, F64, F64_2D, F64_2D)),
         "lambdarank_gradients": (rank._rank_kernel, (
             F64, F64, I64, I64, F64, types.int64, types.boolean, types.boolean, types.int64,
-            types.boolean, types.boolean, types.uint64, F64, F64, I64, I64, I64)),
+            types.boolean, types.boolean, types.uint64, F64, F64, I64, I64, I64, F64, F64)),
         "quantize_gradients": (quantize._quantize_kernel, (F64, F64, F64, types.int64[:, ::1])),
     }
 

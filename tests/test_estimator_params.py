@@ -12,8 +12,8 @@ BOOSTING = {
     "base_score": None, "callbacks": None, "categorical_features": None,
     "colsample_bylevel": 1.0, "colsample_bynode": 1.0, "colsample_bytree": 1.0,
     "device": "cpu", "early_stopping_rounds": None, "enable_categorical": False,
-    "eval_metric": None, "gamma": 0.0, "grow_policy": "depthwise", "huber_slope": None,
-    "importance_type": None, "interaction_constraints": None, "learning_rate": 0.3,
+    "eval_metric": None, "expectile_alpha": None, "gamma": 0.0, "grow_policy": "depthwise",
+    "huber_slope": None, "importance_type": None, "interaction_constraints": None, "learning_rate": 0.3,
     "max_bin": 256, "max_cat_threshold": 64, "max_cat_to_onehot": 4, "max_delta_step": None,
     "max_depth": 6, "max_leaves": 0, "min_child_weight": 1.0, "missing": math.nan,
     "monotone_constraints": None, "n_estimators": 100, "n_jobs": None,
@@ -26,7 +26,7 @@ BOOSTING = {
 # objectives' parameters.
 RANKER = dict({k: v for k, v in BOOSTING.items()
                if k not in ("huber_slope", "quantile_alpha", "scale_pos_weight",
-                            "tweedie_variance_power")},
+                            "tweedie_variance_power", "expectile_alpha")},
               objective="rank:ndcg", lambdarank_pair_method="topk",
               lambdarank_num_pair_per_sample=None, ndcg_exp_gain=True,
               lambdarank_normalization=True, lambdarank_score_normalization=True)

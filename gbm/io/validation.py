@@ -187,6 +187,8 @@ def _groups_source(params):
         return f"params.num_class is {params['num_class']}"
     if params["objective"] == "reg:quantileerror":
         return "one per level of params.quantile_alpha"
+    if params["objective"] == "reg:expectileerror":
+        return "one per level of params.expectile_alpha"
     if params.get("num_target", 1) > 1:
         return f"params.num_target is {params['num_target']}"
     return f"params.objective {params['objective']} has one"

@@ -29,16 +29,18 @@ import numpy as np
 
 from ..data.categorical import MAX_CATEGORIES
 from ..objectives import OBJECTIVES, get_objective
+from ..objectives.expectile import scores_to_margins
 from ..params import validate_params
 from . import strict_json
 from . import xgboost_fields as fields
-from .xgboost_json import LOG_LINK, by_value
+from .xgboost_json import LOG_LINK, LOGIT_LINK, by_value, expectile_levels
 from .xgboost_trees import check_tree
 
 MAX_DECLARED = 1 << 20  # features or output groups a file may declare without listing
 
 _OBJECTIVE_PARAMS = {  # XGBoost objective parameter block -> gbm parameter names
     "quantile_loss_param": ("quantile_alpha",),
+    "expectile_loss_param": ("expectile_alpha",),
     "pseudo_huber_param": ("huber_slope",),
     "tweedie_regression_param": ("tweedie_variance_power",),
     "poisson_regression_param": ("max_delta_step",),
@@ -47,6 +49,8 @@ _OBJECTIVE_PARAMS = {  # XGBoost objective parameter block -> gbm parameter name
                          "ndcg_exp_gain", "lambdarank_normalization",
                          "lambdarank_score_normalization"),
 }
+# lambdarank_num_pair_per_sample as XGBoost saves it when not set (uint32's largest value)
+_NOT_SET = str(2**32 - 1)
 _FLAGS = ("ndcg_exp_gain", "lambdarank_normalization", "lambdarank_score_normalization")
 _NUM = "learner_model_param.num_feature"
 
@@ -157,9 +161,11 @@ def _sources(message):
 
 
 def _param_value(key, value, path):
-    if key == "quantile_alpha":
+    if key in ("quantile_alpha", "expectile_alpha"):
         values = fields.reals(value, path)
         return values[0] if len(values) == 1 else values
+    if key == "lambdarank_num_pair_per_sample" and str(value) == _NOT_SET:
+        return None  # XGBoost's "not set": the pair method's default, as gbm's None
     if key in ("num_class", "lambdarank_num_pair_per_sample"):
         return fields.count(value, path, 0)
     if key in _FLAGS:
@@ -214,16 +220,19 @@ def _base_margin(lmp, params, n_trees):
         raise ValueError(f"{path} has {len(scores)} values for {n_groups} outputs")
     if len(scores) == 1:
         scores = scores * n_groups
+    if expectile_levels(params) > 1:
+        return n_groups, scores_to_margins([float(np.float32(s)) for s in scores]).tolist()
     return n_groups, [_base_score_to_margin(params["objective"], float(np.float32(s)))
                       for s in scores]
 
 
 def _base_score_to_margin(objective, score):
     """XGBoost's ``base_score`` is in prediction space: its objective's inverse link gives
-    the margin (logit for ``binary:logistic``, log for Poisson, gamma and Tweedie)."""
-    if objective == "binary:logistic":
+    the margin (logit for ``binary:logistic`` and ``reg:logistic``, log for Poisson,
+    gamma and Tweedie)."""
+    if objective in LOGIT_LINK:
         if not 0.0 < score < 1.0:
-            raise ValueError(f"learner_model_param.base_score {score} of a binary:logistic "
+            raise ValueError(f"learner_model_param.base_score {score} of a {objective} "
                              "model is not in (0, 1)")
         return math.log(score / (1.0 - score))
     if objective in LOG_LINK:

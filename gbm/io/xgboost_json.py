@@ -22,7 +22,9 @@ XGBoost's ``doc/model.schema``):
   back the same categories;
 * gbm keeps the starting margin per output group; XGBoost (3.1 on) a ``base_score`` per
   output in prediction space, which its objective turns into the margin with its
-  inverse link (logit for ``binary:logistic``, log for Poisson, gamma and Tweedie).
+  inverse link (logit for ``binary:logistic`` and ``reg:logistic``, log for Poisson,
+  gamma and Tweedie; for ``reg:expectileerror`` with several levels, the predictions of
+  every level, ``gbm.objectives.expectile``).
 
 XGBoost sums leaf values in float32 and gbm in float64, so predictions agree to float32
 rounding, not bit for bit. A single-output model is written with a scalar ``base_score``
@@ -36,14 +38,33 @@ import numpy as np
 
 from .atomic import write_atomic
 from ..data.categorical import MAX_CATEGORIES
+from ..objectives.expectile import margins_to_scores
 
 # objectives whose margin is the log of the prediction (the rest: logistic, identity)
 LOG_LINK = ("count:poisson", "reg:gamma", "reg:tweedie")
+# objectives whose margin is the logit of their base_score
+LOGIT_LINK = ("binary:logistic", "reg:logistic")
 _ROOT_PARENT = 2147483647  # XGBoost's "no parent"
 
 
+def _base_scores(params, margins):
+    """XGBoost's ``base_score`` values (prediction space) of gbm's base margins."""
+    objective = params["objective"]
+    if expectile_levels(params) > 1:  # the levels' predictions (one target)
+        return margins_to_scores(margins)
+    return [_margin_to_base_score(objective, float(m)) for m in margins]
+
+
+def expectile_levels(params):
+    """The number of ``reg:expectileerror`` levels, whose base scores are cumulative
+    (0 for another objective)."""
+    if params["objective"] != "reg:expectileerror":
+        return 0
+    return len(np.atleast_1d(params["expectile_alpha"]))
+
+
 def _margin_to_base_score(objective, margin):
-    if objective == "binary:logistic":
+    if objective in LOGIT_LINK:
         return 1.0 / (1.0 + math.exp(-margin))
     if objective in LOG_LINK:
         return math.exp(margin)
@@ -62,11 +83,15 @@ def _num(v):
 def _objective_block(params):
     name = params["objective"]
     block = {"name": name}
-    if name in ("reg:squarederror", "reg:gamma", "binary:logistic"):
+    if name in ("reg:squarederror", "reg:gamma") + LOGIT_LINK + ("binary:logitraw",):
         block["reg_loss_param"] = {"scale_pos_weight": _num(float(params.get("scale_pos_weight", 1.0)))}
     elif name == "reg:quantileerror":
         alphas = np.atleast_1d(params["quantile_alpha"])
         block["quantile_loss_param"] = {"quantile_alpha": "[" + ",".join(_num(a) for a in alphas) + "]"}
+    elif name == "reg:expectileerror":
+        alphas = np.atleast_1d(params["expectile_alpha"])
+        block["expectile_loss_param"] = {
+            "expectile_alpha": "[" + ",".join(_num(a) for a in alphas) + "]"}
     elif name == "reg:pseudohubererror":
         block["pseudo_huber_param"] = {"huber_slope": _num(params["huber_slope"])}
     elif name == "count:poisson":
@@ -165,7 +190,7 @@ def to_xgboost(booster):
     """The model as a dict in XGBoost's JSON model schema (``json.dumps`` it to save)."""
     params = booster.params
     objective = params["objective"]
-    scores = [_margin_to_base_score(objective, float(m)) for m in booster.base_margin]
+    scores = _base_scores(params, booster.base_margin)
     if len(set(scores)) == 1:
         base_score = _num(scores[0])  # scalar: readable by XGBoost 2 as well
     else:

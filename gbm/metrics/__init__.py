@@ -10,11 +10,12 @@ __all__ = ["check_metric_name", "get_metric", "maximizes"]
 def get_metric(name, params=None):
     """The metric function called ``name``: ``metric(y, pred, w, collective)``.
 
-    ``tweedie-nloglik@rho`` carries its power; ``quantile`` and ``mphe`` take
-    ``quantile_alpha`` / ``huber_slope`` from ``params`` (validated training parameters,
-    needed for them). Ranking metrics (``ndcg``, ``map@k``, ...: ``gbm.metrics.ranking``)
-    are ``RankingMetric`` objects, called with the eval set's query groups as well; they
-    read ``ndcg_exp_gain`` from ``params`` (default True).
+    ``tweedie-nloglik@rho`` carries its power; ``quantile``, ``mphe`` and ``expectile``
+    take ``quantile_alpha`` / ``huber_slope`` / ``expectile_alpha`` from ``params``
+    (validated training parameters, needed for them). Ranking metrics (``ndcg``,
+    ``map@k``, ...: ``gbm.metrics.ranking``) are ``RankingMetric`` objects, called with
+    the eval set's query groups as well; they read ``ndcg_exp_gain`` from ``params``
+    (default True).
     """
     check_metric_name(name)
     if name in names.PARAMETRIC:

@@ -6,7 +6,8 @@ import re
 POINTWISE = ("rmse", "rmsle", "mae", "mape", "error", "auc", "aucpr", "logloss", "mlogloss",
              "merror", "poisson-nloglik", "gamma-nloglik")
 # metrics whose formula takes a training parameter: name -> that parameter
-PARAMETRIC = {"quantile": "quantile_alpha", "mphe": "huber_slope"}
+PARAMETRIC = {"quantile": "quantile_alpha", "mphe": "huber_slope",
+              "expectile": "expectile_alpha"}
 _MAXIMIZED = ("auc", "aucpr")
 _RANKING = re.compile(r"^(ndcg|map|pre)(?:@(\d+))?(-)?$")
 _TWEEDIE = "tweedie-nloglik@"

@@ -201,8 +201,26 @@ def pseudo_huber_error(slope):
     return metric
 
 
+def expectile_loss(alphas):
+    """Mean expectile loss over rows and levels (XGBoost 3.3's ``expectile``): per level
+    ``alpha``, ``(1 - alpha) d^2`` where ``d = pred - y >= 0``, else ``alpha d^2``."""
+    if alphas is None:
+        raise ValueError("eval_metric 'expectile' reads expectile_alpha from the training "
+                         "parameters; set expectile_alpha (a level in [0, 1] or a list)")
+
+    def metric(y, pred, w, collective=LOCAL):
+        pred = pred.reshape(y.shape[0], -1)
+        d = pred - y[:, None]
+        a = np.asarray(alphas, dtype=np.float64)[None, :]
+        loss = (np.where(d >= 0, 1.0 - a, a) * d * d).mean(axis=1)
+        return float(exact_mean(loss, w, collective))
+
+    return metric
+
+
 METRICS = {"rmse": rmse, "rmsle": rmsle, "mae": mae, "mape": mape, "error": error, "auc": auc, "aucpr": aucpr,
            "logloss": logloss, "mlogloss": mlogloss, "merror": merror,
            "poisson-nloglik": poisson_nloglik, "gamma-nloglik": gamma_nloglik}
 # the metrics of gbm.metrics.names.PARAMETRIC: a factory taking the parameter's value
-PARAMETRIC = {"quantile": quantile_loss, "mphe": pseudo_huber_error}
+PARAMETRIC = {"quantile": quantile_loss, "mphe": pseudo_huber_error,
+              "expectile": expectile_loss}

@@ -51,7 +51,7 @@ class Logistic(Objective):
     def check_labels(self, y):
         if ((y < 0) | (y > 1)).any():
             bad = int(np.flatnonzero((y < 0) | (y > 1))[0])
-            raise ValueError(f"y[{bad}] = {y[bad]}; binary:logistic needs labels in [0, 1]")
+            raise ValueError(f"y[{bad}] = {y[bad]}; {self.name} needs labels in [0, 1]")
         return y
 
     def base_margin(self, y, w, collective=LOCAL):

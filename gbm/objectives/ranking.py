@@ -1,10 +1,12 @@
-"""Learning-to-rank objectives ``rank:pairwise`` and ``rank:ndcg`` (LambdaMART), as in
-XGBoost 2+ (``src/objective/lambdarank_obj.cc``).
+"""Learning-to-rank objectives ``rank:pairwise``, ``rank:ndcg`` and ``rank:map``
+(LambdaMART), as in XGBoost 2+ (``src/objective/lambdarank_obj.cc``).
 
 Within each query group, for each pair of documents (i, j) with label_i > label_j, the
 pairwise logistic loss ``log(1 + exp(-(s_i - s_j)))`` of RankNet, weighted by |delta Z|:
 1 for ``rank:pairwise``, the change in NDCG when i and j swap places in the model's
-ranking for ``rank:ndcg`` (Burges 2010, "From RankNet to LambdaRank to LambdaMART").
+ranking for ``rank:ndcg`` (Burges 2010, "From RankNet to LambdaRank to LambdaMART"),
+the change in average precision for ``rank:map`` (binary labels: XGBoost's ``DeltaMAP``,
+from the relevant documents counted along the rank list).
 The pair's lambda ``(sigma(s_i - s_j) - 1) |dZ|`` goes to i, its negation to j; both get
 the hessian ``2 sigma (1 - sigma) |dZ|`` (XGBoost's factor 2). The arithmetic is in the
 kernel ``lambdarank_gradients`` (``kernels/cpu/rank.py``).
@@ -22,7 +24,7 @@ import numpy as np
 
 from ..collective import LOCAL
 from ..kernels.hashing import splitmix64
-from ..kernels.layout import NDCG, PAIRWISE
+from ..kernels.layout import MAP, NDCG, PAIRWISE
 from ..runtime.backend import get_backend
 from .base import Objective
 
@@ -34,6 +36,7 @@ class LambdaRank(Objective):
 
     needs_queries = True
     delta_kind = PAIRWISE
+    metric = "ndcg"  # the default metric's kind
 
     def __init__(self, params):
         self.topk = params["lambdarank_pair_method"] == "topk"
@@ -42,8 +45,8 @@ class LambdaRank(Objective):
         self.normalization = params["lambdarank_normalization"]
         self.score_normalization = params["lambdarank_score_normalization"]
         self.seed = params["random_state"]
-        # XGBoost's default metric: NDCG truncated at the top-k the objective looks at
-        self.default_metric = f"ndcg@{self.num_pair}" if self.topk else "ndcg"
+        # XGBoost's default metric: truncated at the top-k the objective looks at
+        self.default_metric = f"{self.metric}@{self.num_pair}" if self.topk else self.metric
 
     def check_labels(self, y):
         if (y < 0).any():
@@ -103,4 +106,21 @@ class NDCGLambda(LambdaRank):
                     f"relevance labels in [0, {_MAX_EXP_LABEL}] (set ndcg_exp_gain=False for "
                     "other labels)"
                 )
+        return y
+
+
+class MAPLambda(LambdaRank):
+    """rank:map: LambdaMART, each pair weighted by |delta MAP| of swapping it; binary
+    relevance labels (0 or 1), as XGBoost requires; default metric ``map@k``."""
+
+    name = "rank:map"
+    delta_kind = MAP
+    metric = "map"
+
+    def check_labels(self, y):
+        bad = (y != 0.0) & (y != 1.0)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"y[{row}] = {y[row]}; rank:map needs binary relevance labels "
+                             "(0 or 1)")
         return y

@@ -34,9 +34,10 @@ _TREE_PARAMS = ("learning_rate", "max_depth", "max_leaves", "grow_policy", "min_
                 "max_cat_to_onehot", "max_cat_threshold", "tree_method")
 # Parameters of one objective, and XGBoost's optional settings: passed on only when set.
 _OBJECTIVE_PARAMS = ("quantile_alpha", "huber_slope", "tweedie_variance_power",
-                     "scale_pos_weight", "verbosity", "validate_parameters")
+                     "scale_pos_weight", "verbosity", "validate_parameters", "expectile_alpha")
 _REGRESSION_OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
-                          "reg:pseudohubererror", "count:poisson", "reg:gamma", "reg:tweedie")
+                          "reg:pseudohubererror", "count:poisson", "reg:gamma", "reg:tweedie",
+                          "reg:logistic", "reg:squaredlogerror", "reg:expectileerror")
 _CLASSIFICATION_OBJECTIVES = ("binary:logistic", "multi:softprob", "multi:softmax")
 # What a fit sets; replaced together when a fit completes.
 _FITTED = ("_Booster", "n_features_in_", "feature_names_in_", "classes_", "n_classes_",
@@ -275,10 +276,12 @@ class GBMRegressor(RegressorMixin, _GBMBase):
     ----------
     objective : str, default None (= "reg:squarederror")
         "reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
-        "reg:pseudohubererror", "count:poisson", "reg:gamma" or "reg:tweedie".
-    quantile_alpha, huber_slope, tweedie_variance_power : optional
-        The objective's own parameter (None: its default). With a list of
-        ``quantile_alpha`` levels, ``predict`` returns one column per level.
+        "reg:pseudohubererror", "count:poisson", "reg:gamma", "reg:tweedie",
+        "reg:logistic", "reg:squaredlogerror" or "reg:expectileerror".
+    quantile_alpha, huber_slope, tweedie_variance_power, expectile_alpha : optional
+        The objective's own parameter (None: its default; ``reg:expectileerror`` needs
+        ``expectile_alpha``). With a list of ``quantile_alpha`` (or ``expectile_alpha``)
+        levels, ``predict`` returns one column per level.
     n_estimators : int, default 100
         Boosting rounds.
     learning_rate, max_depth, max_leaves, grow_policy, min_child_weight, reg_lambda,
@@ -401,7 +404,7 @@ class GBMRanker(_GBMBase):
 
     Parameters
     ----------
-    objective : "rank:ndcg" (default, as XGBRanker) or "rank:pairwise"
+    objective : "rank:ndcg" (default, as XGBRanker), "rank:pairwise" or "rank:map"
     lambdarank_pair_method, lambdarank_num_pair_per_sample, ndcg_exp_gain,
     lambdarank_normalization, lambdarank_score_normalization
         As in ``docs/parameters.md`` (XGBoost's meaning and defaults).
@@ -446,9 +449,9 @@ class GBMRanker(_GBMBase):
         return y, {}  # the objective comes from the ranking parameters
 
     def _check_objective(self):
-        if self.objective not in ("rank:ndcg", "rank:pairwise"):
-            raise ValueError(f"{type(self).__name__} needs a ranking objective ('rank:ndcg' or "
-                             f"'rank:pairwise'), got objective={self.objective!r}")
+        if self.objective not in ("rank:ndcg", "rank:pairwise", "rank:map"):
+            raise ValueError(f"{type(self).__name__} needs a ranking objective ('rank:ndcg', "
+                             f"'rank:pairwise' or 'rank:map'), got objective={self.objective!r}")
 
     def _prepare_eval(self, spec, raw):
         X, spec.qid = _pop_host_qid(spec.X, spec.qid)  # a DataFrame's qid column

@@ -62,8 +62,8 @@ class GBMRFRegressor(_RandomForestMixin, GBMRegressor):
     colsample_bytree, colsample_bylevel, max_bin, base_score, n_jobs, random_state,
     device, eval_metric, interaction_constraints, monotone_constraints, max_cat_to_onehot,
     max_cat_threshold, categorical_features, enable_categorical, objective, quantile_alpha,
-    huber_slope, tweedie_variance_power, tree_method, scale_pos_weight, missing, verbosity,
-    validate_parameters, importance_type
+    huber_slope, tweedie_variance_power, expectile_alpha, tree_method, scale_pos_weight,
+    missing, verbosity, validate_parameters, importance_type
         As for ``GBMRegressor`` / ``GBMClassifier`` (see ``docs/parameters.md``).
     early_stopping_rounds, callbacks : None
         Must stay None: ``fit`` raises ``NotImplementedError`` otherwise (as XGBoost).

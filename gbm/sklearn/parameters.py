@@ -56,6 +56,7 @@ BOOSTING_PARAMS = (
     ("num_parallel_tree", 1),
     ("objective", None),  # None: the estimator's own choice
     ("quantile_alpha", None),  # None here and below: the objective's or XGBoost's default
+    ("expectile_alpha", None),
     ("huber_slope", None),
     ("tweedie_variance_power", None),
     ("max_cat_to_onehot", 4),
@@ -82,7 +83,7 @@ RANKING_PARAMS = (
 )
 # a ranker has its own objective and none of the pointwise objectives' parameters
 _NOT_RANKING = ("objective", "quantile_alpha", "huber_slope", "tweedie_variance_power",
-                "scale_pos_weight")
+                "scale_pos_weight", "expectile_alpha")
 
 
 def without(params, names):

@@ -236,6 +236,8 @@ def _check_init_model(init, p, n_features, names):
         raise ValueError(f"init_model was trained on {init.n_features} features but X has {n_features}")
     same = ("objective", "num_class", "num_target") + (("quantile_alpha",) if p["objective"] == "reg:quantileerror"
                                          else ())
+    if p["objective"] == "reg:expectileerror":
+        same += ("expectile_alpha",)
     for key in same:  # the output groups and their base margins must mean the same
         if init.params[key] != p[key]:
             raise ValueError(f"init_model was trained with {key}={init.params[key]!r}, "

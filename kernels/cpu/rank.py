@@ -1,4 +1,4 @@
-"""The LambdaMART gradients of ``rank:pairwise`` and ``rank:ndcg``.
+"""The LambdaMART gradients of ``rank:pairwise``, ``rank:ndcg`` and ``rank:map``.
 
 Same name, signature and results as the reference twin. Each query group
 writes only its own rows and every per-group sum runs in one fixed order, so the thread
@@ -14,7 +14,7 @@ from numba import prange
 from ..elementary import cpu as _elementary
 from ..hashing import mix as _mix
 from ..jit import helper, kernel
-from ..layout import NDCG
+from ..layout import MAP, NDCG
 # exp and log2: one implementation for every backend (kernels/elementary.py), so the
 # lambdas are the same bits on a CPU and a GPU
 _exp, _log2 = _elementary.exp, _elementary.log2
@@ -38,11 +38,43 @@ def _inv_idcg(labels, truncation, exp_gain):
 
 
 @helper
-def _add_pair(scores, labels, order, a, b, delta_kind, exp_gain, inv_idcg, by_gap, grad, hess):
+def _map_stats(labels, order, n_rel, acc):
+    """Along the rank list: ``n_rel[k]``, the relevant documents at ranks 0..k, and
+    ``acc[k]``, the sum of label / (rank + 1) over them (XGBoost's ``MAPStat``)."""
+    n_rel[0] = labels[order[0]]
+    acc[0] = labels[order[0]] / 1.0
+    for k in range(1, order.shape[0]):
+        n_rel[k] = n_rel[k - 1] + labels[order[k]]
+        acc[k] = acc[k - 1] + labels[order[k]] / (k + 1.0)
+
+
+@helper
+def _delta_map(label_hi, label_lo, rank_hi, rank_lo, n_rel, acc):
+    """Change in average precision when the documents at ranks ``rank_hi`` and
+    ``rank_lo`` swap (binary labels; XGBoost's ``DeltaMAP``, up to its sign): ``top``
+    is the upper of the two places, ``bottom`` the lower; the relevant documents between
+    them each move one count up or down, ``acc[bottom - 1] - acc[top]`` in all."""
+    top, bottom, label_top, label_bottom = rank_hi, rank_lo, label_hi, label_lo
+    if top > bottom:
+        top, bottom, label_top, label_bottom = rank_lo, rank_hi, label_lo, label_hi
+    r_top, r_bottom = top + 1.0, bottom + 1.0
+    count_top, count_bottom = n_rel[top], n_rel[bottom]
+    between = acc[bottom - 1] - acc[top]
+    if label_top < label_bottom:  # the relevant document moves up
+        change = (count_bottom / r_bottom - (count_top + 1.0) / r_top) - between
+    else:  # it moves down
+        change = (count_top / r_top - count_bottom / r_bottom) + between
+    return change / n_rel[n_rel.shape[0] - 1]
+
+
+@helper
+def _add_pair(scores, labels, order, a, b, delta_kind, exp_gain, inv_idcg, n_rel, acc, by_gap,
+              grad, hess):
     """Add the lambda of the pair at ranks ``a`` and ``b`` (local rows ``order[a]``,
     ``order[b]``) into ``grad`` / ``hess``; returns the sum-of-lambdas increment.
 
-    Pairwise logistic loss of Burges (2010), eq. 3-4, weighted by |delta Z|:
+    Pairwise logistic loss of Burges (2010), eq. 3-4, weighted by |delta Z| (``n_rel``,
+    ``acc``: ``_map_stats`` of the group, read for MAP only):
     ``lambda = (sigma(s_hi - s_lo) - 1) |dZ|``, ``h = 2 sigma (1 - sigma) |dZ|``.
     """
     hi, lo = order[a], order[b]
@@ -59,6 +91,8 @@ def _add_pair(scores, labels, order, a, b, delta_kind, exp_gain, inv_idcg, by_ga
         gain_gap = _gain(labels[hi], exp_gain) - _gain(labels[lo], exp_gain)
         disc_gap = 1.0 / _log2(rank_hi + 2.0) - 1.0 / _log2(rank_lo + 2.0)
         delta = abs(gain_gap * disc_gap * inv_idcg)
+    elif delta_kind == MAP:
+        delta = abs(_delta_map(labels[hi], labels[lo], rank_hi, rank_lo, n_rel, acc))
     if by_gap:
         delta /= abs(diff) + _SCORE_GAP
     lam = (sigmoid - 1.0) * delta
@@ -84,13 +118,17 @@ def _group_gradients(scores, labels, first_row, delta_kind, exp_gain, topk, num_
     inv_idcg = 0.0
     if delta_kind == NDCG:
         inv_idcg = _inv_idcg(labels, num_pair if topk else n, exp_gain)
+    n_rel = np.empty(n if delta_kind == MAP else 0)
+    acc = np.empty(n if delta_kind == MAP else 0)
+    if delta_kind == MAP:
+        _map_stats(labels, order, n_rel, acc)
     sum_lambda = 0.0
     if topk:
         # every pair with at least one document in the model's top num_pair
         for a in range(min(n, num_pair)):
             for b in range(a + 1, n):
                 sum_lambda += _add_pair(scores, labels, order, a, b, delta_kind, exp_gain,
-                                        inv_idcg, by_gap, grad, hess)
+                                        inv_idcg, n_rel, acc, by_gap, grad, hess)
     else:
         # num_pair partners per document, drawn among the documents of other labels
         ranked_labels = labels[order]
@@ -112,7 +150,7 @@ def _group_gradients(scores, labels, first_row, delta_kind, exp_gain, topk, num_
                             pick += j - i  # skip the document's own label bucket
                         sum_lambda += _add_pair(scores, labels, order, by_label[p],
                                                 by_label[pick], delta_kind, exp_gain,
-                                                inv_idcg, by_gap, grad, hess)
+                                                inv_idcg, n_rel, acc, by_gap, grad, hess)
             i = j
     if normalization:
         norm = 1.0
@@ -138,7 +176,8 @@ def lambdarank_gradients(margin, labels, group_ptr, group_first_row, group_scale
     group_first_row : int64 (n_groups,)    # IN  each group's first row in the whole data set
                                            #     (over all workers): the "mean" draws' row ids
     group_scale : float64 (n_groups,)      # IN  each group's weight (already normalised)
-    delta_kind : int                       # IN  PAIRWISE (weight 1) or NDCG (|delta NDCG|)
+    delta_kind : int                       # IN  PAIRWISE (weight 1), NDCG (|delta NDCG|) or
+                                           #     MAP (|delta MAP|, binary labels)
     exp_gain : bool                        # IN  NDCG gain 2^label - 1 (else label)
     topk : bool                            # IN  pair method "topk" (else "mean")
     num_pair : int                         # IN  lambdarank_num_pair_per_sample

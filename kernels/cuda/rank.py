@@ -1,4 +1,4 @@
-"""LambdaMART gradients of ``rank:pairwise`` and ``rank:ndcg``: one thread per query
+"""LambdaMART gradients of ``rank:pairwise``, ``rank:ndcg`` and ``rank:map``: one thread per query
 group (twin of ``cpu/rank.py``: the same rank lists, pairs, draws and arithmetic, in
 the same order, with the shared ``exp``/``log2`` and unfused products).
 
@@ -11,7 +11,7 @@ import math
 import numpy as np
 from numba import cuda, float64, int64, uint64
 
-from ..layout import NDCG
+from ..layout import MAP, NDCG
 from ._device import (THREADS, array_module, blocks_for, device_output, elementary, mul,
                       to_device)
 
@@ -76,8 +76,37 @@ def _sort_descending(keys, lo, n, by, use_by, idx, tmp):
 
 
 @cuda.jit(device=True)
-def _add_pair(margin, labels, lo, order, a, b, delta_kind, exp_gain, inv_idcg, by_gap, grad,
-              hess):
+def _map_stats(labels, lo, n, order, n_rel, acc):
+    """``n_rel`` / ``acc`` at ``lo .. lo + n - 1`` along the group's rank list (as the
+    CPU's ``_map_stats``)."""
+    first = labels[lo + order[lo]]
+    n_rel[lo] = first
+    acc[lo] = first / 1.0
+    for k in range(1, n):
+        label = labels[lo + order[lo + k]]
+        n_rel[lo + k] = n_rel[lo + k - 1] + label
+        acc[lo + k] = acc[lo + k - 1] + label / (k + 1.0)
+
+
+@cuda.jit(device=True)
+def _delta_map(label_hi, label_lo, rank_hi, rank_lo, lo, n, n_rel, acc):
+    """The CPU's ``_delta_map`` on the group's stretch ``lo .. lo + n - 1``."""
+    top, bottom, label_top, label_bottom = rank_hi, rank_lo, label_hi, label_lo
+    if top > bottom:
+        top, bottom, label_top, label_bottom = rank_lo, rank_hi, label_lo, label_hi
+    r_top, r_bottom = top + 1.0, bottom + 1.0
+    count_top, count_bottom = n_rel[lo + top], n_rel[lo + bottom]
+    between = acc[lo + bottom - 1] - acc[lo + top]
+    if label_top < label_bottom:
+        change = (count_bottom / r_bottom - (count_top + 1.0) / r_top) - between
+    else:
+        change = (count_top / r_top - count_bottom / r_bottom) + between
+    return change / n_rel[lo + n - 1]
+
+
+@cuda.jit(device=True)
+def _add_pair(margin, labels, lo, n, order, a, b, delta_kind, exp_gain, inv_idcg, n_rel, acc,
+              by_gap, grad, hess):
     hi_row, lo_row = lo + order[lo + a], lo + order[lo + b]
     if labels[hi_row] == labels[lo_row]:
         return 0.0
@@ -91,6 +120,9 @@ def _add_pair(margin, labels, lo, order, a, b, delta_kind, exp_gain, inv_idcg, b
         gain_gap = _gain(labels[hi_row], exp_gain) - _gain(labels[lo_row], exp_gain)
         disc_gap = 1.0 / _log2(rank_hi + 2.0) - 1.0 / _log2(rank_lo + 2.0)
         delta = abs(mul(mul(gain_gap, disc_gap), inv_idcg))
+    elif delta_kind == MAP:
+        delta = abs(_delta_map(labels[hi_row], labels[lo_row], rank_hi, rank_lo, lo, n, n_rel,
+                               acc))
     if by_gap:
         delta /= abs(diff) + _SCORE_GAP
     lam = mul(sigmoid - 1.0, delta)
@@ -105,7 +137,7 @@ def _add_pair(margin, labels, lo, order, a, b, delta_kind, exp_gain, inv_idcg, b
 @cuda.jit
 def _rank_kernel(margin, labels, group_ptr, group_first_row, group_scale, delta_kind, exp_gain,
                  topk, num_pair, score_normalization, normalization, key, grad, hess, order,
-                 by_label, tmp):
+                 by_label, tmp, n_rel, acc):
     for g in range(cuda.grid(1), group_ptr.shape[0] - 1, cuda.gridsize(1)):
         lo, hi = group_ptr[g], group_ptr[g + 1]
         n = hi - lo
@@ -123,12 +155,15 @@ def _rank_kernel(margin, labels, group_ptr, group_first_row, group_scale, delta_
                 for r in range(min(n, num_pair if topk else n)):
                     idcg += _gain(labels[lo + by_label[lo + r]], exp_gain) / _log2(r + 2.0)
                 inv_idcg = 1.0 / idcg if idcg != 0.0 else 0.0
+            if delta_kind == MAP:
+                _map_stats(labels, lo, n, order, n_rel, acc)
             sum_lambda = 0.0
             if topk:
                 for a in range(min(n, num_pair)):
                     for b in range(a + 1, n):
-                        sum_lambda += _add_pair(margin, labels, lo, order, a, b, delta_kind,
-                                                exp_gain, inv_idcg, by_gap, grad, hess)
+                        sum_lambda += _add_pair(margin, labels, lo, n, order, a, b, delta_kind,
+                                                exp_gain, inv_idcg, n_rel, acc, by_gap, grad,
+                                                hess)
             else:
                 # ranks by label (then rank): the labels of the rank list, sorted stably
                 _sort_descending(labels, lo, n, order, True, by_label, tmp)
@@ -148,10 +183,10 @@ def _rank_kernel(margin, labels, group_ptr, group_first_row, group_scale, delta_
                                                      others / 2.0 ** 53)), others - 1)
                                 if pick >= i:
                                     pick += j - i
-                                sum_lambda += _add_pair(margin, labels, lo, order,
+                                sum_lambda += _add_pair(margin, labels, lo, n, order,
                                                         by_label[lo + p], by_label[lo + pick],
-                                                        delta_kind, exp_gain, inv_idcg, by_gap,
-                                                        grad, hess)
+                                                        delta_kind, exp_gain, inv_idcg, n_rel,
+                                                        acc, by_gap, grad, hess)
                     i = j
             if normalization:
                 norm = 1.0
@@ -181,6 +216,9 @@ def lambdarank_gradients(margin, labels, group_ptr, group_first_row, group_scale
     d_hess, finish_hess = device_output(hess)
     if n_groups > 0:
         scratch = [xp.empty(max(1, n_rows), dtype=np.int64) for _ in range(3)]
+        # rank:map's counts along each group's rank list (unused by the other kinds)
+        n_map = max(1, n_rows) if delta_kind == MAP else 1
+        scratch += [xp.empty(n_map, dtype=np.float64) for _ in range(2)]
         _rank_kernel[blocks_for(n_groups), THREADS](
             to_device(margin), to_device(labels), to_device(group_ptr),
             to_device(group_first_row), to_device(group_scale), int(delta_kind), bool(exp_gain),

@@ -1,7 +1,7 @@
 """Twin of ``cpu/rank.py``."""
 import numpy as np
 
-from ..layout import NDCG
+from ..layout import MAP, NDCG
 
 
 def _mix(z):
@@ -35,6 +35,19 @@ def _rank_pairs(labels, order, first_row, topk, num_pair, key):
     return pairs
 
 
+def _delta_map(ranked, top, bottom):
+    """|change in average precision| when ranks ``top`` < ``bottom`` swap, from the
+    counts along the rank list (``ranked``: the labels in rank order, 0/1)."""
+    n_rel = np.cumsum(ranked)
+    acc = np.cumsum(ranked / np.arange(1.0, ranked.shape[0] + 1.0))
+    between = acc[bottom - 1] - acc[top]
+    if ranked[top] < ranked[bottom]:
+        change = (n_rel[bottom] / (bottom + 1.0) - (n_rel[top] + 1.0) / (top + 1.0)) - between
+    else:
+        change = (n_rel[top] / (top + 1.0) - n_rel[bottom] / (bottom + 1.0)) + between
+    return abs(change / n_rel[-1])
+
+
 def lambdarank_gradients(margin, labels, group_ptr, group_first_row, group_scale, delta_kind,
                          exp_gain, topk, num_pair, score_normalization, normalization, key, grad,
                          hess, n_threads=1):
@@ -61,6 +74,8 @@ def lambdarank_gradients(margin, labels, group_ptr, group_first_row, group_scale
                 dcg = gain(y[i]) / np.log2(a + 2.0) + gain(y[j]) / np.log2(b + 2.0)
                 swapped = gain(y[j]) / np.log2(a + 2.0) + gain(y[i]) / np.log2(b + 2.0)
                 delta = abs((dcg - swapped) * inv_idcg)
+            elif delta_kind == MAP:
+                delta = _delta_map(y[order], min(a, b), max(a, b))
             if by_gap:
                 delta /= abs(s[i] - s[j]) + 0.01
             p = 1.0 / (1.0 + np.exp(-(s[i] - s[j])))

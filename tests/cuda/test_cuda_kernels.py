@@ -250,6 +250,8 @@ def test_quantize_kernels(n):
     (layout.SQUARED, 1, ()), (layout.LOGISTIC, 1, ()), (layout.SOFTMAX, 4, ()),
     (layout.POISSON, 1, (0.7,)), (layout.GAMMA, 1, ()), (layout.TWEEDIE, 1, (1.3,)),
     (layout.PSEUDOHUBER, 1, (2.0,)), (layout.ABSOLUTE, 1, ()), (layout.QUANTILE, 2, (0.2, 0.8)),
+    (layout.HINGE, 1, ()), (layout.SQUARED_LOG, 1, ()), (layout.EXPECTILE, 1, (0.3,)),
+    (layout.EXPECTILE, 3, (0.1, 0.5, 0.9)),
 ])
 def test_pointwise_gradients(kind, n_groups, params):
     rng = np.random.default_rng(kind)
@@ -257,8 +259,11 @@ def test_pointwise_gradients(kind, n_groups, params):
     margin = rng.normal(scale=2, size=(n, n_groups))
     y = rng.integers(0, n_groups, n).astype(np.float64) if kind == layout.SOFTMAX else \
         rng.random(n) * 3 + (0.1 if kind == layout.GAMMA else 0.0)
-    if kind == layout.LOGISTIC:
+    if kind in (layout.LOGISTIC, layout.HINGE):
         y = (y > 1.5) * 1.0
+    if kind == layout.HINGE:
+        margin[:2, 0] = [1.0, -1.0]  # on the hinge: met for y = 1 and y = 0 respectively
+        y[:2] = [1.0, 0.0]
     w = rng.random(n) + 0.5
     objective_params = np.array(params if params else (0.0,), np.float64)
     results = []
@@ -295,6 +300,30 @@ def test_lambdarank_gradients(params):
     slow = kernel_gradients(reference, margin, y, sizes, params, scale=scale)
     got = kernel_gradients(cuda, margin, y, sizes, params, scale=scale)
     np.testing.assert_array_equal(got[0], on_cpu[0])  # the same bits as the CPU
+    np.testing.assert_array_equal(got[1], on_cpu[1])
+    np.testing.assert_allclose(got[0], slow[0], rtol=1e-12, atol=1e-14)
+    assert np.abs(got[0]).max() > 0
+
+
+@pytest.mark.parametrize("params", [
+    {"objective": "rank:map"},
+    {"objective": "rank:map", "lambdarank_num_pair_per_sample": 3,
+     "lambdarank_normalization": False},
+    {"objective": "rank:map", "lambdarank_pair_method": "mean",
+     "lambdarank_num_pair_per_sample": 2},
+])
+def test_lambdarank_map_gradients(params):
+    """rank:map's |delta MAP| (binary labels) on the device: the CPU's bits."""
+    rng = np.random.default_rng(2)
+    sizes = np.concatenate(([1, 2, 17], rng.integers(1, 9, 8)))
+    n = int(sizes.sum())
+    margin = np.round(rng.normal(size=n), 1)
+    y = (rng.random(n) < 0.4).astype(np.float64)
+    scale = rng.random(len(sizes)) + 0.5
+    on_cpu = kernel_gradients(cpu, margin, y, sizes, params, scale=scale)
+    slow = kernel_gradients(reference, margin, y, sizes, params, scale=scale)
+    got = kernel_gradients(cuda, margin, y, sizes, params, scale=scale)
+    np.testing.assert_array_equal(got[0], on_cpu[0])
     np.testing.assert_array_equal(got[1], on_cpu[1])
     np.testing.assert_allclose(got[0], slow[0], rtol=1e-12, atol=1e-14)
     assert np.abs(got[0]).max() > 0

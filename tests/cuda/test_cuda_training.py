@@ -54,6 +54,29 @@ def test_same_model_as_the_cpu(name):
         assert on_gpu.evals_result == cpu.evals_result
 
 
+NEW_OBJECTIVES = [  # issue 29's objectives (no reference fixture of their own)
+    {"objective": "reg:logistic"}, {"objective": "binary:logitraw"},
+    {"objective": "binary:hinge"}, {"objective": "reg:squaredlogerror"},
+    {"objective": "reg:expectileerror", "expectile_alpha": [0.2, 0.7]},
+    {"objective": "rank:map"}, {"objective": "rank:map", "lambdarank_pair_method": "mean"},
+]
+
+
+@pytest.mark.parametrize("params", NEW_OBJECTIVES, ids=lambda p: "-".join(map(str, p.values())))
+def test_same_model_as_the_cpu_for_the_new_objectives(params):
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 6, size=(N_ROWS, 3)).astype(np.float32)
+    signal = X[:, 0] / 3 - X[:, 1] / 4 + rng.normal(size=N_ROWS)
+    objective = params["objective"]
+    y = (signal > 0.3) * 1.0
+    if objective == "reg:logistic":
+        y = 1 / (1 + np.exp(-signal))
+    elif objective.startswith("reg:"):
+        y = np.exp(signal)
+    kwargs = {"group": [20] * (N_ROWS // 20)} if objective.startswith("rank:") else {}
+    assert_same_model(Spec(dict(params, max_depth=MAX_DEPTH, max_bin=32), X, y, ROUNDS, kwargs))
+
+
 def test_same_predictions_on_the_cuda_backend():
     spec = small(CASES["softprob"](), rounds=1)
     model = gbm.train(dict(spec.params, device="cuda"), spec.X, spec.y, spec.rounds, **spec.kwargs)
