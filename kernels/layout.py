@@ -36,6 +36,12 @@ PAIRWISE, NDCG = 0, 1
 # (max_delta_step,), TWEEDIE (variance power,), PSEUDOHUBER (slope,), QUANTILE (one alpha
 # per output group); the others read nothing
 SQUARED, LOGISTIC, SOFTMAX, POISSON, GAMMA, TWEEDIE, PSEUDOHUBER, ABSOLUTE, QUANTILE = range(9)
+# AFT (survival:aft, kernels/survival_math.py): objective_params holds (distribution,
+# scale), the distribution one of AFT_NORMAL, AFT_LOGISTIC, AFT_EXTREME (as a float), and
+# y two numbers per row, its interval's bounds: y[2 i] lower, y[2 i + 1] upper (+inf:
+# right-censored)
+AFT = 9
+AFT_NORMAL, AFT_LOGISTIC, AFT_EXTREME = range(3)
 
 # Exact float sums (``exact`` kernels, gbm.numerics.exact): int64 bins of a superaccumulator,
 # one row per sum. Bin k weighs 2**(k + EXACT_E_MIN): the smallest value bit, 2**-1074, is

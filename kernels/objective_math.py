@@ -14,6 +14,8 @@ Formulas (margin ``m``, label ``y``, weight ``w``; as in ``gbm.objectives``):
 * pseudo-Huber (s)     z = m - y, q = 1 + (z/s)^2: g = z / sqrt(q) w, h = w / (q sqrt(q))
 * absolute error       g = sign(m - y) w, h = w
 * quantile (alpha_k)   g = (1 - alpha_k if m >= y else -alpha_k) w, h = w
+* AFT (dist, sigma)    (g, h) of ``survival_math.aft_gradient_hessian`` on the row's
+                       interval [y[2 i], y[2 i + 1]], times w
 
 ``exp`` is ``kernels.elementary``'s and every product goes through ``mul`` (no fused
 multiply-add on any backend). The operations run in the order NumPy evaluated the same
@@ -25,14 +27,16 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .layout import (ABSOLUTE, GAMMA, LOGISTIC, POISSON, PSEUDOHUBER, QUANTILE, SOFTMAX,
-                     SQUARED, TWEEDIE)
+from .layout import (ABSOLUTE, AFT, GAMMA, LOGISTIC, POISSON, PSEUDOHUBER, QUANTILE,
+                     SOFTMAX, SQUARED, TWEEDIE)
+from .survival_math import make_survival_math
 
 _EPS = 1e-16  # floor of the logistic and softmax hessians
 
 
 def make_objective_math(jit, mul, elementary):
     exp, sigmoid = elementary.exp, elementary.sigmoid
+    aft_gradient_hessian = make_survival_math(jit, mul, elementary).aft_gradient_hessian
 
     @jit
     def _pointwise(kind, m, y, w, objective_params):
@@ -103,6 +107,12 @@ def make_objective_math(jit, mul, elementary):
                     g = (1.0 - alpha) if margin[i, k] >= y[i] else -alpha
                     grad[i, k] = mul(g, w[i])
                     hess[i, k] = w[i]
+        elif kind == AFT:
+            dist, sigma = np.int64(objective_params[0]), objective_params[1]
+            for i in range(lo, hi):
+                g, h = aft_gradient_hessian(dist, sigma, y[2 * i], y[2 * i + 1], margin[i, 0])
+                grad[i, 0] = mul(g, w[i])
+                hess[i, 0] = mul(h, w[i])
         else:
             for i in range(lo, hi):
                 g, h = _pointwise(kind, margin[i, 0], y[i], w[i], objective_params)
