@@ -41,6 +41,7 @@ SQUARED, LOGISTIC, SOFTMAX, POISSON, GAMMA, TWEEDIE, PSEUDOHUBER, ABSOLUTE, QUAN
 # y two numbers per row, its interval's bounds: y[2 i] lower, y[2 i + 1] upper (+inf:
 # right-censored)
 AFT = 9
+AFT_DISTRIBUTIONS = ("normal", "logistic", "extreme")  # aft_loss_distribution: code = index
 AFT_NORMAL, AFT_LOGISTIC, AFT_EXTREME = range(3)
 
 # Exact float sums (``exact`` kernels, gbm.numerics.exact): int64 bins of a superaccumulator,

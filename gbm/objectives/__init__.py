@@ -6,12 +6,13 @@ from .multi_target import MultiTarget
 from .pointwise import Logistic, Softmax, Softprob, SquaredError
 from .ranking import NDCGLambda, Pairwise
 from .robust import AbsoluteError, PseudoHuber, QuantileError
+from .survival import AFT, Cox
 
 __all__ = ["OBJECTIVES", "get_objective"]
 
 OBJECTIVES = {cls.name: cls for cls in (
     SquaredError, AbsoluteError, QuantileError, PseudoHuber, Logistic, Softprob, Softmax,
-    Poisson, Gamma, Tweedie, Pairwise, NDCGLambda)}
+    Poisson, Gamma, Tweedie, Pairwise, NDCGLambda, Cox, AFT)}
 
 
 def get_objective(params):

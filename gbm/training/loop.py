@@ -149,7 +149,8 @@ def _own_callbacks(fit, eval_sets, verbose_eval, early_stopping_rounds, maximize
                    custom_metric, custom_objective):
     """``train``'s callbacks: the eval sets' scores, then printing (on the first rank),
     then early stopping."""
-    metric = metric_function(custom_metric, raw_margin=custom_objective)
+    metric = metric_function(custom_metric, raw_margin=custom_objective,
+                             intervals=fit.objective.interval_labels)
     patience = _check_patience(early_stopping_rounds)
     period = _check_period(verbose_eval)
     if patience is not None and not eval_sets:
