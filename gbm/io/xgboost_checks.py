@@ -46,6 +46,7 @@ _OBJECTIVE_PARAMS = {  # XGBoost objective parameter block -> gbm parameter name
     "lambdarank_param": ("lambdarank_pair_method", "lambdarank_num_pair_per_sample",
                          "ndcg_exp_gain", "lambdarank_normalization",
                          "lambdarank_score_normalization"),
+    "aft_loss_param": ("aft_loss_distribution", "aft_loss_distribution_scale"),
 }
 _FLAGS = ("ndcg_exp_gain", "lambdarank_normalization", "lambdarank_score_normalization")
 _NUM = "learner_model_param.num_feature"
@@ -164,7 +165,7 @@ def _param_value(key, value, path):
         return fields.count(value, path, 0)
     if key in _FLAGS:
         return str(value) not in ("0", "false", "False")
-    if key == "lambdarank_pair_method":
+    if key in ("lambdarank_pair_method", "aft_loss_distribution"):
         if type(value) is not str:
             raise ValueError(f"{path} is {value!r}, not a string")
         return value
@@ -220,7 +221,8 @@ def _base_margin(lmp, params, n_trees):
 
 def _base_score_to_margin(objective, score):
     """XGBoost's ``base_score`` is in prediction space: its objective's inverse link gives
-    the margin (logit for ``binary:logistic``, log for Poisson, gamma and Tweedie)."""
+    the margin (logit for ``binary:logistic``, log for Poisson, gamma, Tweedie and the
+    survival objectives)."""
     if objective == "binary:logistic":
         if not 0.0 < score < 1.0:
             raise ValueError(f"learner_model_param.base_score {score} of a binary:logistic "

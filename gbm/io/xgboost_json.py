@@ -22,7 +22,8 @@ XGBoost's ``doc/model.schema``):
   back the same categories;
 * gbm keeps the starting margin per output group; XGBoost (3.1 on) a ``base_score`` per
   output in prediction space, which its objective turns into the margin with its
-  inverse link (logit for ``binary:logistic``, log for Poisson, gamma and Tweedie).
+  inverse link (logit for ``binary:logistic``, log for Poisson, gamma, Tweedie and the
+  survival objectives).
 
 XGBoost sums leaf values in float32 and gbm in float64, so predictions agree to float32
 rounding, not bit for bit. A single-output model is written with a scalar ``base_score``
@@ -38,7 +39,7 @@ from .atomic import write_atomic
 from ..data.categorical import MAX_CATEGORIES
 
 # objectives whose margin is the log of the prediction (the rest: logistic, identity)
-LOG_LINK = ("count:poisson", "reg:gamma", "reg:tweedie")
+LOG_LINK = ("count:poisson", "reg:gamma", "reg:tweedie", "survival:cox", "survival:aft")
 _ROOT_PARENT = 2147483647  # XGBoost's "no parent"
 
 
@@ -74,6 +75,10 @@ def _objective_block(params):
     elif name == "reg:tweedie":
         block["tweedie_regression_param"] = {
             "tweedie_variance_power": _num(params["tweedie_variance_power"])}
+    elif name == "survival:aft":
+        block["aft_loss_param"] = {
+            "aft_loss_distribution": params["aft_loss_distribution"],
+            "aft_loss_distribution_scale": _num(params["aft_loss_distribution_scale"])}
     elif name.startswith("multi:"):
         block["softmax_multiclass_param"] = {"num_class": str(params["num_class"])}
     elif name.startswith("rank:"):
