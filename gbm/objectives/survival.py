@@ -133,11 +133,12 @@ class _SortedRows:
         m = margin[self.order]
         e = elementwise.exp(m - m.max())  # the ratios e / R do not change; no overflow
         risk = np.cumsum(e[::-1])[::-1][self.first]  # sequential sums: the same bits anywhere
-        inverse = np.where(self.event, 1.0 / risk, 0.0)
-        r = np.cumsum(inverse)
-        s = np.cumsum(inverse * inverse)
-        g = e * r - self.event
-        h = e * r - e * e * s
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # checked below
+            inverse = np.where(self.event, 1.0 / risk, 0.0)
+            r = np.cumsum(inverse)
+            s = np.cumsum(inverse * inverse)
+            g = e * r - self.event
+            h = e * r - e * e * s
         if not (np.isfinite(g).all() and np.isfinite(h).all()):
             raise FloatingPointError(
                 "survival:cox: the margins span more than about 350 (hazard ratios beyond "
