@@ -194,7 +194,8 @@ SPEC = {
                     "slope (delta) of reg:pseudohubererror, > 0"),
     "aft_loss_distribution": ("normal", _choice(AFT_DISTRIBUTIONS),
                               "survival:aft: the distribution of the log-time noise"),
-    "aft_loss_distribution_scale": (1.0, _real(0, low_open=True),
+    # at least float32's smallest normal: sigma^2 and sigma times a bound stay > 0
+    "aft_loss_distribution_scale": (1.0, _real(float(np.finfo(np.float32).tiny)),
                                     "survival:aft: the scale sigma of that noise, > 0"),
     "learning_rate": (0.3, _real(0, None, low_open=True), "shrinkage of each tree's leaf values"),
     "max_depth": (6, _int(0), "deepest level a tree may grow; 0 = no limit (lossguide only)"),

@@ -91,6 +91,8 @@ def _bad(intervals, row, lower=None, upper=None):
     (dict(row=5, lower=0.0, upper=0.0), r"y\[5, 1\] = 0.0; survival:aft needs upper bounds > 0"),
     (dict(row=6, lower=np.inf, upper=np.inf), r"y\[6, 0\] = inf; survival:aft needs a finite "
                                                r"lower bound"),
+    (dict(row=8, lower=1e-40, upper=1.0), r"y\[8, 0\] = 1e-40; survival:aft needs positive "
+                                           r"bounds of at least 1.17549e-38"),
 ])
 def test_bad_bounds_are_refused_by_row(data, change, message):
     X, _, intervals = data

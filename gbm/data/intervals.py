@@ -15,6 +15,10 @@ import numpy as np
 
 from .inputs import VALUE_LIMIT, to_host
 
+# the smallest positive bound: float32's smallest normal (XGBoost keeps bounds as float32),
+# so that the scale times a bound, in the AFT density, stays > 0
+SMALLEST_BOUND = float(np.finfo(np.float32).tiny)
+
 
 def _column(values, n_rows, name):
     arr = np.asarray(to_host(values))
@@ -84,6 +88,10 @@ def _check(lower, upper, lower_name, upper_name):
         (lower < 0, lower, lower_name, "bounds >= 0 (lower = 0: left-censored)"),
         (np.isinf(lower), lower, lower_name, "a finite lower bound"),
         (upper <= 0, upper, upper_name, "upper bounds > 0 (times are positive)"),
+        ((lower > 0) & (lower < SMALLEST_BOUND), lower, lower_name,
+         f"positive bounds of at least {SMALLEST_BOUND:.6g} (float32's smallest normal)"),
+        (upper < SMALLEST_BOUND, upper, upper_name,
+         f"positive bounds of at least {SMALLEST_BOUND:.6g} (float32's smallest normal)"),
         (np.isfinite(lower) & (lower > VALUE_LIMIT), lower, lower_name,
          f"bounds at most {VALUE_LIMIT:.7g} (float32's range) or an infinite upper bound"),
         (np.isfinite(upper) & (upper > VALUE_LIMIT), upper, upper_name,
