@@ -138,7 +138,7 @@ def test_metrics_need_their_objective(data):
         gbm.train({"eval_metric": "cox-nloglik"}, X, signed, 1)
     with pytest.raises(ValueError, match="aft_loss_distribution must be one of"):
         gbm.train(dict(AFT, aft_loss_distribution="weibull"), X, intervals, 1)
-    with pytest.raises(ValueError, match="aft_loss_distribution_scale must be > 0"):
+    with pytest.raises(ValueError, match="aft_loss_distribution_scale must be >= 1.17549"):
         gbm.train(dict(AFT, aft_loss_distribution_scale=0.0), X, intervals, 1)
     with pytest.raises(ValueError, match="cox-nloglik' needs at least one event"):
         gbm.train(COX, X, signed, 1, evals=[(X, -np.abs(signed), "censored")])
