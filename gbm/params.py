@@ -8,18 +8,21 @@ import numbers
 
 import numpy as np
 
-from .metrics.names import check_metric_name
+from .kernels.layout import AFT_DISTRIBUTIONS
+from .metrics.names import SURVIVAL_METRICS, check_metric_name
 
 OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror", "reg:pseudohubererror",
               "count:poisson", "reg:gamma", "reg:tweedie", "binary:logistic", "multi:softprob",
               "multi:softmax", "rank:pairwise", "rank:ndcg",
               "reg:logistic", "binary:logitraw", "binary:hinge", "reg:squaredlogerror",
-              "reg:expectileerror", "rank:map")
+              "reg:expectileerror", "rank:map", "survival:cox",
+              "survival:aft")
 MULTICLASS = ("multi:softprob", "multi:softmax")
 REGRESSION = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
               "reg:pseudohubererror", "count:poisson", "reg:gamma", "reg:tweedie",
               "reg:logistic", "reg:squaredlogerror", "reg:expectileerror")
 RANKING = ("rank:pairwise", "rank:ndcg", "rank:map")
+SURVIVAL = ("survival:cox", "survival:aft")
 PAIR_METHODS = ("topk", "mean")
 GROW_POLICIES = ("depthwise", "lossguide")
 DEVICES = ("cpu", "cuda")
@@ -30,7 +33,8 @@ TREE_METHODS = ("hist", "auto")  # XGBoost's "auto" is "hist" since 2.0
 RUN_SETTINGS = ("n_jobs", "device", "tree_method", "verbosity", "validate_parameters")
 # Parameters added after model file version 4: a file records them only when they differ
 # from their default, so files of models that do not use them stay as they were.
-OMITTED_AT_DEFAULT = ("scale_pos_weight", "num_target", "expectile_alpha")
+OMITTED_AT_DEFAULT = ("scale_pos_weight", "num_target", "expectile_alpha",
+                      "aft_loss_distribution", "aft_loss_distribution_scale")
 
 
 # Real parameters are at most float32's largest value in magnitude (XGBoost keeps them as
@@ -210,6 +214,11 @@ SPEC = {
     # at least float32's smallest normal: (residual / huber_slope)^2 must stay finite
     "huber_slope": (1.0, _real(float(np.finfo(np.float32).tiny)),
                     "slope (delta) of reg:pseudohubererror, > 0"),
+    "aft_loss_distribution": ("normal", _choice(AFT_DISTRIBUTIONS),
+                              "survival:aft: the distribution of the log-time noise"),
+    # at least float32's smallest normal: sigma^2 and sigma times a bound stay > 0
+    "aft_loss_distribution_scale": (1.0, _real(float(np.finfo(np.float32).tiny)),
+                                    "survival:aft: the scale sigma of that noise, > 0"),
     "learning_rate": (0.3, _real(0, None, low_open=True), "shrinkage of each tree's leaf values"),
     "max_depth": (6, _int(0), "deepest level a tree may grow; 0 = no limit (lossguide only)"),
     "max_leaves": (0, _int(0), "most leaves per tree; 0 = no limit"),
@@ -336,6 +345,7 @@ def validate_params(params):
     if out["num_target"] > 1 and out["objective"] not in REGRESSION:
         raise ValueError(f"num_target > 1 (a y with several columns) needs a regression "
                          f"objective {list(REGRESSION)}, got objective={out['objective']!r}")
+    _check_survival_metrics(out)
     if out["objective"] in ("binary:logistic", "reg:logistic") and out["base_score"] is not None:
         if not 0.0 < out["base_score"] < 1.0:
             raise ValueError(f"base_score must be in (0, 1) for {out['objective']}, got "
@@ -344,3 +354,20 @@ def validate_params(params):
         raise ValueError("objective='reg:expectileerror' needs expectile_alpha: a level in "
                          "[0, 1] or an ascending list of them (XGBoost has no default either)")
     return out
+
+
+def _check_survival_metrics(p):
+    """The survival metrics only with their objective (they read its labels: Cox's signed
+    times, AFT's intervals), and survival:aft only with them (its rows have no single
+    label for the others to read)."""
+    metrics = p["eval_metric"] or []
+    aft = p["objective"] == "survival:aft"
+    for name in metrics:
+        needs = SURVIVAL_METRICS.get(name)
+        if needs is not None and needs != p["objective"]:
+            raise ValueError(f"eval_metric {name!r} needs objective={needs!r} (it reads its "
+                             f"labels), got objective={p['objective']!r}")
+        if aft and needs is None:
+            raise ValueError(f"eval_metric {name!r} needs one label per row; survival:aft's "
+                             "rows have intervals: use 'aft-nloglik' or "
+                             "'interval-regression-accuracy'")

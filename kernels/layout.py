@@ -39,6 +39,13 @@ MAP = 2
 SQUARED, LOGISTIC, SOFTMAX, POISSON, GAMMA, TWEEDIE, PSEUDOHUBER, ABSOLUTE, QUANTILE = range(9)
 # HINGE and SQUARED_LOG read nothing; EXPECTILE reads one alpha per output group (ascending)
 HINGE, SQUARED_LOG, EXPECTILE = 9, 10, 11
+# AFT (survival:aft, kernels/survival_math.py): objective_params holds (distribution,
+# scale), the distribution one of AFT_NORMAL, AFT_LOGISTIC, AFT_EXTREME (as a float), and
+# y two numbers per row, its interval's bounds: y[2 i] lower, y[2 i + 1] upper (+inf:
+# right-censored)
+AFT = 12
+AFT_DISTRIBUTIONS = ("normal", "logistic", "extreme")  # aft_loss_distribution: code = index
+AFT_NORMAL, AFT_LOGISTIC, AFT_EXTREME = range(3)
 
 # Exact float sums (``exact`` kernels, gbm.numerics.exact): int64 bins of a superaccumulator,
 # one row per sum. Bin k weighs 2**(k + EXACT_E_MIN): the smallest value bit, 2**-1074, is

@@ -24,6 +24,8 @@ Formulas (margin ``m``, label ``y``, weight ``w``; as in ``gbm.objectives``):
                        G_j = sum_(k >= j) s_k d_k w, H_j = sum_(k >= j) s_k w, and
                        g_j = c_j G_j, h_j = c_j^2 H_j with c_0 = 1, c_j = sigmoid(m_j)
                        (dq_k / dm_j for k >= j; the diagonal Gauss-Newton hessian)
+* AFT (dist, sigma)    (g, h) of ``survival_math.aft_gradient_hessian`` on the row's
+                       interval [y[2 i], y[2 i + 1]], times w
 
 ``exp`` is ``kernels.elementary``'s and every product goes through ``mul`` (no fused
 multiply-add on any backend). The operations run in the order NumPy evaluated the same
@@ -35,8 +37,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .layout import (ABSOLUTE, EXPECTILE, GAMMA, HINGE, LOGISTIC, POISSON, PSEUDOHUBER,
-                     QUANTILE, SOFTMAX, SQUARED, SQUARED_LOG, TWEEDIE)
+from .layout import (ABSOLUTE, AFT, EXPECTILE, GAMMA, HINGE, LOGISTIC, POISSON,
+                     PSEUDOHUBER, QUANTILE, SOFTMAX, SQUARED, SQUARED_LOG, TWEEDIE)
+from .survival_math import make_survival_math
 
 _EPS = 1e-16  # floor of the logistic and softmax hessians
 _FLT_MIN = 1.1754943508222875e-38  # hinge's hessian where the margin is met (XGBoost's)
@@ -63,6 +66,8 @@ def make_objective_math(jit, mul, elementary):
         if x > 0.0:
             return x + log1p(exp(-x))
         return log1p(exp(x))
+
+    aft_gradient_hessian = make_survival_math(jit, mul, elementary).aft_gradient_hessian
 
     @jit
     def _pointwise(kind, m, y, w, objective_params):
@@ -171,6 +176,12 @@ def make_objective_math(jit, mul, elementary):
         elif kind == EXPECTILE:
             for i in range(lo, hi):
                 _expectile_row(margin, i, y[i], w[i], objective_params, grad, hess)
+        elif kind == AFT:
+            dist, sigma = np.int64(objective_params[0]), objective_params[1]
+            for i in range(lo, hi):
+                g, h = aft_gradient_hessian(dist, sigma, y[2 * i], y[2 * i + 1], margin[i, 0])
+                grad[i, 0] = mul(g, w[i])
+                hess[i, 0] = mul(h, w[i])
         else:
             for i in range(lo, hi):
                 g, h = _pointwise(kind, margin[i, 0], y[i], w[i], objective_params)

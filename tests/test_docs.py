@@ -8,7 +8,7 @@ from gbm.metrics import names, pointwise
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "parameters.md").read_text(encoding="utf-8")
 NAMES = (list(params.SPEC) + list(params.ALIASES) + list(params.OBJECTIVES)
-         + list(names.POINTWISE) + list(names.PARAMETRIC)
+         + list(names.POINTWISE) + list(names.PARAMETRIC) + list(names.SURVIVAL_METRICS)
          + ["ndcg", "map", "ndcg@k", "map@k", "tweedie-nloglik@rho"])
 
 

@@ -20,13 +20,14 @@ BOOSTING = {
     "num_parallel_tree": 1, "objective": None, "quantile_alpha": None, "random_state": None,
     "reg_alpha": 0.0, "reg_lambda": 1.0, "scale_pos_weight": None, "subsample": 1.0,
     "tree_method": "hist", "tweedie_variance_power": None, "validate_parameters": None,
-    "verbosity": None,
+    "verbosity": None, "aft_loss_distribution": None, "aft_loss_distribution_scale": None,
 }
 # GBMRanker: its own objective and LambdaMART's parameters, none of the pointwise
 # objectives' parameters.
 RANKER = dict({k: v for k, v in BOOSTING.items()
                if k not in ("huber_slope", "quantile_alpha", "scale_pos_weight",
-                            "tweedie_variance_power", "expectile_alpha")},
+                            "tweedie_variance_power", "expectile_alpha",
+                            "aft_loss_distribution", "aft_loss_distribution_scale")},
               objective="rank:ndcg", lambdarank_pair_method="topk",
               lambdarank_num_pair_per_sample=None, ndcg_exp_gain=True,
               lambdarank_normalization=True, lambdarank_score_normalization=True)

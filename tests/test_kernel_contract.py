@@ -19,12 +19,14 @@ BACKENDS = ["cpu"] + (["cuda"] if importlib.util.find_spec("numba_cuda") else []
 PENDING = {}
 # Kernels that run on the host on every backend, by design, so have no CUDA version: the
 # exact sums behind base scores and metrics (``exact``), the same-bits exp / log / log2 of
-# metrics' inputs (``elementwise``) and the unweighted binary AUC (``auc``). The metrics
+# metrics' inputs (``elementwise``), the unweighted binary AUC (``auc``) and the AFT loss
+# of ``aft-nloglik`` (``survival``). The metrics
 # are computed on the host so that a score is the same bits on every backend (gbm.numerics,
 # gbm.metrics). ``test_host_only_kernels_are_not_on_the_gpu`` keeps this list honest.
 HOST_ONLY = {"exact": ("add_exact_parts",),
              "elementwise": ("exp_into", "log_into", "log2_into"),
-             "auc": ("split_by_label", "twice_mann_whitney")}
+             "auc": ("split_by_label", "twice_mann_whitney"),
+             "survival": ("aft_loss_into",)}
 HOST_KERNELS = {name for names in HOST_ONLY.values() for name in names}
 CONCEPTS = ("binning", "histogram", "linear", "linear_cd", "objective", "partition", "predict",
             "quantize", "rank", "shap", "split") + tuple(HOST_ONLY)

@@ -48,13 +48,14 @@ def objective_function(obj, dtrain):
     return gbm_form
 
 
-def metric_function(metric, raw_margin):
+def metric_function(metric, raw_margin, intervals=False):
     """A user metric as gbm's evaluator calls it, ``f(y, prediction, w)``, returning
     ``(name, value)`` or a list of such pairs.
 
     An XGBoost-form ``metric(predt, dmatrix)`` gets a DMatrix with the eval set's labels
-    and weights; ``predt`` is the margin when ``raw_margin`` (a custom objective is used,
-    as XGBoost does), else the prediction.
+    and weights (``intervals``: survival:aft's labels, (n, 2), as its
+    ``label_lower_bound`` / ``label_upper_bound``); ``predt`` is the margin when
+    ``raw_margin`` (a custom objective is used, as XGBoost does), else the prediction.
     """
     if metric is None:
         return None
@@ -63,8 +64,10 @@ def metric_function(metric, raw_margin):
     if not is_xgboost_form(metric):
         return metric
 
+    labels = DMatrix._of_intervals if intervals else DMatrix._of_labels
+
     def gbm_form(y, prediction, w):
-        return metric(prediction, DMatrix._of_labels(y, w))
+        return metric(prediction, labels(y, w))
 
     gbm_form.wants_margin = bool(raw_margin)
     return gbm_form

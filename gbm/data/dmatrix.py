@@ -76,13 +76,18 @@ class DMatrix:
         Sizes of consecutive query groups (ranking).
     qid : array-like of int (n_samples,), optional
         Instead of ``group``: each row's query id, sorted.
+    label_lower_bound, label_upper_bound : array-like (n_samples,), optional
+        Each row's survival time interval for ``survival:aft`` (``upper = inf``:
+        right-censored; ``lower = 0``: left-censored; equal: an exact time), as XGBoost's;
+        checked where a fit reads them (``gbm.data.intervals``).
     nthread, silent, enable_categorical
         Accepted for XGBoost compatibility; they change nothing.
     """
 
     def __init__(self, data, label=None, *, weight=None, base_margin=None, missing=None,
                  silent=False, feature_names=None, feature_types=None, nthread=None,
-                 group=None, qid=None, enable_categorical=False):
+                 group=None, qid=None, enable_categorical=False, label_lower_bound=None,
+                 label_upper_bound=None):
         if isinstance(data, DMatrix):
             raise TypeError("data is already a DMatrix")
         if isinstance(data, (str, bytes)) or hasattr(data, "__fspath__"):
@@ -100,6 +105,8 @@ class DMatrix:
         self.base_margin = _optional_array(base_margin)
         self.group = _optional_array(group, np.int64)
         self.qid = _optional_array(qid, np.int64)
+        self.label_lower_bound = _optional_array(label_lower_bound)
+        self.label_upper_bound = _optional_array(label_upper_bound)
         if feature_names is None and hasattr(self.data, "columns"):
             feature_names = [str(c) for c in self.data.columns]
         self.feature_names = None if feature_names is None else list(feature_names)
@@ -127,6 +134,18 @@ class DMatrix:
         d.label, d.weight = _optional_array(label), _optional_array(weight)
         d.base_margin = _optional_array(base_margin)
         d.group = d.qid = d.feature_names = d.feature_types = None
+        d.label_lower_bound = d.label_upper_bound = None
+        return d
+
+    @classmethod
+    def _of_intervals(cls, bounds, weight=None, base_margin=None):
+        """A DMatrix of interval labels only, ``bounds`` (n, 2) [lower, upper] as its
+        ``label_lower_bound`` / ``label_upper_bound`` (what a user's function reads for
+        ``survival:aft``, as in XGBoost; no ``label``)."""
+        d = cls._of_labels(np.zeros(len(bounds)), weight, base_margin)
+        d.label = None
+        d.label_lower_bound = np.asarray(bounds, np.float64)[:, 0]
+        d.label_upper_bound = np.asarray(bounds, np.float64)[:, 1]
         return d
 
     def categorical_features(self):
@@ -169,11 +188,34 @@ class DMatrix:
     def set_group(self, group):
         self.group = _optional_array(group, np.int64)
 
+    # XGBoost's float fields (set_float_info / get_float_info)
+    _FLOAT_FIELDS = ("label", "weight", "base_margin", "label_lower_bound", "label_upper_bound")
+
+    def set_float_info(self, field, data):
+        """Set a float field by name, as XGBoost's ``set_float_info``: ``"label"``,
+        ``"weight"``, ``"base_margin"``, ``"label_lower_bound"``, ``"label_upper_bound"``."""
+        self._check_float_field(field)
+        setattr(self, field, _optional_array(data))
+
+    def get_float_info(self, field):
+        """A float field by name as float32 (empty when not set), as XGBoost's."""
+        self._check_float_field(field)
+        value = getattr(self, field)
+        return np.zeros(0, np.float32) if value is None else value.astype(np.float32)
+
+    def _check_float_field(self, field):
+        if field not in self._FLOAT_FIELDS:
+            raise ValueError(f"unknown float field {field!r}; the fields are "
+                             f"{list(self._FLOAT_FIELDS)}")
+
     def set_info(self, *, label=None, weight=None, base_margin=None, group=None, qid=None,
-                 feature_names=None, feature_types=None):
+                 feature_names=None, feature_types=None, label_lower_bound=None,
+                 label_upper_bound=None):
         """Set any of the fields given (XGBoost's ``set_info``)."""
         for name, value in (("label", label), ("weight", weight),
-                            ("base_margin", base_margin)):
+                            ("base_margin", base_margin),
+                            ("label_lower_bound", label_lower_bound),
+                            ("label_upper_bound", label_upper_bound)):
             if value is not None:
                 setattr(self, name, _optional_array(value))
         for name, value in (("group", group), ("qid", qid)):

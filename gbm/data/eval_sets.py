@@ -6,7 +6,9 @@ The forms:
 * ``evals=`` of ``gbm.train`` and ``gbm.dask.train``: a sequence of ``(X, y, name)``,
   ``(X, y, sample_weight, name)``, ``(DMatrix, name)``, dicts with keys ``X``, ``y``,
   ``name`` and optionally ``sample_weight``, ``group``, ``qid``, ``base_margin``,
-  ``row_ids``, or ``EvalSpec`` objects (``eval_specs``);
+  ``row_ids``, ``label_lower_bound``, ``label_upper_bound``, or ``EvalSpec`` objects
+  (``eval_specs``); ``survival:aft``'s ``y`` holds [lower, upper] per row (n, 2), or a
+  ``DMatrix`` its bounds;
 * the estimators' ``fit``: ``eval_set=[(X, y), ...]``, with one entry per eval set in
   each of ``sample_weight_eval_set``, ``base_margin_eval_set``, ``eval_group`` and
   ``eval_qid``; the sets are named ``validation_0``, ``validation_1``, ...
@@ -22,6 +24,7 @@ import numpy as np
 
 from .dmatrix import DMatrix
 from .inputs import check_base_margin, check_sample_weight, check_targets, check_X
+from .intervals import check_intervals
 from .queries import make_queries
 
 
@@ -31,7 +34,8 @@ class EvalSpec:
     ``group`` / ``qid`` is given (ranking). ``base_margin``: (n_rows,) or (n_rows,
     n_groups), each row's starting margin. ``row_ids``: int64 (n_rows,), the rows' indices
     in the whole eval set when these rows are one part of it (a rank of a distributed
-    fit); None: their positions."""
+    fit); None: their positions. ``label_lower_bound`` / ``label_upper_bound``:
+    ``survival:aft``'s interval labels when not given as ``y`` of shape (n_rows, 2)."""
 
     name: str
     X: object
@@ -41,12 +45,14 @@ class EvalSpec:
     qid: object = None
     base_margin: object = None
     row_ids: object = None
+    label_lower_bound: object = None
+    label_upper_bound: object = None
 
 
 _KEYS = tuple(f.name for f in dataclasses.fields(EvalSpec))
 _FORMS = ("each entry of evals must be (X, y, name), (X, y, sample_weight, name), "
           "(DMatrix, name), an EvalSpec or a dict with keys X, y, name (and sample_weight, "
-          "group, qid, base_margin, row_ids)")
+          "group, qid, base_margin, row_ids, label_lower_bound, label_upper_bound)")
 
 
 def eval_specs(evals):
@@ -72,9 +78,11 @@ def _spec(entry, index):
         raise ValueError(f"{_FORMS}; evals[{index}] is a {type(entry).__name__}")
     if len(entry) == 2 and isinstance(entry[0], DMatrix):
         d, name = entry
-        if d.label is None:
+        if d.label is None and d.label_lower_bound is None and d.label_upper_bound is None:
             raise ValueError(f"evals[{index}] ({name!r}): the DMatrix has no labels")
-        return EvalSpec(name, d.data, d.label, d.weight, d.group, d.qid, d.base_margin)
+        return EvalSpec(name, d.data, d.label, d.weight, d.group, d.qid, d.base_margin,
+                        label_lower_bound=d.label_lower_bound,
+                        label_upper_bound=d.label_upper_bound)
     if len(entry) == 3:
         return EvalSpec(entry[2], entry[0], entry[1])
     if len(entry) == 4:
@@ -126,14 +134,21 @@ class CheckedEval:
     row_ids: object
 
 
-def check_eval(spec, index, n_groups, needs_queries=False, shard=False):
+def check_eval(spec, index, n_groups, needs_queries=False, shard=False,
+               interval_labels=False):
     """``spec``'s contents checked for a fit with ``n_groups`` output groups
     (``needs_queries``: a ranking objective, whose eval sets need query groups; ``shard``:
-    one rank's part of a distributed eval set, which may have no rows)."""
+    one rank's part of a distributed eval set, which may have no rows;
+    ``interval_labels``: survival:aft, whose labels are intervals, ``y`` then float64
+    (n_rows, 2))."""
     name = spec.name
     n_rows = check_X(spec.X, name=f"evals[{name!r}] X", allow_category=True,
                      shard=shard).shape[0]
-    y = check_targets(spec.y, n_rows, name=f"evals[{name!r}] y")
+    if interval_labels:
+        y = check_intervals(spec.y, n_rows, spec.label_lower_bound, spec.label_upper_bound,
+                            name=f"evals[{name!r}] y")
+    else:
+        y = check_targets(spec.y, n_rows, name=f"evals[{name!r}] y")
     queries = make_queries(spec.group, spec.qid, spec.sample_weight, n_rows,
                            what=f"evals[{name!r}] ", shard=shard)
     if needs_queries and queries is None:

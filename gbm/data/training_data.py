@@ -14,6 +14,8 @@ class TrainingData:
     ``row_ids``: int64 (n_rows,), each row's index in the whole data set when these rows
     are one part of it (a rank of a distributed fit); None: its position. ``dmatrix``: the
     DMatrix it came from (what a user's ``obj(predt, dtrain)`` reads), or None.
+    ``label_lower_bound`` / ``label_upper_bound``: a DMatrix's interval labels
+    (``survival:aft``), or None.
     """
 
     X: object
@@ -26,6 +28,8 @@ class TrainingData:
     categorical_features: object = None
     row_ids: object = None
     dmatrix: object = None
+    label_lower_bound: object = None
+    label_upper_bound: object = None
 
 
 def training_data(X, y, num_boost_round, dtrain, sample_weight=None, group=None, qid=None,
@@ -61,9 +65,12 @@ def training_data(X, y, num_boost_round, dtrain, sample_weight=None, group=None,
         num_boost_round, y = int(y), None
     if y is not None:
         raise TypeError("y is given but X is a DMatrix: its labels are its label field")
-    if X.label is None:
-        raise ValueError("the DMatrix has no labels: gbm.DMatrix(X, label=y)")
+    bounds = (X.label_lower_bound, X.label_upper_bound)
+    if X.label is None and bounds[0] is None and bounds[1] is None:
+        raise ValueError("the DMatrix has no labels: gbm.DMatrix(X, label=y) (or, for "
+                         "survival:aft, label_lower_bound= and label_upper_bound=)")
     data.X, data.y, data.dmatrix = X.data, X.label, X
+    data.label_lower_bound, data.label_upper_bound = bounds
     for name, value in (("sample_weight", X.weight), ("group", X.group), ("qid", X.qid),
                         ("base_margin", X.base_margin), ("feature_names", X.feature_names),
                         ("categorical_features", X.categorical_features())):

@@ -48,6 +48,7 @@ _OBJECTIVE_PARAMS = {  # XGBoost objective parameter block -> gbm parameter name
     "lambdarank_param": ("lambdarank_pair_method", "lambdarank_num_pair_per_sample",
                          "ndcg_exp_gain", "lambdarank_normalization",
                          "lambdarank_score_normalization"),
+    "aft_loss_param": ("aft_loss_distribution", "aft_loss_distribution_scale"),
 }
 # lambdarank_num_pair_per_sample as XGBoost saves it when not set (uint32's largest value)
 _NOT_SET = str(2**32 - 1)
@@ -170,7 +171,7 @@ def _param_value(key, value, path):
         return fields.count(value, path, 0)
     if key in _FLAGS:
         return str(value) not in ("0", "false", "False")
-    if key == "lambdarank_pair_method":
+    if key in ("lambdarank_pair_method", "aft_loss_distribution"):
         if type(value) is not str:
             raise ValueError(f"{path} is {value!r}, not a string")
         return value
@@ -229,7 +230,7 @@ def _base_margin(lmp, params, n_trees):
 def _base_score_to_margin(objective, score):
     """XGBoost's ``base_score`` is in prediction space: its objective's inverse link gives
     the margin (logit for ``binary:logistic`` and ``reg:logistic``, log for Poisson,
-    gamma and Tweedie)."""
+    gamma, Tweedie and the survival objectives)."""
     if objective in LOGIT_LINK:
         if not 0.0 < score < 1.0:
             raise ValueError(f"learner_model_param.base_score {score} of a {objective} "

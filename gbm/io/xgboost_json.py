@@ -23,8 +23,8 @@ XGBoost's ``doc/model.schema``):
 * gbm keeps the starting margin per output group; XGBoost (3.1 on) a ``base_score`` per
   output in prediction space, which its objective turns into the margin with its
   inverse link (logit for ``binary:logistic`` and ``reg:logistic``, log for Poisson,
-  gamma and Tweedie; for ``reg:expectileerror`` with several levels, the predictions of
-  every level, ``gbm.objectives.expectile``).
+  gamma, Tweedie and the survival objectives; for ``reg:expectileerror`` with several
+  levels, the predictions of every level, ``gbm.objectives.expectile``).
 
 XGBoost sums leaf values in float32 and gbm in float64, so predictions agree to float32
 rounding, not bit for bit. A single-output model is written with a scalar ``base_score``
@@ -41,7 +41,7 @@ from ..data.categorical import MAX_CATEGORIES
 from ..objectives.expectile import margins_to_scores
 
 # objectives whose margin is the log of the prediction (the rest: logistic, identity)
-LOG_LINK = ("count:poisson", "reg:gamma", "reg:tweedie")
+LOG_LINK = ("count:poisson", "reg:gamma", "reg:tweedie", "survival:cox", "survival:aft")
 # objectives whose margin is the logit of their base_score
 LOGIT_LINK = ("binary:logistic", "reg:logistic")
 _ROOT_PARENT = 2147483647  # XGBoost's "no parent"
@@ -99,6 +99,10 @@ def _objective_block(params):
     elif name == "reg:tweedie":
         block["tweedie_regression_param"] = {
             "tweedie_variance_power": _num(params["tweedie_variance_power"])}
+    elif name == "survival:aft":
+        block["aft_loss_param"] = {
+            "aft_loss_distribution": params["aft_loss_distribution"],
+            "aft_loss_distribution_scale": _num(params["aft_loss_distribution_scale"])}
     elif name.startswith("multi:"):
         block["softmax_multiclass_param"] = {"num_class": str(params["num_class"])}
     elif name.startswith("rank:"):

@@ -1,8 +1,10 @@
-"""Evaluation metrics: their names (``names``), the pointwise formulas (``pointwise``)
-and the ranking ones (``ranking``); ``get_metric(name, params)`` picks one."""
+"""Evaluation metrics: their names (``names``), the pointwise formulas (``pointwise``),
+the ranking ones (``ranking``) and the survival ones (``survival``); ``get_metric(name,
+params)`` picks one."""
 from . import names, pointwise
 from .names import check_metric_name, maximizes
 from .ranking import RankingMetric
+from .survival import survival_metric
 
 __all__ = ["check_metric_name", "get_metric", "maximizes"]
 
@@ -15,9 +17,13 @@ def get_metric(name, params=None):
     (validated training parameters, needed for them). Ranking metrics (``ndcg``,
     ``map@k``, ...: ``gbm.metrics.ranking``) are ``RankingMetric`` objects, called with
     the eval set's query groups as well; they read ``ndcg_exp_gain`` from ``params``
-    (default True).
+    (default True). Survival metrics (``gbm.metrics.survival``) are called with margins
+    instead of predictions (``reads_margin``); ``aft-nloglik`` reads the AFT distribution
+    and scale from ``params``.
     """
     check_metric_name(name)
+    if name in names.SURVIVAL_METRICS:
+        return survival_metric(name, params)
     if name in names.PARAMETRIC:
         key = names.PARAMETRIC[name]
         if params is None:

@@ -8,7 +8,10 @@ POINTWISE = ("rmse", "rmsle", "mae", "mape", "error", "auc", "aucpr", "logloss",
 # metrics whose formula takes a training parameter: name -> that parameter
 PARAMETRIC = {"quantile": "quantile_alpha", "mphe": "huber_slope",
               "expectile": "expectile_alpha"}
-_MAXIMIZED = ("auc", "aucpr")
+# survival metrics: name -> the objective whose labels they read
+SURVIVAL_METRICS = {"cox-nloglik": "survival:cox", "aft-nloglik": "survival:aft",
+                    "interval-regression-accuracy": "survival:aft"}
+_MAXIMIZED = ("auc", "aucpr", "interval-regression-accuracy")
 _RANKING = re.compile(r"^(ndcg|map|pre)(?:@(\d+))?(-)?$")
 _TWEEDIE = "tweedie-nloglik@"
 
@@ -44,10 +47,11 @@ def maximizes(name):
 def check_metric_name(name):
     """``name`` if it names a metric, else a ValueError listing the known ones."""
     if isinstance(name, str) and (name in POINTWISE or name in PARAMETRIC
+                                  or name in SURVIVAL_METRICS
                                   or parse_ranking(name) is not None
                                   or tweedie_power(name) is not None):
         return name
     raise ValueError(f"eval_metric {name!r} is not a known metric; known: "
-                     f"{sorted(POINTWISE) + sorted(PARAMETRIC)}, "
+                     f"{sorted(POINTWISE) + sorted(PARAMETRIC) + sorted(SURVIVAL_METRICS)}, "
                      "tweedie-nloglik@rho with rho in [1, 2), and the ranking metrics "
                      "ndcg, map, pre, ndcg@k, map@k, pre@k (each also with a '-' suffix)")

@@ -9,13 +9,15 @@ from .pointwise import Logistic, Softmax, Softprob, SquaredError
 from .ranking import MAPLambda, NDCGLambda, Pairwise
 from .robust import AbsoluteError, PseudoHuber, QuantileError
 from .squared_log import SquaredLogError
+from .survival import AFT, Cox
 
 __all__ = ["OBJECTIVES", "get_objective"]
 
 OBJECTIVES = {cls.name: cls for cls in (
     SquaredError, AbsoluteError, QuantileError, PseudoHuber, Logistic, Softprob, Softmax,
     Poisson, Gamma, Tweedie, Pairwise, NDCGLambda,
-    LogisticRegression, LogitRaw, Hinge, SquaredLogError, ExpectileError, MAPLambda)}
+    LogisticRegression, LogitRaw, Hinge, SquaredLogError, ExpectileError, MAPLambda,
+    Cox, AFT)}
 
 
 def get_objective(params):

@@ -25,6 +25,7 @@ class Objective:
     # and quantile losses: gbm.objectives.adaptive), one per output group; None: Newton leaves
     leaf_alphas = None
     needs_queries = False  # ranking: gradients need the training data's query groups
+    interval_labels = False  # labels are intervals, (n_rows, 2) [lower, upper]: survival:aft
 
     def __init__(self, params):
         pass
@@ -33,6 +34,11 @@ class Objective:
         """``y`` (float64, checked finite) if this objective accepts it, else ValueError
         naming the first bad row."""
         return y
+
+    def bind_rows(self, y, row_ids, collective=LOCAL):
+        """Called once per fit, before ``base_margin``, with the checked labels and each
+        row's index in the whole data set (``row_ids``, int64 (n_rows,)): an objective whose
+        gradients need every rank's rows (survival:cox) gathers what it needs here."""
 
     def base_margin(self, y, w, collective=LOCAL):
         """The starting margins, float64 (n_groups,), from every rank's labels and weights

@@ -16,7 +16,10 @@ class CustomObjective(Objective):
     def __init__(self, base, fn):
         self.base, self.fn = base, fn
         self.name, self.default_metric, self.n_groups = base.name, base.default_metric, base.n_groups
-        self.needs_queries = base.needs_queries
+        self.needs_queries, self.interval_labels = base.needs_queries, base.interval_labels
+
+    def bind_rows(self, y, row_ids, collective=LOCAL):
+        self.base.bind_rows(y, row_ids, collective)
 
     def check_labels(self, y):
         return self.base.check_labels(y)

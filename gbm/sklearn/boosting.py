@@ -21,7 +21,11 @@ from .parameters import (BOOSTING_PARAMS, N_POSITIONAL, RANKER_PARAMS, RANKER_PO
 from ..data.categorical import _as_frame, category_columns, encode_X
 from ..data.dmatrix import replace_missing
 from ..data.eval_sets import fit_eval_specs
-from ..data.inputs import check_X, is_device_array, to_host
+from ..data.inputs import check_sample_weight, check_X, check_y, is_device_array, to_host
+from ..data.intervals import check_intervals
+from ..metrics import get_metric
+from ..objectives import OBJECTIVES
+from ..params import SURVIVAL
 from ..data.queries import pop_qid
 from ..training.loop import train
 
@@ -34,10 +38,12 @@ _TREE_PARAMS = ("learning_rate", "max_depth", "max_leaves", "grow_policy", "min_
                 "max_cat_to_onehot", "max_cat_threshold", "tree_method")
 # Parameters of one objective, and XGBoost's optional settings: passed on only when set.
 _OBJECTIVE_PARAMS = ("quantile_alpha", "huber_slope", "tweedie_variance_power",
-                     "scale_pos_weight", "verbosity", "validate_parameters", "expectile_alpha")
+                     "scale_pos_weight", "verbosity", "validate_parameters", "expectile_alpha",
+                     "aft_loss_distribution", "aft_loss_distribution_scale")
 _REGRESSION_OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
                           "reg:pseudohubererror", "count:poisson", "reg:gamma", "reg:tweedie",
-                          "reg:logistic", "reg:squaredlogerror", "reg:expectileerror")
+                          "reg:logistic", "reg:squaredlogerror", "reg:expectileerror",
+                          "survival:cox", "survival:aft")
 _CLASSIFICATION_OBJECTIVES = ("binary:logistic", "multi:softprob", "multi:softmax")
 # What a fit sets; replaced together when a fit completes.
 _FITTED = ("_Booster", "n_features_in_", "feature_names_in_", "classes_", "n_classes_",
@@ -277,8 +283,10 @@ class GBMRegressor(RegressorMixin, _GBMBase):
     objective : str, default None (= "reg:squarederror")
         "reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
         "reg:pseudohubererror", "count:poisson", "reg:gamma", "reg:tweedie",
-        "reg:logistic", "reg:squaredlogerror" or "reg:expectileerror".
-    quantile_alpha, huber_slope, tweedie_variance_power, expectile_alpha : optional
+        "reg:logistic", "reg:squaredlogerror", "reg:expectileerror", "survival:cox" or
+        "survival:aft" (see Survival below).
+    quantile_alpha, huber_slope, tweedie_variance_power, expectile_alpha,
+    aft_loss_distribution, aft_loss_distribution_scale : optional
         The objective's own parameter (None: its default; ``reg:expectileerror`` needs
         ``expectile_alpha``). With a list of ``quantile_alpha`` (or ``expectile_alpha``)
         levels, ``predict`` returns one column per level.
@@ -299,6 +307,16 @@ class GBMRegressor(RegressorMixin, _GBMBase):
     The parameters from ``n_estimators`` to ``monotone_constraints`` may be passed by
     position, in the signature's order; the others by keyword only.
 
+    Survival: with ``objective="survival:cox"``, ``y`` holds XGBoost's signed times (a
+    positive label is an event at that time, a negative one censored at its absolute
+    value) and ``predict`` the hazard ratios ``exp(margin)``. With
+    ``objective="survival:aft"``, ``y`` has shape (n_samples, 2): each row's ``[lower,
+    upper]`` interval of times (``upper = inf``: right-censored; ``lower = 0``:
+    left-censored; equal: an exact time), eval sets' ``y`` alike, and ``predict`` the
+    times ``exp(margin)``. For both, ``score`` is minus the objective's metric
+    (``cox-nloglik`` / ``aft-nloglik``: higher is better), so ``cross_val_score`` and
+    ``GridSearchCV`` work unchanged.
+
     Attributes
     ----------
     n_features_in_ : int
@@ -307,6 +325,24 @@ class GBMRegressor(RegressorMixin, _GBMBase):
 
     def _encode_y(self, y):
         return y, {"objective": self._objective(_REGRESSION_OBJECTIVES, "reg:squarederror")}
+
+    def score(self, X, y, sample_weight=None):
+        """R^2 of ``predict(X)`` against ``y`` (scikit-learn's); for ``survival:cox`` and
+        ``survival:aft``, minus the objective's metric (``cox-nloglik``, unweighted as
+        XGBoost's, or the weighted ``aft-nloglik``) of the model's margins on (X, y)."""
+        params = self._fitted_state("_Booster")[0].params
+        objective = params["objective"]
+        if objective not in SURVIVAL:
+            return super().score(X, y, sample_weight=sample_weight)
+        margin = self.predict(X, output_margin=True)
+        y = self._column_y(to_host(y))
+        if objective == "survival:aft":
+            y = check_intervals(y, margin.shape[0])
+        else:
+            y = check_y(y, margin.shape[0])
+        w = None if sample_weight is None else check_sample_weight(sample_weight, y.shape[0])
+        metric = get_metric(OBJECTIVES[objective].default_metric, params)
+        return -metric(y, to_host(margin), w)
 
     def _column_y(self, y):
         """y (n_samples,), or (n_samples, n_targets): one output per target (XGBoost's

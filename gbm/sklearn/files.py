@@ -14,7 +14,7 @@ import numpy as np
 from ..io import gbm_json
 from ..model.booster import Booster
 from ..io.validation import ESTIMATORS
-from ..params import MULTICLASS, RANKING, REGRESSION
+from ..params import MULTICLASS, RANKING, REGRESSION, SURVIVAL
 
 
 def estimator_class_name(cls):
@@ -77,7 +77,8 @@ def _classes_array(labels):
     return np.asarray(labels)
 
 
-_KIND_OBJECTIVES = {"GBMRegressor": REGRESSION, "GBMRFRegressor": REGRESSION,
+_KIND_OBJECTIVES = {"GBMRegressor": REGRESSION + SURVIVAL,
+                    "GBMRFRegressor": REGRESSION + SURVIVAL,
                     "GBMClassifier": ("binary:logistic",) + MULTICLASS,
                     "GBMRFClassifier": ("binary:logistic",) + MULTICLASS,
                     "GBMRanker": RANKING}

@@ -70,6 +70,8 @@ BOOSTING_PARAMS = (
     ("validate_parameters", None),
     ("importance_type", None),
     ("callbacks", None),
+    ("aft_loss_distribution", None),  # survival:aft's; None: XGBoost's default
+    ("aft_loss_distribution_scale", None),
 )
 N_POSITIONAL = [name for name, _ in BOOSTING_PARAMS].index("num_parallel_tree")
 
@@ -83,7 +85,8 @@ RANKING_PARAMS = (
 )
 # a ranker has its own objective and none of the pointwise objectives' parameters
 _NOT_RANKING = ("objective", "quantile_alpha", "huber_slope", "tweedie_variance_power",
-                "scale_pos_weight", "expectile_alpha")
+                "scale_pos_weight", "expectile_alpha", "aft_loss_distribution",
+                "aft_loss_distribution_scale")
 
 
 def without(params, names):

@@ -95,7 +95,7 @@ class Evaluation(TrainingCallback):
         collective = self.backend.collective
         host_margin = self.backend.to_host(es.margin)
         pred = self.objective.transform_for_metric(host_margin)
-        scores = [(name, _score(metric, es, pred, collective))
+        scores = [(name, _score(metric, es, pred, host_margin, collective))
                   for name, metric in zip(self.names, self.metrics)]
         if self.custom_metric is not None:
             seen = (pred if not getattr(self.custom_metric, "wants_margin", False)
@@ -154,10 +154,13 @@ def _custom_score(metric, es, pred, collective):
     return collective.broadcast(metric(y, pred, w))
 
 
-def _score(metric, es, pred, collective):
+def _score(metric, es, pred, margin, collective):
     """One metric on one eval set (over every rank); ranking metrics also get its query
-    groups. With several targets, a pointwise metric is over every (row, target) entry,
-    each with its row's weight (as XGBoost scores multi-target regression)."""
+    groups, survival metrics its margins (``reads_margin``) in place of the predictions.
+    With several targets, a pointwise metric is over every (row, target) entry, each with
+    its row's weight (as XGBoost scores multi-target regression)."""
+    if getattr(metric, "reads_margin", False):
+        return metric(es.y, _margin_view(margin), es.w, collective)
     if getattr(metric, "needs_queries", False):
         return metric(es.y, pred, es.w, es.queries, collective)
     if es.y.ndim == 2:

@@ -31,7 +31,10 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
         A DMatrix brings its labels, weights, base margins, query groups, feature names and
         categorical features (``feature_types`` "c"); XGBoost's ``train(params, dtrain,
         100)`` works (the integer after a DMatrix is the round count).
-    y : array-like (n_samples,), or (n_samples, n_targets) for several regression targets
+    y : array-like (n_samples,), or (n_samples, n_targets) for several regression targets,
+        or (n_samples, 2) for survival:aft: each row's [lower, upper] interval of times
+        (or a DMatrix's ``label_lower_bound`` / ``label_upper_bound``; see
+        ``gbm.data.intervals``); survival:cox: signed times (negative: censored)
     num_boost_round : int
         Boosting rounds; each adds ``params["num_parallel_tree"]`` trees per output group,
         grown from the same gradients with their own row and column samples, each
@@ -43,8 +46,9 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
         Sets scored after every round with ``params["eval_metric"]`` (default: the
         objective's metric), into ``booster.evals_result``. A dict entry has keys ``X``,
         ``y``, ``name`` and optionally ``sample_weight``, ``group``, ``qid``,
-        ``base_margin``, ``row_ids``: the form for ranking eval sets, which need their own
-        query groups (see ``gbm.data.eval_sets``). Names must differ.
+        ``base_margin``, ``row_ids``, ``label_lower_bound``, ``label_upper_bound``: the
+        form for ranking eval sets, which need their own query groups (see
+        ``gbm.data.eval_sets``). Names must differ.
     verbose_eval : bool or int
         Print a line of scores every round (True), every N rounds (an int N; the last
         round is printed too), or never, as XGBoost does.
@@ -149,7 +153,8 @@ def _own_callbacks(fit, eval_sets, verbose_eval, early_stopping_rounds, maximize
                    custom_metric, custom_objective):
     """``train``'s callbacks: the eval sets' scores, then printing (on the first rank),
     then early stopping."""
-    metric = metric_function(custom_metric, raw_margin=custom_objective)
+    metric = metric_function(custom_metric, raw_margin=custom_objective,
+                             intervals=fit.objective.interval_labels)
     patience = _check_patience(early_stopping_rounds)
     period = _check_period(verbose_eval)
     if patience is not None and not eval_sets:

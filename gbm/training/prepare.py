@@ -17,9 +17,10 @@ from ..data.compat import objective_function
 from ..data.dmatrix import DMatrix
 from ..data.eval_sets import check_eval, eval_specs
 from ..data.inputs import check_base_margin, check_targets, feature_names_of, n_targets, to_host
+from ..data.intervals import check_intervals
 from ..data.queries import training_queries
 from ..model.booster import Booster, _load_init_model
-from ..objectives import get_objective
+from ..objectives import OBJECTIVES, get_objective
 from ..objectives.custom import CustomObjective
 from ..params import validate_params
 from ..runtime import compile_ahead
@@ -59,8 +60,10 @@ class Fit:
             compile_ahead.prepare()  # an empty compile cache: filled by several processes
         backend.workspace = {}  # a round's large arrays reuse the last round's memory
         X = self._features(data, init_model)
-        y = check_targets(data.y, X.shape[0])
-        self.params = p = _with_targets(p, params, y)
+        y = _labels(data, p, X.shape[0])
+        if not OBJECTIVES[p["objective"]].interval_labels:  # AFT's 2 columns are 1 label
+            p = _with_targets(p, params, y)
+        self.params = p
         objective = get_objective(p)
         self.queries, w = training_queries(objective, data.group, data.qid, data.sample_weight,
                                            X.shape[0], self.shard)
@@ -70,8 +73,10 @@ class Fit:
             self.w_grad = np.where(y == 1.0, w * p["scale_pos_weight"], w)
         self.refresh_weights = None if data.sample_weight is None else w
         self._rows(X, data.row_ids)
+        objective.bind_rows(y, self.row_ids, collective)  # survival:cox gathers its rows
         if obj is not None:  # the user's gradients, the named objective's everything else
-            dtrain = data.dmatrix if data.dmatrix is not None else DMatrix._of_labels(
+            dtrain = data.dmatrix if data.dmatrix is not None else (
+                DMatrix._of_intervals if objective.interval_labels else DMatrix._of_labels)(
                 y, data.sample_weight, data.base_margin)
             objective = CustomObjective(objective, objective_function(obj, dtrain))
         self.objective, self.base_margin_rows = objective, data.base_margin
@@ -181,7 +186,8 @@ class Fit:
             raise ValueError(f"the eval sets are named {names}; each needs a name of its own "
                              "(their scores are kept by name)")
         return [EvalSet(check_eval(spec, i, booster.n_groups, self.queries is not None,
-                                   self.shard), booster, self.mapper, self.backend)
+                                   self.shard, self.objective.interval_labels), booster,
+                        self.mapper, self.backend)
                 for i, spec in enumerate(specs)]
 
 
@@ -189,6 +195,20 @@ def _check_rounds(num_boost_round):
     if isinstance(num_boost_round, bool) or not isinstance(num_boost_round, (int, np.integer)) \
             or num_boost_round < 0:
         raise ValueError(f"num_boost_round must be an integer >= 0, got {num_boost_round!r}")
+
+
+def _labels(data, p, n_rows):
+    """The labels, checked: float64 (n_rows,), (n_rows, k) for k targets, or the
+    intervals of survival:aft (n_rows, 2) (``gbm.data.intervals``: from ``y`` or a
+    DMatrix's bounds)."""
+    name = p["objective"]
+    if OBJECTIVES[name].interval_labels:
+        return check_intervals(data.y, n_rows, data.label_lower_bound, data.label_upper_bound)
+    if data.y is None:
+        raise ValueError(f"the training data has label bounds but no labels; objective "
+                         f"{name!r} needs labels (label_lower_bound and label_upper_bound "
+                         "are survival:aft's)")
+    return check_targets(data.y, n_rows)
 
 
 def _with_targets(p, params, y):

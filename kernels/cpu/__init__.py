@@ -9,8 +9,8 @@ histograms are ragged (``kernels/layout.py``); ``n_threads`` is passed in where 
 cuts its work by it, never read inside a cached kernel; every sum that feeds a split is
 an integer sum, so the thread count cannot change any result.
 
-Host kernels (``exact``, ``elementwise``, ``auc``; no CUDA twin, by design) are called by
-host code on every backend (``gbm.numerics``, ``gbm.metrics``): the metrics and exact sums
+Host kernels (``exact``, ``elementwise``, ``auc``, ``survival``; no CUDA twin, by design)
+are called by host code on every backend (``gbm.numerics``, ``gbm.metrics``): the metrics and exact sums
 they compute are then the same bits whatever the device.
 """
 from .auc import split_by_label, twice_mann_whitney
@@ -29,6 +29,7 @@ from .quantize import max_abs, quantize_gradients
 from .rank import lambdarank_gradients
 from .shap import tree_shap
 from .split import evaluate_splits, node_weights
+from .survival import aft_loss_into
 
 __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histograms",
            "evaluate_splits", "lambdarank_gradients", "max_abs", "node_weights",
@@ -40,4 +41,4 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "margins_dense", "svc_dual_cd_csr", "svc_dual_cd_dense",
            # host kernels (no CUDA twin by design: run on the host on every backend)
            "add_exact_parts", "exp_into", "log_into", "log2_into", "split_by_label",
-           "twice_mann_whitney")
+           "twice_mann_whitney", "aft_loss_into")

@@ -1,6 +1,6 @@
 """Plain NumPy twins of the kernels: obviously correct, slow, the test oracle. Same names
 and signatures as every backend's kernels module (``n_threads`` is accepted and ignored);
-the host kernels (``exact``, ``elementwise``, ``auc``) are the CPU's only (see
+the host kernels (``exact``, ``elementwise``, ``auc``, ``survival``) are the CPU's only (see
 ``kernels/cpu/__init__.py``).
 """
 from .auc import split_by_label, twice_mann_whitney
@@ -19,6 +19,7 @@ from .quantize import max_abs, quantize_gradients
 from .rank import lambdarank_gradients
 from .shap import tree_shap
 from .split import evaluate_splits, node_weights
+from .survival import aft_loss_into
 
 __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histograms",
            "evaluate_splits", "lambdarank_gradients", "max_abs", "node_weights",
@@ -30,7 +31,7 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "margins_dense", "svc_dual_cd_csr", "svc_dual_cd_dense",
            # host kernels (no CUDA twin by design: run on the host on every backend)
            "add_exact_parts", "exp_into", "log_into", "log2_into", "split_by_label",
-           "twice_mann_whitney")
+           "twice_mann_whitney", "aft_loss_into")
 # the linear models' kernels (gbm.linear), on every backend (CUDA: kernels/cuda/linear*.py)
 LINEAR_KERNELS = ("cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms",
                   "gradient_csc", "gradient_dense", "gram_dense", "hessian_diagonal_csc",
