@@ -489,3 +489,35 @@ def test_a_progress_bar_shows_the_mean_scores():
     res = gbm.cv({}, X, y, 3, callbacks=[bar], as_pandas=False)
     assert bar.bar.n == bar.bar.total == 3
     assert f"test-rmse={res['test-rmse-mean'][-1]:.5g}" in bar.bar.postfix
+
+
+def _survival(n=900, seed=3):
+    """Exact-bin features and survival times: every third row right-censored (upper bound
+    +inf), the signed labels of survival:cox (negative: censored)."""
+    X, _ = _data(n=n, seed=seed)
+    rng = np.random.default_rng(seed)
+    t = np.exp(0.3 * X[:, 0] - 0.2 * X[:, 1] + 0.3 * rng.normal(size=n))
+    censored = np.arange(n) % 3 == 0
+    return X, t, np.where(censored, np.inf, t), np.where(censored, -t, t)
+
+
+def test_survival_folds_carry_the_label_bounds_and_match_xgboost_cv():
+    X, lower, upper, signed = _survival()
+    params = {"objective": "survival:aft", "max_depth": 3, "learning_rate": 0.3,
+              "aft_loss_distribution": "logistic", "aft_loss_distribution_scale": 1.2}
+    metrics = ["aft-nloglik", "interval-regression-accuracy"]
+    ours = gbm.cv(params, gbm.DMatrix(X, label_lower_bound=lower, label_upper_bound=upper),
+                  8, nfold=3, seed=2, metrics=metrics)
+    # the same intervals as a y of two columns: the same folds and scores
+    as_columns = gbm.cv(params, X, np.column_stack([lower, upper]), 8, nfold=3, seed=2,
+                        metrics=metrics)
+    assert ours.equals(as_columns)
+    theirs = xgb.cv(dict(params, tree_method="hist"),
+                    xgb.DMatrix(X, label_lower_bound=lower, label_upper_bound=upper), 8,
+                    nfold=3, seed=2, metrics=metrics)
+    assert list(ours.columns) == list(theirs.columns)
+    np.testing.assert_allclose(ours.values, theirs.values, rtol=1e-5, atol=1e-6)
+    cox = {"objective": "survival:cox", "max_depth": 3, "learning_rate": 0.3}
+    ours = gbm.cv(cox, gbm.DMatrix(X, signed), 8, nfold=3, seed=2)
+    theirs = xgb.cv(dict(cox, tree_method="hist"), xgb.DMatrix(X, signed), 8, nfold=3, seed=2)
+    np.testing.assert_allclose(ours.values, theirs.values, rtol=1e-5, atol=1e-6)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..callback import EarlyStopping, EvaluationMonitor, TrainingCallback
 from ..collective import LOCAL
-from ..data.inputs import check_targets, check_X, to_host
+from ..data.inputs import check_X, to_host
 from ..data.queries import group_ptr
 from ..data.training_data import training_data
 from ..metrics.names import check_metric_name
@@ -22,7 +22,7 @@ from .callbacks import CallbackContainer
 from .fold_threads import FoldRounds, fold_slots, one_at_a_time
 from .folds import check_nfold, fold_dmatrix, split_rows
 from .loop import _check_patience, _check_period, _one_of, train
-from .prepare import _check_rounds, _with_targets
+from .prepare import _check_rounds, labels_and_params
 
 SETS = ("train", "test")  # each fold's eval sets, named as xgboost.cv names them
 
@@ -133,9 +133,8 @@ def cv(params, X=None, y=None, num_boost_round=10, *, nfold=None, stratified=Fal
     _check_rounds(num_boost_round)
     custom_metric = _one_of("custom_metric", custom_metric, "feval", feval)
     nfold = check_nfold(nfold, folds)
-    labels, ptr = _checked_rows(data)
     scored = dict(params, eval_metric=metrics) if metrics else params
-    p = _with_targets(validate_params(scored), scored, labels)
+    labels, ptr, p = _checked_rows(data, scored)
     get_objective(p).check_labels(labels)  # an error names the row as the caller numbers it
     packs = _packs(data, params, metrics, split_rows(labels.shape[0], nfold, labels, ptr,
                                                      stratified=stratified, folds=folds,
@@ -236,11 +235,13 @@ def _set(params, name, value):
     return out
 
 
-def _checked_rows(data):
-    """``(labels, query_ptr)``: the labels (NumPy) and query-group offsets of the whole
-    data, checked here so that an error names the rows as the caller numbers them."""
+def _checked_rows(data, params):
+    """``(labels, query_ptr, p)``: the labels (NumPy; survival:aft's intervals, (n, 2)) and
+    query-group offsets of the whole data, checked here so that an error names the rows as
+    the caller numbers them, and the validated ``params`` (``num_target`` from the labels)."""
     n_rows = check_X(data.X, allow_category=True).shape[0]
-    labels = np.asarray(to_host(check_targets(data.y, n_rows)))
+    labels, p = labels_and_params(data, validate_params(params), params, n_rows)
+    labels = np.asarray(to_host(labels))
     ptr = group_ptr(data.group, data.qid, n_rows)
     w = data.sample_weight
     if w is not None and np.ndim(w) > 0:
@@ -249,7 +250,7 @@ def _checked_rows(data):
             per = "" if ptr is None else f" (or one per query group, {ptr.shape[0] - 1})"
             raise ValueError(f"sample_weight has shape {np.shape(w)}; expected one weight per "
                              f"row, {n_rows}{per}")
-    return labels, ptr
+    return labels, ptr, p
 
 
 def _packs(data, params, metrics, folds, ptr, fpreproc):

@@ -202,8 +202,8 @@ def take_rows(X, rows):
 
 def fold_dmatrix(data, rows, query_ptr):
     """A ``DMatrix`` of rows ``rows`` of ``data`` (a ``gbm.data.training_data.TrainingData``
-    of the whole data): features, labels, weights, base margins, query groups (as sizes),
-    feature names and types."""
+    of the whole data): features, labels (and survival:aft's label bounds), weights, base
+    margins, query groups (as sizes), feature names and types."""
     weight = data.sample_weight
     group = None
     if query_ptr is not None:
@@ -223,6 +223,8 @@ def _dmatrix(data, rows, weight, group):
         base_margin = np.asarray(to_host(base_margin))[rows]
     source = data.dmatrix
     types = None if source is None else source.feature_types
-    return DMatrix(take_rows(data.X, rows), np.asarray(to_host(data.y))[rows], weight=weight,
-                   base_margin=base_margin, feature_names=data.feature_names,
-                   feature_types=types, group=group)
+    label, lower, upper = (None if a is None else np.asarray(to_host(a))[rows]
+                           for a in (data.y, data.label_lower_bound, data.label_upper_bound))
+    return DMatrix(take_rows(data.X, rows), label, weight=weight, base_margin=base_margin,
+                   feature_names=data.feature_names, feature_types=types, group=group,
+                   label_lower_bound=lower, label_upper_bound=upper)

@@ -60,9 +60,7 @@ class Fit:
             compile_ahead.prepare()  # an empty compile cache: filled by several processes
         backend.workspace = {}  # a round's large arrays reuse the last round's memory
         X = self._features(data, init_model)
-        y = _labels(data, p, X.shape[0])
-        if not OBJECTIVES[p["objective"]].interval_labels:  # AFT's 2 columns are 1 label
-            p = _with_targets(p, params, y)
+        y, p = labels_and_params(data, p, params, X.shape[0])
         self.params = p
         objective = get_objective(p)
         self.queries, w = training_queries(objective, data.group, data.qid, data.sample_weight,
@@ -209,6 +207,15 @@ def _labels(data, p, n_rows):
                          f"{name!r} needs labels (label_lower_bound and label_upper_bound "
                          "are survival:aft's)")
     return check_targets(data.y, n_rows)
+
+
+def labels_and_params(data, p, params, n_rows):
+    """``(y, p)``: the labels checked (``_labels``) and the validated parameters ``p`` with
+    ``num_target`` taken from y's columns (``params``: the caller's, unvalidated)."""
+    y = _labels(data, p, n_rows)
+    if not OBJECTIVES[p["objective"]].interval_labels:  # AFT's 2 columns are 1 label
+        p = _with_targets(p, params, y)
+    return y, p
 
 
 def _with_targets(p, params, y):
