@@ -61,3 +61,33 @@ def test_early_stopping_on_rmsle_picks_xgboost_s_best_round():
                        early_stopping_rounds=5, verbose_eval=False)
     assert ours.best_iteration == theirs.best_iteration < 199
     assert ours.best_score == pytest.approx(theirs.best_score, rel=1e-4)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_logloss_at_and_beyond_0_and_1_equals_xgboost(weighted):
+    """Predictions of exactly 0 and 1 and outside [0, 1] (binary:logitraw's margins, a
+    user's objective): each log's argument is floored at 1e-16, nothing is capped."""
+    rng = np.random.default_rng(8)
+    n = 400
+    y = (rng.random(n) < 0.5).astype(np.float64)
+    pred = np.concatenate([[0.0, 1.0, 0.0, 1.0, -0.5, 2.5, -3.0, 1.5],
+                           rng.normal(0.5, 1.5, n - 8)]).astype(np.float32).astype(np.float64)
+    y[:8] = [0, 0, 1, 1, 0, 0, 1, 1]
+    weight = rng.uniform(0.2, 3.0, n) if weighted else None
+    ours = get_metric("logloss")(y, pred, weight)
+    # a positive row's prediction above 1 scores below 0 in both
+    assert get_metric("logloss")(np.array([1.0]), np.array([2.5]), None) < 0
+    assert ours == pytest.approx(_xgb_metric("logloss", y, pred, weight), rel=1e-6)
+
+
+def test_mlogloss_of_a_zero_probability_equals_xgboost():
+    y = np.array([0.0, 1.0, 2.0, 1.0])
+    prob = np.array([[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.2, 0.3, 0.5], [0.1, 0.9, 0.0]])
+    d = xgb.DMatrix(np.zeros((4, 1), np.float32), y)
+    margin = np.log(np.maximum(prob, 1e-300))  # softmax gives prob back (0 stays ~0)
+    d.set_base_margin(margin.astype(np.float32).reshape(-1))
+    booster = xgb.train({"objective": "multi:softprob", "num_class": 3,
+                         "eval_metric": "mlogloss"}, d, 0)
+    theirs = float(booster.eval(d).split(":")[-1])
+    ours = get_metric("mlogloss")(y, booster.predict(d).astype(np.float64), None)
+    assert ours == pytest.approx(theirs, rel=1e-6)

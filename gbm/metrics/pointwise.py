@@ -13,7 +13,9 @@ from ..numerics import elementwise
 from ..collective import LOCAL
 from ..numerics.exact import exact_mean, exact_sum
 
-_EPS = 1e-15
+# the floor of the probabilities whose log logloss and mlogloss take: XGBoost's 1e-16, so
+# that predictions at or beyond 0 and 1 (binary:logitraw's margins) score as in XGBoost
+_EPS = 1e-16
 
 
 def rmse(y, pred, w, collective=LOCAL):
@@ -47,13 +49,16 @@ def mape(y, pred, w, collective=LOCAL):
 
 
 def logloss(y, pred, w, collective=LOCAL):
-    p = np.clip(pred, _EPS, 1 - _EPS)
+    """``-(y log p + (1 - y) log(1 - p))``, each log's argument floored at ``_EPS`` and not
+    capped (XGBoost's: a prediction above 1, e.g. a binary:logitraw margin, makes the
+    positive class's term negative)."""
+    pos, neg = np.maximum(pred, _EPS), np.maximum(1.0 - pred, _EPS)
     log = elementwise.log
     if np.all((y == 0.0) | (y == 1.0)):
         # 0/1 labels: one log per row, the same bits as the general form (the other
         # term is 0 * a finite log, and x + 0.0 is x)
-        return float(exact_mean(-log(np.where(y == 1.0, p, 1 - p)), w, collective))
-    return float(exact_mean(-(y * log(p) + (1 - y) * log(1 - p)), w, collective))
+        return float(exact_mean(-log(np.where(y == 1.0, pos, neg)), w, collective))
+    return float(exact_mean(-(y * log(pos) + (1 - y) * log(neg)), w, collective))
 
 
 def mlogloss(y, pred, w, collective=LOCAL):
