@@ -299,6 +299,41 @@ class Booster:
             margin = get_objective(self.params).transform(margin, xp)
         return shape_output(margin, kind, self.n_groups, strict_shape)
 
+    def inplace_predict(self, data, *, iteration_range=(0, 0), predict_type="value",
+                        missing=np.nan, validate_features=True, base_margin=None,
+                        strict_shape=False):
+        """Predict for the data itself, as XGBoost's ``inplace_predict``: no DMatrix.
+
+        Parameters
+        ----------
+        data : NumPy array or list, pandas DataFrame (``category`` columns included) or
+            Series, SciPy sparse matrix (absent entries are missing), CuPy or any
+            ``__cuda_array_interface__`` array (predicted on the GPU and returned there,
+            as ``predict`` does); (n_samples, n_features)
+        iteration_range : (int, int), as ``predict``'s
+        predict_type : "value" (predictions) or "margin" (raw margins)
+        missing : float
+            The value that marks a missing entry, besides NaN: entries equal to it (in
+            float32, as XGBoost compares) are treated as NaN. In a DataFrame's
+            ``category`` column, as in XGBoost, the rows whose category code (position in
+            the column's categories) equals ``missing``.
+        validate_features : bool
+            Check a DataFrame's column names against the model's (the column count is
+            always checked).
+        base_margin : array-like (n_samples,) or (n_samples, n_groups), optional
+        strict_shape : bool, as ``predict``'s
+
+        Returns
+        -------
+        ndarray of float64, as ``predict`` with ``output_margin=(predict_type == "margin")``.
+        """
+        from .inplace import inplace_input, output_margin_of
+
+        output_margin = output_margin_of(predict_type)
+        X = inplace_input(self, data, missing, validate_features)
+        return self._predict_checked(X, output_margin, iteration_range, base_margin=base_margin,
+                                     strict_shape=strict_shape)
+
     def get_score(self, importance_type="weight"):
         """Feature importances as XGBoost reports them: a dict from feature name (or
         ``f{i}``) to a number, for the features used in at least one split.
