@@ -250,7 +250,8 @@ def to_graphviz(model, *, fmap="", num_trees=None, rankdir=None, yes_color=None,
         from graphviz import Source
     except ImportError as err:
         raise ImportError("gbm.to_graphviz needs the graphviz package: pip install graphviz "
-                          "(rendering also needs Graphviz's dot program)") from err
+                          "(or pip install 'detgbm[graphviz]'; rendering also needs "
+                          "Graphviz's dot program)") from err
     from .model.dot import read_feature_map, tree_to_dot
 
     booster = _booster(model)
