@@ -230,7 +230,8 @@ def to_graphviz(model, *, fmap="", num_trees=None, rankdir=None, yes_color=None,
         (default "#0000FF") and of the other one ("#FF0000"), as XGBoost draws them
     condition_node_params, leaf_node_params : dict, optional; graphviz attributes of
         split and leaf nodes, e.g. ``{"shape": "box", "style": "filled"}``
-    with_stats : bool; gain and cover at splits, cover at leaves
+    with_stats : bool; gain and cover at splits, cover at leaves (XGBoost before 3.4
+        writes them at categorical splits even without it; gbm writes what 3.4 does)
     tree_idx : int; the tree's index in ``booster.trees`` (a round holds
         ``num_parallel_tree`` trees per output group)
     **kwargs : more graph attributes, e.g. ``size="8,8"``, written as
