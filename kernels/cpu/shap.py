@@ -13,6 +13,8 @@ _ERRORS = "numpy"
 
 # --- TreeSHAP: exact feature contributions (Lundberg, Erion & Lee 2018, Algorithm 2) ---
 
+_NO_PRUNING = np.ones(1, dtype=np.uint8)  # ``reaches`` of a walk without a condition
+
 
 @helper(error_model=_ERRORS)
 def row_goes_left(x, node, threshold, default_left, split_type, cat_row, cat_bits):
@@ -124,7 +126,7 @@ def _undo_edges(applied, level, undo_new, undo_slot, undo_zero, undo_one, zero, 
 @helper(error_model=_ERRORS)
 def _tree_shap_row(x, base, max_depth, split_feature, threshold, default_left, split_type,
                    cat_row, cat_bits, left_child, value, cover, int_buffers, float_buffers,
-                   slot_of_feature, condition, condition_feature, phi):
+                   slot_of_feature, condition, condition_feature, reaches, phi):
     """Add one tree's SHAP values for row ``x`` to ``phi``; False if the tree is deeper
     than ``max_depth`` (then nothing is added).
 
@@ -135,7 +137,7 @@ def _tree_shap_row(x, base, max_depth, split_feature, threshold, default_left, s
     each feature's SHAP value. The walk is depth-first on an explicit stack, and the
     elements change by one edge at a time (an edge either adds an element or multiplies
     its feature's fractions, and is undone on the way back), so memory is linear in the
-    depth: ``int_buffers`` (int64, 7 rows) and ``float_buffers`` (float64, 8 rows) hold
+    depth: ``int_buffers`` (int64, 7 rows) and ``float_buffers`` (float64, 9 rows) hold
     ``max_depth + 2`` entries per row, ``slot_of_feature`` (-1 for a feature not on the
     path) one per feature.
 
@@ -144,10 +146,14 @@ def _tree_shap_row(x, base, max_depth, split_feature, threshold, default_left, s
     as XGBoost's ``TreeShap(condition, condition_feature)`` (Lundberg et al. 2018,
     interaction values): that feature never enters the path; at its splits the row
     follows its value (on) or both children count by cover share (off), a weight carried
-    down as the node's condition fraction. A leaf with no split on that feature above it
-    adds the same to the on and the off values, so it is skipped (its share cancels in
-    their difference, the only use of conditioned values). ``phi[condition_feature]``
-    is left alone.
+    down as the node's condition fraction. 2: on minus off, in one walk: the path
+    elements are the same in both games, only the fractions differ, so each leaf adds
+    its share times (on fraction - off fraction). A leaf with no split on that feature
+    above it adds the same to the on and the off values, so it is skipped (its share
+    cancels in their difference, the only use of conditioned values); for the same
+    reason a child is not entered when no split above it is on that feature and
+    ``reaches`` (uint8, per node of the tree, ``_reaches_feature``) says no split below
+    it is either. ``phi[condition_feature]`` is left alone.
     """
     stack_node, stack_level, stack_feature = int_buffers[0], int_buffers[1], int_buffers[2]
     undo_slot, undo_new, element_feature = int_buffers[3], int_buffers[4], int_buffers[5]
@@ -155,12 +161,13 @@ def _tree_shap_row(x, base, max_depth, split_feature, threshold, default_left, s
     stack_zero, stack_one = float_buffers[0], float_buffers[1]
     undo_zero, undo_one = float_buffers[2], float_buffers[3]
     zero, one, weight = float_buffers[4], float_buffers[5], float_buffers[6]
-    stack_fraction = float_buffers[7]  # the condition fraction reaching the node
+    stack_on, stack_off = float_buffers[7], float_buffers[8]  # condition fractions
     top, applied, n_elements = 0, 0, 0
-    stack_node[0], stack_level[0], stack_crossed[0], stack_fraction[0] = 0, 0, 0, 1.0
+    stack_node[0], stack_level[0], stack_crossed[0] = 0, 0, 0
+    stack_on[0], stack_off[0] = 1.0, 1.0
     while top >= 0:
         node, level = stack_node[top], stack_level[top]
-        crossed, fraction = stack_crossed[top], stack_fraction[top]
+        crossed, on, off = stack_crossed[top], stack_on[top], stack_off[top]
         n_elements = _undo_edges(applied, level, undo_new, undo_slot, undo_zero, undo_one,
                                  zero, one, element_feature, slot_of_feature, n_elements)
         applied = min(applied, level - 1) if level > 0 else 0
@@ -197,6 +204,12 @@ def _tree_shap_row(x, base, max_depth, split_feature, threshold, default_left, s
                     # cover 0 the row does not take): it adds nothing, and UNWIND of that
                     # element would divide 0 by 0
             if reachable:
+                if condition == 0 or condition == 1:
+                    fraction = on
+                elif condition == -1:
+                    fraction = off
+                else:
+                    fraction = on - off
                 _leaf_shares(zero, one, weight, n_elements, element_feature,
                              value[at] * fraction, phi)
             continue
@@ -212,20 +225,21 @@ def _tree_shap_row(x, base, max_depth, split_feature, threshold, default_left, s
             child = left + side
             hot = (child == left) == goes_left
             share = cover_share(cover[base + child], cover[at])
-            child_fraction = fraction
+            child_on, child_off = on, off
             if conditioned:  # on: only the row's way; off: both, by cover share
-                if condition > 0:
-                    child_fraction = fraction if hot else 0.0
-                else:
-                    child_fraction = fraction * share
-                if child_fraction == 0.0:
+                child_on = on if hot else 0.0
+                child_off = off * share
+                if ((condition == 1 and child_on == 0.0) or (condition == -1 and child_off == 0.0)
+                        or (child_on == 0.0 and child_off == 0.0)):
                     continue  # no weight reaches the child
+            elif condition != 0 and crossed == 0 and reaches[child] == 0:
+                continue  # only leaves that add the same with the feature on and off
             top += 1
             stack_node[top], stack_level[top], stack_feature[top] = child, level + 1, split
             stack_zero[top] = share
             stack_one[top] = 1.0 if hot else 0.0
             stack_crossed[top] = 1 if conditioned else crossed
-            stack_fraction[top] = child_fraction
+            stack_on[top], stack_off[top] = child_on, child_off
     _undo_edges(applied, 1, undo_new, undo_slot, undo_zero, undo_one, zero, one,
                 element_feature, slot_of_feature, n_elements)
     return True
@@ -266,7 +280,7 @@ def tree_shap(X, split_feature, threshold, default_left, split_type, cat_row, ca
     failed = np.zeros(n_parts, dtype=np.uint8)
     for part in prange(n_parts):
         int_buffers = np.zeros((7, max_depth + 2), dtype=np.int64)
-        float_buffers = np.zeros((8, max_depth + 2), dtype=np.float64)
+        float_buffers = np.zeros((9, max_depth + 2), dtype=np.float64)
         slot_of_feature = np.full(n_features, -1, dtype=np.int64)
         for r in range(n_rows * part // n_parts, n_rows * (part + 1) // n_parts):
             for t in range(n_trees):
@@ -275,7 +289,7 @@ def tree_shap(X, split_feature, threshold, default_left, split_type, cat_row, ca
                 if not _tree_shap_row(X[r], tree_offsets[t], tree_depth[t], split_feature,
                                       threshold, default_left, split_type, cat_row, cat_bits,
                                       left_child, value, cover, int_buffers, float_buffers,
-                                      slot_of_feature, 0, -1, phi):
+                                      slot_of_feature, 0, -1, _NO_PRUNING, phi):
                     failed[part] = 1
     return not failed.any()
 
@@ -309,6 +323,32 @@ def _tree_features(split_feature, left_child, tree_offsets, n_features, offsets,
         offsets[t + 1] = count
 
 
+@helper(error_model=_ERRORS)
+def _reaches_feature(split_feature, left_child, tree_offsets, feature_offsets, features,
+                     reach_offsets, reach):
+    """For each tree ``t`` and each feature it splits on (the ``k``-th of
+    ``_tree_features``), whether each node's subtree (the node included) holds a split on
+    that feature: ``reach[reach_offsets[t] + k * n_nodes + node]`` (1 or 0, ``node``
+    within the tree). Children come after parents: one backward sweep per pair.
+
+    reach : uint8 (reach_offsets[-1],)   # OUT
+    """
+    for t in range(tree_offsets.shape[0] - 1):
+        base = tree_offsets[t]
+        n_nodes = tree_offsets[t + 1] - base
+        for k in range(feature_offsets[t + 1] - feature_offsets[t]):
+            feature = features[feature_offsets[t] + k]
+            start = reach_offsets[t] + k * n_nodes
+            for node in range(n_nodes - 1, -1, -1):
+                left = left_child[base + node]
+                if left < 0:
+                    reach[start + node] = 0
+                elif split_feature[base + node] == feature:
+                    reach[start + node] = 1
+                else:
+                    reach[start + node] = reach[start + left] | reach[start + left + 1]
+
+
 @kernel(parallel=True, error_model=_ERRORS)
 def tree_shap_interactions(X, split_feature, threshold, default_left, split_type, cat_row,
                            cat_bits, left_child, value, cover, tree_offsets, tree_group,
@@ -330,9 +370,11 @@ def tree_shap_interactions(X, split_feature, threshold, default_left, split_type
     incomplete).
 
     Per row and tree: one plain TreeSHAP walk, then for each feature ``i`` the tree splits
-    on one walk with ``i`` on and one with ``i`` off (features a tree does not use do not
-    interact in it). Each row is handled by one task and sums its trees in order, so the
-    results do not depend on the thread count.
+    on one walk for the change between ``i`` on and ``i`` off (``condition`` 2 of
+    ``_tree_shap_row``: XGBoost runs the two games as two walks over every tree, for
+    every feature), entering only the subtrees with a split on ``i`` on their paths
+    (features a tree does not use do not interact in it). Each row is handled by one
+    task and sums its trees in order, so the results do not depend on the thread count.
     """
     n_rows, n_features = X.shape
     n_groups = out.shape[1]
@@ -342,16 +384,23 @@ def tree_shap_interactions(X, split_feature, threshold, default_left, split_type
     feature_offsets = np.empty(n_trees + 1, dtype=np.int64)
     features = np.empty(value.shape[0], dtype=np.int64)
     _tree_features(split_feature, left_child, tree_offsets, n_features, feature_offsets, features)
+    reach_offsets = np.zeros(n_trees + 1, dtype=np.int64)
+    for t in range(n_trees):
+        reach_offsets[t + 1] = reach_offsets[t] + (
+            (feature_offsets[t + 1] - feature_offsets[t]) * (tree_offsets[t + 1] - tree_offsets[t]))
+    reach = np.empty(reach_offsets[n_trees], dtype=np.uint8)
+    _reaches_feature(split_feature, left_child, tree_offsets, feature_offsets, features,
+                     reach_offsets, reach)
     max_depth = _max_depth(tree_depth)
     n_parts = max(1, min(n_threads, n_rows))
     failed = np.zeros(n_parts, dtype=np.uint8)
     for part in prange(n_parts):
         int_buffers = np.zeros((7, max_depth + 2), dtype=np.int64)
-        float_buffers = np.zeros((8, max_depth + 2), dtype=np.float64)
+        float_buffers = np.zeros((9, max_depth + 2), dtype=np.float64)
         slot_of_feature = np.full(n_features, -1, dtype=np.int64)
         phi = np.zeros((n_groups, n_features + 1))  # the row's plain SHAP values
         off_diagonal = np.zeros((n_groups, n_features + 1))  # its row sums off the diagonal
-        on, off = np.zeros(n_features + 1), np.zeros(n_features + 1)
+        change = np.zeros(n_features + 1)  # phi with a feature on minus phi with it off
         for r in range(n_rows * part // n_parts, n_rows * (part + 1) // n_parts):
             phi[:] = 0.0
             off_diagonal[:] = 0.0
@@ -361,18 +410,21 @@ def tree_shap_interactions(X, split_feature, threshold, default_left, split_type
                 args = (X[r], base, tree_depth[t], split_feature, threshold, default_left,
                         split_type, cat_row, cat_bits, left_child, value, cover, int_buffers,
                         float_buffers, slot_of_feature)
-                if not _tree_shap_row(*args, 0, -1, phi[g]):
+                if not _tree_shap_row(*args, 0, -1, _NO_PRUNING, phi[g]):
                     failed[part] = 1
                     continue
                 used = features[feature_offsets[t]:feature_offsets[t + 1]]
-                for i in used:
+                n_nodes = tree_offsets[t + 1] - base
+                for k in range(used.shape[0]):
+                    i = used[k]
+                    start = reach_offsets[t] + k * n_nodes
+                    reaches = reach[start:start + n_nodes]
                     for j in used:
-                        on[j], off[j] = 0.0, 0.0
-                    _tree_shap_row(*args, 1, i, on)
-                    _tree_shap_row(*args, -1, i, off)
+                        change[j] = 0.0
+                    _tree_shap_row(*args, 2, i, reaches, change)
                     for j in used:
                         if j != i:
-                            half = (on[j] - off[j]) / 2.0
+                            half = change[j] / 2.0
                             out[r, g, i, j] += half
                             off_diagonal[g, i] += half
             for g in range(n_groups):
