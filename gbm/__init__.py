@@ -17,11 +17,12 @@ from .training.cv import cv
 __version__ = "0.1.0"
 __all__ = ["Booster", "DMatrix", "QuantileDMatrix", "train", "callback", "GBMClassifier",
            "GBMRanker", "GBMRegressor", "GBMRFClassifier", "GBMRFRegressor", "plot_importance",
-           "plot_tree", "plot_metric", "__version__", "cv"]
+           "plot_tree", "plot_metric", "to_graphviz", "__version__", "cv"]
 
 _LAZY = {"GBMClassifier": "sklearn", "GBMRanker": "sklearn", "GBMRegressor": "sklearn",
          "GBMRFClassifier": "sklearn", "GBMRFRegressor": "sklearn",
-         "plot_importance": "plotting", "plot_tree": "plotting", "plot_metric": "plotting"}
+         "plot_importance": "plotting", "plot_tree": "plotting", "plot_metric": "plotting",
+         "to_graphviz": "plotting"}
 
 
 # Modules that moved into subpackages, by the old names earlier docs cited (and scripts

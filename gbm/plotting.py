@@ -1,9 +1,13 @@
-"""Plots with matplotlib (no graphviz): feature importances, one tree, learning curves.
+"""Plots with matplotlib: feature importances, one tree, learning curves; and one tree
+as a Graphviz graph (``to_graphviz``, XGBoost's).
 
-Each function draws on ``ax`` (a new figure's axes when None) and returns the Axes.
-matplotlib is imported when a function is called (``pip install matplotlib``, in the dev
-extra), so ``import gbm`` stays light.
+Each matplotlib function draws on ``ax`` (a new figure's axes when None) and returns the
+Axes. matplotlib is imported when a function is called (``pip install matplotlib``, in the
+dev extra), and so is the ``graphviz`` package by ``to_graphviz`` (``pip install
+graphviz``, the ``graphviz`` extra), so ``import gbm`` stays light.
 """
+import warnings
+
 import numpy as np
 
 
@@ -206,3 +210,73 @@ def plot_metric(evals_result, metric=None, dataset_names=None, ax=None, title=No
     ax.legend()
     ax.grid(grid, alpha=0.3)
     return ax
+
+
+def to_graphviz(model, *, fmap="", num_trees=None, rankdir=None, yes_color=None,
+                no_color=None, condition_node_params=None, leaf_node_params=None,
+                with_stats=False, tree_idx=0, **kwargs):
+    """One tree as a ``graphviz.Source``, XGBoost's ``to_graphviz``: the same DOT text.
+
+    Parameters
+    ----------
+    model : Booster or fitted estimator
+    fmap : str or path, optional; a feature map file (``<index> <name> <type>`` per
+        line, XGBoost's): its names replace the model's, and an indicator feature (type
+        ``i``) is shown without its threshold
+    num_trees : int, optional; the old name of ``tree_idx`` (deprecated in XGBoost 3.0:
+        a FutureWarning, as there)
+    rankdir : str, optional; graph direction, e.g. "LR" (default top to bottom)
+    yes_color, no_color : str, optional; the colour of the edge missing values take
+        (default "#0000FF") and of the other one ("#FF0000"), as XGBoost draws them
+    condition_node_params, leaf_node_params : dict, optional; graphviz attributes of
+        split and leaf nodes, e.g. ``{"shape": "box", "style": "filled"}``
+    with_stats : bool; gain and cover at splits, cover at leaves (XGBoost before 3.4
+        writes them at categorical splits even without it; gbm writes what 3.4 does)
+    tree_idx : int; the tree's index in ``booster.trees`` (a round holds
+        ``num_parallel_tree`` trees per output group)
+    **kwargs : more graph attributes, e.g. ``size="8,8"``, written as
+        ``graph [ key="value" ]`` (all of them; XGBoost 3.2 drops the first when
+        ``rankdir`` is not given)
+
+    Returns
+    -------
+    graphviz.Source; ``.source`` is the DOT text, ``.render()`` draws it (that needs the
+    Graphviz ``dot`` program), and notebooks display it.
+
+    Splits read ``feature<threshold`` or, categorical, ``feature:{codes}`` (the category
+    codes of the set, which goes to the "yes" edge, the right child); the edge missing
+    values follow says ", missing".
+    """
+    try:
+        from graphviz import Source
+    except ImportError as err:
+        raise ImportError("gbm.to_graphviz needs the graphviz package: pip install graphviz "
+                          "(or pip install 'detgbm[graphviz]'; rendering also needs "
+                          "Graphviz's dot program)") from err
+    from .model.dot import read_feature_map, tree_to_dot
+
+    booster = _booster(model)
+    if num_trees is not None:
+        warnings.warn("The `num_trees` parameter is deprecated, use `tree_idx` instead.",
+                      FutureWarning, stacklevel=2)
+        if tree_idx not in (0, num_trees):
+            raise ValueError("Both `num_trees` and `tree_idx` are used, prefer `tree_idx` "
+                             "instead.")
+        tree_idx = num_trees
+    n_trees = len(booster.trees)
+    if isinstance(tree_idx, bool) or not isinstance(tree_idx, (int, np.integer)) \
+            or not -n_trees <= tree_idx < n_trees:
+        raise ValueError(f"tree_idx must be an int in [0, {n_trees}), got {tree_idx!r}")
+    if not isinstance(with_stats, (bool, np.bool_)):
+        raise TypeError(f"with_stats must be True or False, got {with_stats!r}")
+    if fmap:
+        names, types = read_feature_map(fmap)
+    else:
+        names = booster.feature_names or [f"f{i}" for i in range(booster.n_features)]
+        types = None
+    text = tree_to_dot(booster.trees[tree_idx], names, types, rankdir=rankdir,
+                       yes_color=yes_color, no_color=no_color,
+                       condition_node_params=condition_node_params,
+                       leaf_node_params=leaf_node_params, with_stats=bool(with_stats),
+                       graph_attrs=kwargs)
+    return Source(text)

@@ -73,4 +73,4 @@ def test_dumps_and_dataframe_describe_the_same_trees():
     feature, value = theirs.splitlines()[0].split(" ")[0].rstrip("]").split("<")
     assert text[0].split(" ")[0] == f"{feature}<{float(value) - 0.5:.9g}]"
     with pytest.raises(ValueError, match="dump_format"):
-        b.get_dump(dump_format="dot")
+        b.get_dump(dump_format="xml")

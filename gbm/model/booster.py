@@ -7,7 +7,8 @@ from ..io import gbm_json
 from ..runtime.backend import get_backend
 from ..data.categorical import encode_X
 from ..data.inputs import feature_names_of, is_device_array
-from .explain import predict_contributions
+from .explain import predict_contributions, predict_interactions
+from .output_shape import prediction_kind, shape_output
 from ..objectives import get_objective
 from ..tree.structure import Forest
 
@@ -186,7 +187,8 @@ class Booster:
         return X
 
     def predict(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
-                pred_leaf=False, pred_contribs=False, base_margin=None):
+                pred_leaf=False, pred_contribs=False, base_margin=None, approx_contribs=False,
+                pred_interactions=False, strict_shape=False):
         """Predict for raw feature rows.
 
         Parameters
@@ -212,6 +214,25 @@ class Booster:
         base_margin : array-like (n_samples,) or (n_samples, n_groups), optional
             Each row's starting margin, instead of the model's base margin (XGBoost's
             ``base_margin``; give the same as in training).
+        approx_contribs : bool
+            With ``pred_contribs`` (or ``pred_interactions``): Saabas's approximation
+            instead of exact SHAP values, as XGBoost's: along the row's path, each split's
+            feature gets the change of the cover-weighted expected value from the node to
+            the child taken (same shape; rows still sum to the margin).
+        pred_interactions : bool
+            Return SHAP interaction values instead (Lundberg, Erion & Lee 2018, as
+            XGBoost's): float64 (n_samples, n_features + 1, n_features + 1), or
+            (n_samples, n_groups, n_features + 1, n_features + 1). Entry ``[i, j]`` (``i !=
+            j``) is half the interaction of features ``i`` and ``j``; the diagonal holds
+            each feature's SHAP value less its interactions, so row ``i`` sums to
+            ``pred_contribs``'s column ``i``; ``[n_features, n_features]`` is the bias and
+            the whole matrix sums to the margin (see ``gbm.model.explain``).
+        strict_shape : bool
+            XGBoost's ``strict_shape``: never drop an axis. Predictions (n_samples, k) (k = 1
+            for one output or a class label), margins (n_samples, n_groups), contributions
+            (n_samples, n_groups, n_features + 1), interactions (n_samples, n_groups,
+            n_features + 1, n_features + 1), leaves (n_samples, n_rounds, n_groups,
+            num_parallel_tree).
 
         Returns
         -------
@@ -226,10 +247,12 @@ class Booster:
                 base_margin = X.base_margin
             X = X.data
         return self._predict_checked(self._check_predict_X(X), output_margin, iteration_range,
-                                     n_jobs, pred_leaf, pred_contribs, base_margin)
+                                     n_jobs, pred_leaf, pred_contribs, base_margin,
+                                     approx_contribs, pred_interactions, strict_shape)
 
     def _predict_checked(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
-                         pred_leaf=False, pred_contribs=False, base_margin=None):
+                         pred_leaf=False, pred_contribs=False, base_margin=None,
+                         approx_contribs=False, pred_interactions=False, strict_shape=False):
         """``predict`` for X already checked: float32, C order, ``n_features`` columns.
 
         The kernels index rows by ``n_features`` without bounds checks, so the width is
@@ -246,24 +269,22 @@ class Booster:
         device = "cuda" if on_device else self.params["device"]
         backend = get_backend(device, self.params["n_jobs"] if n_jobs is None else n_jobs)
         xp = backend.xp if on_device else np
-        if pred_contribs is not False:
-            if not isinstance(pred_contribs, (bool, np.bool_)):
-                raise TypeError(f"pred_contribs must be True or False, got {pred_contribs!r}")
-            if pred_leaf:
-                raise ValueError("pred_contribs=True and pred_leaf=True cannot be combined; "
-                                 "ask for one kind of prediction at a time")
-        if base_margin is not None and (pred_contribs or pred_leaf):
+        kind = prediction_kind(pred_leaf, pred_contribs, pred_interactions, approx_contribs,
+                               strict_shape, output_margin)
+        if base_margin is not None and kind in ("contribs", "interactions", "leaf"):
             raise ValueError("base_margin applies to predictions and margins, not to "
-                             "pred_contribs or pred_leaf")
-        if pred_contribs:
-            return xp.asarray(predict_contributions(self, X, forest, backend))
+                             "pred_contribs, pred_interactions or pred_leaf")
+        if kind in ("contribs", "interactions"):
+            explain = predict_contributions if kind == "contribs" else predict_interactions
+            values = xp.asarray(explain(self, X, forest, backend, approximate=approx_contribs))
+            return shape_output(values, kind, self.n_groups, strict_shape)
         k = backend.kernels
-        if pred_leaf:
+        if kind == "leaf":
             leaves = xp.empty((X.shape[0], forest.n_trees), dtype=np.int32)
             with backend.threads():
                 k.predict_leaf(X, forest.walk, forest.cat_bits, forest.tree_offsets,
                                forest.tree_depth, leaves)
-            return leaves
+            return shape_output(leaves, kind, self.n_groups, strict_shape, end - begin)
         if base_margin is None:
             margin = xp.tile(xp.asarray(self.base_margin), (X.shape[0], 1))
         else:
@@ -274,9 +295,44 @@ class Booster:
         with backend.threads(X.size * max(1, forest.n_trees // 8)):
             k.predict(X, forest.walk, forest.cat_bits, forest.value, forest.tree_offsets,
                       forest.tree_group, forest.tree_depth, margin)
-        if output_margin:
-            return margin[:, 0] if self.n_groups == 1 else margin
-        return get_objective(self.params).transform(margin, xp)
+        if kind == "value":
+            margin = get_objective(self.params).transform(margin, xp)
+        return shape_output(margin, kind, self.n_groups, strict_shape)
+
+    def inplace_predict(self, data, *, iteration_range=(0, 0), predict_type="value",
+                        missing=np.nan, validate_features=True, base_margin=None,
+                        strict_shape=False):
+        """Predict for the data itself, as XGBoost's ``inplace_predict``: no DMatrix.
+
+        Parameters
+        ----------
+        data : NumPy array or list, pandas DataFrame (``category`` columns included) or
+            Series, SciPy sparse matrix (absent entries are missing), CuPy or any
+            ``__cuda_array_interface__`` array (predicted on the GPU and returned there,
+            as ``predict`` does); (n_samples, n_features)
+        iteration_range : (int, int), as ``predict``'s
+        predict_type : "value" (predictions) or "margin" (raw margins)
+        missing : float
+            The value that marks a missing entry, besides NaN: entries equal to it (in
+            float32, as XGBoost compares) are treated as NaN. In a DataFrame's
+            ``category`` column, as in XGBoost, the rows whose category code (position in
+            the column's categories) equals ``missing``.
+        validate_features : bool
+            Check a DataFrame's column names against the model's (the column count is
+            always checked).
+        base_margin : array-like (n_samples,) or (n_samples, n_groups), optional
+        strict_shape : bool, as ``predict``'s
+
+        Returns
+        -------
+        ndarray of float64, as ``predict`` with ``output_margin=(predict_type == "margin")``.
+        """
+        from .inplace import inplace_input, output_margin_of
+
+        output_margin = output_margin_of(predict_type)
+        X = inplace_input(self, data, missing, validate_features)
+        return self._predict_checked(X, output_margin, iteration_range, base_margin=base_margin,
+                                     strict_shape=strict_shape)
 
     def get_score(self, importance_type="weight"):
         """Feature importances as XGBoost reports them: a dict from feature name (or

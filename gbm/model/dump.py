@@ -80,9 +80,15 @@ def get_dump(booster, dump_format="text", with_stats=False):
     """One string per tree: XGBoost's text form (``0:[f2<1.5] yes=1,no=2,missing=1``) or
     its JSON form (nested ``children``). A categorical split reads
     ``0:[f0:{1,3}] yes=2,no=1,missing=1``: rows whose category is listed go to ``yes``
-    (the right child), as in XGBoost; the JSON form's ``split_condition`` is that list."""
-    if dump_format not in ("text", "json"):
-        raise ValueError(f"dump_format must be 'text' or 'json', got {dump_format!r}")
+    (the right child), as in XGBoost; the JSON form's ``split_condition`` is that list.
+    ``"dot"``: each tree's Graphviz text, as ``gbm.to_graphviz`` writes it."""
+    if dump_format not in ("text", "json", "dot"):
+        raise ValueError(f"dump_format must be 'text', 'json' or 'dot', got {dump_format!r}")
+    if dump_format == "dot":  # Graphviz, as gbm.to_graphviz (XGBoost's "dot" dump)
+        from .dot import tree_to_dot
+
+        names = booster.feature_names or [f"f{i}" for i in range(booster.n_features)]
+        return [tree_to_dot(tree, names, with_stats=with_stats) for tree in booster.trees]
     if dump_format == "json":
         return [_tree_json(booster, tree) for tree in booster.trees]
     return [_tree_text(booster, tree, with_stats) for tree in booster.trees]

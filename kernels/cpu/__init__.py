@@ -27,7 +27,7 @@ from .partition import add_leaf_values, add_split_values, partition_rows
 from .predict import predict, predict_binned, predict_leaf
 from .quantize import max_abs, quantize_gradients
 from .rank import lambdarank_gradients
-from .shap import tree_shap
+from .shap import tree_saabas, tree_shap, tree_shap_interactions
 from .split import evaluate_splits, node_weights
 from .survival import aft_loss_into
 
@@ -35,6 +35,7 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "evaluate_splits", "lambdarank_gradients", "max_abs", "node_weights",
            "partition_rows", "pointwise_gradients", "predict", "predict_binned",
            "predict_leaf", "quantize_gradients", "subtract_histograms", "tree_shap",
+           "tree_shap_interactions", "tree_saabas",
            "cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms", "gradient_csc",
            "gradient_dense", "gram_dense", "hessian_diagonal_csc",
            "hessian_diagonal_dense", "loss_terms", "margins_csc", "margins_csr",

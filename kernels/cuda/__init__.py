@@ -8,10 +8,11 @@ threads), under which the test suite checks every kernel against the reference.
 Same results as the CPU kernels, bit for bit: integer histograms (64-bit integer
 atomics, no float atomics), the split, objective and elementary formulas compiled from
 the CPU's source with products that no compiler fuses into an FMA, and every float sum
-in a fixed order. ``tree_shap`` runs the CPU kernel on host copies (see ``shap.py``). The
-linear models' kernels (``linear.py``, ``linear_cd.py``) sum in fixed orders too, but their
-sums are not the CPU's (which vectorise them): they agree with the CPU to rounding, and the
-solvers' certificates, not bits, make the fits agree.
+in a fixed order. ``tree_shap``, ``tree_shap_interactions`` and ``tree_saabas`` run the CPU
+kernels on host copies (see ``shap.py``). The linear models' kernels (``linear.py``,
+``linear_cd.py``) sum in fixed orders too, but their sums are not the CPU's (which
+vectorise them): they agree with the CPU to rounding, and the solvers' certificates, not
+bits, make the fits agree.
 """
 from .binning import bin_values
 from .histogram import build_histograms, subtract_histograms
@@ -24,13 +25,14 @@ from .partition import add_leaf_values, add_split_values, partition_rows
 from .predict import predict, predict_binned, predict_leaf
 from .quantize import max_abs, quantize_gradients
 from .rank import lambdarank_gradients
-from .shap import tree_shap
+from .shap import tree_saabas, tree_shap, tree_shap_interactions
 from .split import evaluate_splits, node_weights
 
 __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histograms",
            "evaluate_splits", "lambdarank_gradients", "max_abs", "node_weights",
            "partition_rows", "pointwise_gradients", "predict", "predict_binned",
            "predict_leaf", "quantize_gradients", "subtract_histograms", "tree_shap",
+           "tree_shap_interactions", "tree_saabas",
            "cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms", "gradient_csc",
            "gradient_dense", "gram_dense", "hessian_diagonal_csc",
            "hessian_diagonal_dense", "loss_terms", "margins_csc", "margins_csr",

@@ -343,6 +343,25 @@ def test_tree_shap_is_the_cpu_kernel():
     np.testing.assert_array_equal(host(got), expected)
 
 
+@pytest.mark.parametrize("name, width", [("tree_shap_interactions", (5, 5)),
+                                         ("tree_saabas", (5,))])
+def test_interactions_and_saabas_are_the_cpu_kernels(name, width):
+    """pred_interactions and approx_contribs on the CUDA backend: the CPU kernels on host
+    copies, their result written back into the device array."""
+    rng = np.random.default_rng(8)
+    f = random_forest_arrays(rng, 6, 4, np.array([4, 9, 2, 30]), 2)
+    f.cover[:] = 1.0 + np.arange(f.cover.shape[0]) % 5  # positive covers
+    X = random_rows(rng, 20, 4, 0.1)
+    args = (f.split_feature, f.threshold, f.default_left, f.split_type, f.cat_row, f.cat_bits,
+            f.left_child, f.value, f.cover, f.tree_offsets, f.tree_group, f.tree_depth)
+    expected = np.zeros((20, 2) + width)
+    assert getattr(cpu, name)(X, *args, 1, expected)
+    got = dev(np.zeros((20, 2) + width))
+    assert getattr(cuda, name)(dev(X), *args, 1, got)
+    np.testing.assert_array_equal(host(got), expected)
+    assert np.abs(expected).max() > 0
+
+
 def test_elementary_functions_on_the_device_are_the_cpus():
     """exp / log / log2 as compiled for CUDA give the CPU's bits (on a GPU: libdevice is
     not involved, and no FMA changes a rounding)."""

@@ -2,5 +2,5 @@
 (``fake_nccl``), the CUDA tests' device arrays (``device_arrays``), the reference model
 cases behind the fixture files (``model_cases``), corrupted model files
 (``corruptions``), the fuzzers (``fuzz_models``), a fresh-interpreter runner
-(``isolated``) and the linear models' all-zero solutions in closed form
-(``linear_optima``)."""
+(``isolated``), the linear models' all-zero solutions in closed form
+(``linear_optima``) and random trees for the explanation kernels (``random_trees``)."""
