@@ -63,7 +63,8 @@ class GBMRFRegressor(_RandomForestMixin, GBMRegressor):
     device, eval_metric, interaction_constraints, monotone_constraints, max_cat_to_onehot,
     max_cat_threshold, categorical_features, enable_categorical, objective, quantile_alpha,
     huber_slope, tweedie_variance_power, tree_method, scale_pos_weight, missing, verbosity,
-    validate_parameters, importance_type
+    validate_parameters, importance_type, booster, rate_drop, one_drop, skip_drop,
+    sample_type, normalize_type
         As for ``GBMRegressor`` / ``GBMClassifier`` (see ``docs/parameters.md``).
     early_stopping_rounds, callbacks : None
         Must stay None: ``fit`` raises ``NotImplementedError`` otherwise (as XGBoost).
