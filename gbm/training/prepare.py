@@ -161,8 +161,10 @@ class Fit:
         self.first_round = 0
         rows_start = None
         if init is not None:
-            for i, (tree, group) in enumerate(zip(init.trees, init.tree_group)):
-                booster.add_tree(tree, group, init._weight(i))
+            # a dart model's tree weights; a gbtree model's trees weigh 1 in a dart fit
+            weights = init.weight_drop or [1.0] * len(init.trees)
+            for tree, group, weight in zip(init.trees, init.tree_group, weights):
+                booster.add_tree(tree, group, weight)
             booster.iteration_indptr = list(init.iteration_indptr)
             start = xp.asarray(init._predict_checked(X, output_margin=True)).reshape(
                 X.shape[0], init.n_groups)
