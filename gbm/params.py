@@ -347,8 +347,8 @@ def validate_params(params):
 
 def _check_dart(out):
     """Dropout parameters set away from their defaults need ``booster="dart"`` (XGBoost
-    before 3.4 ignores them with ``gbtree``, and 3.4 drops trees with ``gbtree`` too: gbm
-    asks for the booster by name rather than guess)."""
+    up to 3.2 ignores them with ``gbtree``, and from 3.3 drops trees with ``gbtree`` too:
+    gbm asks for the booster by name rather than guess)."""
     if out["booster"] == "dart":
         return
     for name in DART_PARAMS:

@@ -63,12 +63,17 @@ def test_xgboost_dart_model_imports_predicts_and_trains_on(exact_bins, tmp_path)
     np.testing.assert_allclose(ours.weight_drop, _xgboost_weights(theirs), rtol=0)
     np.testing.assert_allclose(ours.predict(Xv), theirs.predict(xgb.DMatrix(Xv)), rtol=1e-5,
                                atol=1e-5)
-    # XGBoost 3.4 writes the weights inside the tree model of a "gbtree" booster
-    d = json.loads(theirs.save_raw("json"))
-    dart = d["learner"]["gradient_booster"]
-    d["learner"]["gradient_booster"] = {"name": "gbtree", "model": dict(
-        dart["gbtree"]["model"], weight_drop=dart["weight_drop"])}
-    assert gbm.Booster.from_xgboost(d).to_json() == ours.to_json()
+    # trained with dropout, XGBoost 3.3 writes the weights beside the tree model of a
+    # "gbtree" booster, and 3.4 inside it
+    dart = json.loads(theirs.save_raw("json"))["learner"]["gradient_booster"]
+    for gradient_booster in (
+            {"name": "gbtree", "model": dart["gbtree"]["model"],
+             "weight_drop": dart["weight_drop"]},
+            {"name": "gbtree", "model": dict(dart["gbtree"]["model"],
+                                             weight_drop=dart["weight_drop"])}):
+        d = json.loads(theirs.save_raw("json"))
+        d["learner"]["gradient_booster"] = gradient_booster
+        assert gbm.Booster.from_xgboost(d).to_json() == ours.to_json()
     more = gbm.train(params, X, y, 10, init_model=ours, evals=[(Xv, yv, "valid")])
     assert more.weight_drop[:10] != ours.weight_drop  # earlier trees dropped again
     scores = more.evals_result["valid"]["rmse"]

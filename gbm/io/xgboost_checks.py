@@ -82,7 +82,8 @@ def check_model(d):
     n_groups, base_margin = _base_margin(lmp, params, n_trees)
     groups = _tree_groups(model, n_trees, n_groups)
     weights = (_tree_weights(gb, n_trees) if booster_kind == "dart"
-               else _tree_weights(model, n_trees, required=False))
+               else _tree_weights(gb if "weight_drop" in gb else model, n_trees,
+                                  required=False))
     if weights is not None:
         params = validate_params(dict(params, booster="dart"))
     indptr = _iteration_indptr(model, params, n_groups, n_trees)
@@ -269,9 +270,10 @@ def _tree_groups(model, n_trees, n_groups):
 
 
 def _tree_weights(holder, n_trees, required=True):
-    """Each tree's weight, ``weight_drop``: in a dart booster (XGBoost before 3.4;
-    ``required``) or in a tree model (3.4 on, after training with dropout); None when
-    not required and absent."""
+    """Each tree's weight, ``weight_drop``, where XGBoost writes it: beside the tree model
+    of a dart booster (up to 3.2; ``required``), of a gbtree booster (3.3) or inside the
+    tree model (3.4), the last two after training with dropout; None when not required
+    and absent. Beside wins over inside, as in XGBoost's loader."""
     if not required and "weight_drop" not in holder:
         return None
     weights = fields.float32s(fields.get(holder, "weight_drop", "weight_drop"), "weight_drop")

@@ -10,9 +10,9 @@ built here then passes every check of a gbm model file (``gbm.io.gbm_json.loads`
 * a categorical feature gets the labels of the ``cats`` block, else gbm's own lists
   (``gbm_categories``, when the model is gbm's export and its sets hold only those
   values), else XGBoost's codes ``0 .. max`` as numeric labels;
-* a dart booster's tree weights (``weight_drop``: XGBoost 3.2's ``dart`` booster, or
-  3.4's inside the tree model) stay tree weights: the model is a gbm dart model
-  (``booster="dart"``), whose training can be continued.
+* the tree weights of a model trained with dropout (``weight_drop``: of XGBoost's
+  ``dart`` booster up to 3.2, of its ``gbtree`` booster from 3.3) stay tree weights: the
+  model is a gbm dart model (``booster="dart"``), whose training can be continued.
 """
 import json
 import math

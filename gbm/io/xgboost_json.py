@@ -22,7 +22,7 @@ XGBoost's ``doc/model.schema``):
   back the same categories;
 * a DART model (``booster="dart"``) is written as XGBoost's ``dart`` booster: the tree
   model inside it as ``gbtree``, and each tree's weight in ``weight_drop`` (float32,
-  XGBoost's type), which XGBoost 2 to 3.4 load;
+  XGBoost's type): the form XGBoost writes up to 3.2, which 3.3 and 3.4 still read;
 * gbm keeps the starting margin per output group; XGBoost (3.1 on) a ``base_score`` per
   output in prediction space, which its objective turns into the margin with its
   inverse link (logit for ``binary:logistic``, log for Poisson, gamma and Tweedie).
