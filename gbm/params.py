@@ -35,6 +35,10 @@ RUN_SETTINGS = ("n_jobs", "device", "tree_method", "verbosity", "validate_parame
 # from their default, so files of models that do not use them stay as they were.
 OMITTED_AT_DEFAULT = ("scale_pos_weight", "num_target", "expectile_alpha",
                       "aft_loss_distribution", "aft_loss_distribution_scale")
+# DART (booster="dart", gbm.tree.dart): written to model files only when set, like the above.
+DART_PARAMS = ("rate_drop", "one_drop", "skip_drop", "sample_type", "normalize_type")
+OMITTED_AT_DEFAULT += ("booster",) + DART_PARAMS
+BOOSTERS = ("gbtree", "dart")
 
 
 # Real parameters are at most float32's largest value in magnitude (XGBoost keeps them as
@@ -190,6 +194,15 @@ def _tree_method(name, value):
     raise ValueError(f"{name} must be one of {list(TREE_METHODS)}, got {value!r}")
 
 
+def _booster(name, value):
+    if value in BOOSTERS:
+        return value
+    if value == "gblinear":
+        raise ValueError(f"{name}='gblinear' is not a tree booster: gbm's linear models are "
+                         "the estimators in gbm.linear (see docs/linear.md)")
+    raise ValueError(f"{name} must be one of {list(BOOSTERS)}, got {value!r}")
+
+
 def _seed(name, value):
     if value is None:
         return 0
@@ -267,6 +280,16 @@ SPEC = {
     "verbosity": (1, _int(0, 3), "0 silent, 1 warnings, 2 info, 3 debug (as XGBoost)"),
     "validate_parameters": (True, _bool, "False: unknown parameter names are ignored "
                             "instead of raising"),
+    # DART (Rashmi & Gilad-Bachrach 2015): XGBoost's names, defaults and ranges
+    "booster": ("gbtree", _booster, "'gbtree', or 'dart': trees dropped out while "
+                "training, each tree weighted (see gbm.tree.dart)"),
+    "rate_drop": (0.0, _real(0, 1), "dart: chance of each earlier tree to be dropped in a round"),
+    "one_drop": (False, _bool, "dart: drop at least one tree in every round that drops"),
+    "skip_drop": (0.0, _real(0, 1), "dart: chance of a round without dropout"),
+    "sample_type": ("uniform", _choice(("uniform", "weighted")),
+                    "dart: trees dropped alike, or in proportion to their weights"),
+    "normalize_type": ("tree", _choice(("tree", "forest")),
+                       "dart: new trees weighted as one dropped tree, or as all of them"),
 }
 
 ALIASES = {
@@ -346,6 +369,7 @@ def validate_params(params):
         raise ValueError(f"num_target > 1 (a y with several columns) needs a regression "
                          f"objective {list(REGRESSION)}, got objective={out['objective']!r}")
     _check_survival_metrics(out)
+    _check_dart(out)
     if out["objective"] in ("binary:logistic", "reg:logistic") and out["base_score"] is not None:
         if not 0.0 < out["base_score"] < 1.0:
             raise ValueError(f"base_score must be in (0, 1) for {out['objective']}, got "
@@ -371,3 +395,16 @@ def _check_survival_metrics(p):
             raise ValueError(f"eval_metric {name!r} needs one label per row; survival:aft's "
                              "rows have intervals: use 'aft-nloglik' or "
                              "'interval-regression-accuracy'")
+
+
+def _check_dart(out):
+    """Dropout parameters set away from their defaults need ``booster="dart"`` (XGBoost
+    up to 3.2 ignores them with ``gbtree``, and from 3.3 drops trees with ``gbtree`` too:
+    gbm asks for the booster by name rather than guess)."""
+    if out["booster"] == "dart":
+        return
+    for name in DART_PARAMS:
+        if out[name] != SPEC[name][0]:
+            raise ValueError(f"{name}={out[name]!r} applies to booster='dart' only, got "
+                             f"booster={out['booster']!r}; set booster='dart' to train with "
+                             "dropout")

@@ -138,6 +138,8 @@ FAMILIES = {  # params beyond PARAMS, labels
     "reg:gamma": ({"objective": "reg:gamma"}, "positive"),
     "binary:logistic": ({"objective": "binary:logistic"}, "binary"),
     "two targets": ({}, "two targets"),
+    "dart": ({"booster": "dart", "rate_drop": 0.5, "one_drop": True,
+              "sample_type": "weighted", "subsample": 0.8}, "real"),
     "forest, sampled rows and columns": ({"num_parallel_tree": 3, "subsample": 0.7,
                                           "colsample_bynode": 0.6, "colsample_bytree": 0.8,
                                           "learning_rate": 1.0}, "real"),

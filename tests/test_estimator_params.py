@@ -21,6 +21,9 @@ BOOSTING = {
     "reg_alpha": 0.0, "reg_lambda": 1.0, "scale_pos_weight": None, "subsample": 1.0,
     "tree_method": "hist", "tweedie_variance_power": None, "validate_parameters": None,
     "verbosity": None, "aft_loss_distribution": None, "aft_loss_distribution_scale": None,
+    # DART (booster="dart"): None = XGBoost's defaults
+    "booster": None, "rate_drop": None, "one_drop": None, "skip_drop": None,
+    "sample_type": None, "normalize_type": None,
 }
 # GBMRanker: its own objective and LambdaMART's parameters, none of the pointwise
 # objectives' parameters.

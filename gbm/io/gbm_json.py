@@ -18,7 +18,9 @@ from ..params import OMITTED_AT_DEFAULT, RUN_SETTINGS, SPEC
 
 # 1: the first format; 2 added iteration_indptr (rounds of num_parallel_tree trees per
 # group); 3 added categorical features ("categories", trees' "split_type" / "cat_bits");
-# 4 leaves the run settings n_jobs and device out of "params".
+# 4 leaves the run settings n_jobs and device out of "params". A DART model (params
+# "booster": "dart") adds "weight_drop", its trees' weights, in a version 4 file: other
+# models' files are as before.
 VERSION = 4
 
 
@@ -48,6 +50,8 @@ def to_dict(booster, estimator=None):
     }
     if booster.categories is not None:
         d["categories"] = booster.categories
+    if booster.weight_drop is not None:
+        d["weight_drop"] = list(booster.weight_drop)
     if estimator is not None:
         d["estimator"] = estimator
     return d
@@ -67,6 +71,8 @@ def _first_non_finite(booster):
         return "base_margin"
     if booster.best_score is not None and not math.isfinite(booster.best_score):
         return "best_score"
+    if not all(math.isfinite(v) for v in booster.weight_drop or []):
+        return "weight_drop"
     for i, tree in enumerate(booster.trees):
         for field in ("value", "gain", "cover", "threshold"):
             values = getattr(tree, field)
@@ -120,6 +126,8 @@ def loads(cls, text, source="model text", with_estimator=False):
                   parts["base_margin"], parts["cuts"], parts["categories"])
     for tree, group in zip(parts["trees"], parts["groups"]):
         booster.add_tree(tree, group)
+    if parts["weight_drop"] is not None:
+        booster.set_tree_weights(parts["weight_drop"])
     booster.iteration_indptr = parts["iteration_indptr"]
     booster.best_iteration = parts["best_iteration"]
     booster.best_score = parts["best_score"]

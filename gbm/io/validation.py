@@ -13,8 +13,10 @@ builds a Booster, everything those kernels rely on:
   the root ends at a leaf after at most ``depth`` steps; the depth (from that structure)
   is at most ``MAX_TREE_DEPTH``;
 * ranges: split features, groups, category sets, float32 fields, round boundaries,
-  ``best_iteration``; and the largest leaf values of all trees plus the base margin sum
-  to a finite number, so no prediction overflows.
+  ``best_iteration``, a DART model's tree weights (``weight_drop``: one per tree, finite,
+  >= 0, present exactly when ``params.booster`` is "dart"); and the largest leaf values
+  of all trees (times their weights) plus the base margin sum to a finite number, so no
+  prediction overflows.
 
 A failure raises ``InvalidModel`` (a ``ValueError``) whose message names the field;
 ``docs/model_format.md`` lists them. ``gbm.io.gbm_json`` turns it into the user's error.
@@ -41,6 +43,7 @@ FLOAT32_MAX = float(np.finfo(np.float32).max)
 _REQUIRED = {"format", "version", "params", "n_features", "feature_names", "base_margin",
              "cuts", "trees"}
 _OPTIONAL = {"best_iteration", "best_score"}
+_V4_OPTIONAL = {"estimator", "weight_drop"}
 _CATEGORICAL_TREE_FIELDS = {"split_type", "cat_bits"}
 
 
@@ -134,7 +137,7 @@ def check_header(d):
     if missing:
         raise InvalidModel(f"missing fields {sorted(missing)}")
     known = required | _OPTIONAL | ({"categories"} if version >= 3 else set()) | (
-        {"estimator"} if version >= 4 else set())
+        _V4_OPTIONAL if version >= 4 else set())
     unknown = d.keys() - known
     if unknown:
         raise InvalidModel(f"unknown fields {sorted(unknown)} in a version {version} file")
@@ -278,12 +281,35 @@ def check_best(best_iteration, best_score, n_rounds):
     return best_iteration, best_score
 
 
-def check_prediction_range(trees, base_margin):
-    """No sum of leaf values can overflow: the largest of every tree and the base margin
-    add up to a finite float64."""
+def check_weights(weights, params, n_trees):
+    """A DART model's tree weights (``params.booster`` "dart"): one finite number >= 0 per
+    tree, as float64; None for other models, which must not have them."""
+    if params["booster"] != "dart":
+        if weights is not None:
+            raise InvalidModel(f"weight_drop is given, but params.booster is "
+                               f"{params['booster']!r}; only a dart model has tree weights")
+        return None
+    if weights is None:
+        raise InvalidModel("weight_drop is missing: a dart model (params.booster 'dart') "
+                           "has one weight per tree")
+    arr = _numbers(weights, "weight_drop")
+    if arr.size != n_trees:
+        raise InvalidModel(f"weight_drop has {arr.size} weights, expected {n_trees}, one per "
+                           f"tree (trees holds {n_trees})")
+    bad = np.flatnonzero(~(arr >= 0) | (arr > FLOAT32_MAX))
+    if bad.size:
+        raise InvalidModel(f"weight_drop[{int(bad[0])}] is {float(arr[bad[0]])!r}; a tree "
+                           f"weight is a number from 0 to {FLOAT32_MAX:.7g}")
+    return arr.tolist()
+
+
+def check_prediction_range(trees, base_margin, weights=None):
+    """No sum of leaf values can overflow: the largest of every tree (times its weight,
+    for a dart model) and the base margin add up to a finite float64."""
     total = float(np.abs(base_margin).max(initial=0.0))
     for i, tree in enumerate(trees):
-        total += float(np.abs(tree.value[tree.left_child < 0]).max())
+        scale = 1.0 if weights is None else weights[i]
+        total += float(np.abs(tree.value[tree.left_child < 0]).max()) * scale
         if not math.isfinite(total):
             raise InvalidModel("leaf values so large that a prediction overflows: the largest "
                                "leaf value of every tree and the base margin sum beyond "
@@ -526,11 +552,12 @@ def check_model(d):
         indptr = check_indptr(d["iteration_indptr"], len(trees), n_groups)
     best_iteration, best_score = check_best(d.get("best_iteration"), d.get("best_score"),
                                             len(indptr) - 1)
-    check_prediction_range(trees, base_margin)
+    weights = check_weights(d.get("weight_drop"), params, len(trees))
+    check_prediction_range(trees, base_margin, weights)
     return {"params": params, "n_features": n_features,
             "feature_names": check_feature_names(d["feature_names"], n_features),
             "base_margin": base_margin, "cuts": check_cuts(d["cuts"], n_categories),
             "categories": categories, "trees": trees, "groups": groups,
             "iteration_indptr": indptr, "best_iteration": best_iteration,
-            "best_score": best_score,
+            "best_score": best_score, "weight_drop": weights,
             "estimator": check_estimator(d.get("estimator"), n_features, n_groups)}

@@ -11,7 +11,8 @@ limits, before anything is built from it:
   when they are given, which then have that many entries), the output groups
   (``num_class`` / ``num_target``, which agree with the objective; listed by
   ``base_score`` and the trees);
-* one entry per tree in ``tree_info``, ``weight_drop`` (dart), ``num_trees``; each
+* one entry per tree in ``tree_info``, ``weight_drop`` (dart; each weight >= 0),
+  ``num_trees``; each
   tree checked by ``gbm.io.xgboost_trees`` (node arrays of ``num_nodes`` entries, a walk
   from the root that reaches each node once, split features below ``num_feature``,
   category values below ``MAX_CATEGORIES``); a numeric split never on a categorical
@@ -67,7 +68,7 @@ class CheckedModel:
     base_margin: list       # one per output group
     trees: list             # CheckedTree
     groups: list            # each tree's output group
-    weights: list           # each tree's dart weight, or None
+    weights: list           # each tree's dart weight, or None (then params.booster is "dart")
     iteration_indptr: list
     best_iteration: int     # or None
     best_score: float       # or None
@@ -85,7 +86,11 @@ def check_model(d):
     n_features = _n_features(lmp, names, types)
     n_groups, base_margin = _base_margin(lmp, params, n_trees)
     groups = _tree_groups(model, n_trees, n_groups)
-    weights = _tree_weights(gb, n_trees) if booster_kind == "dart" else None
+    weights = (_tree_weights(gb, n_trees) if booster_kind == "dart"
+               else _tree_weights(gb if "weight_drop" in gb else model, n_trees,
+                                  required=False))
+    if weights is not None:
+        params = validate_params(dict(params, booster="dart"))
     indptr = _iteration_indptr(model, params, n_groups, n_trees)
     trees = [check_tree(t, f"trees[{i}]", n_features) for i, t in enumerate(raw_trees)]
     categorical = _categorical_features(trees, types)
@@ -274,11 +279,20 @@ def _tree_groups(model, n_trees, n_groups):
     return groups.tolist()
 
 
-def _tree_weights(gb, n_trees):
-    """A dart booster's ``weight_drop``: each tree's weight, folded into its leaves."""
-    weights = fields.float32s(fields.get(gb, "weight_drop", "weight_drop"), "weight_drop")
+def _tree_weights(holder, n_trees, required=True):
+    """Each tree's weight, ``weight_drop``, where XGBoost writes it: beside the tree model
+    of a dart booster (up to 3.2; ``required``), of a gbtree booster (3.3) or inside the
+    tree model (3.4), the last two after training with dropout; None when not required
+    and absent. Beside wins over inside, as in XGBoost's loader."""
+    if not required and "weight_drop" not in holder:
+        return None
+    weights = fields.float32s(fields.get(holder, "weight_drop", "weight_drop"), "weight_drop")
     if weights.size != n_trees:
         raise ValueError(f"weight_drop has {weights.size} entries, but trees has {n_trees}")
+    if (weights < 0).any():
+        at = int(np.flatnonzero(weights < 0)[0])
+        raise ValueError(f"weight_drop[{at}] is {float(weights[at])!r}; a tree weight must "
+                         "be >= 0")
     return weights.tolist()
 
 

@@ -10,7 +10,9 @@ built here then passes every check of a gbm model file (``gbm.io.gbm_json.loads`
 * a categorical feature gets the labels of the ``cats`` block, else gbm's own lists
   (``gbm_categories``, when the model is gbm's export and its sets hold only those
   values), else XGBoost's codes ``0 .. max`` as numeric labels;
-* a dart booster's tree weights are folded into the leaves.
+* the tree weights of a model trained with dropout (``weight_drop``: of XGBoost's
+  ``dart`` booster up to 3.2, of its ``gbtree`` booster from 3.3) stay tree weights: the
+  model is a gbm dart model (``booster="dart"``), whose training can be continued.
 """
 import json
 import math
@@ -41,8 +43,8 @@ def from_xgboost(cls, source):
     booster = cls(model.params, model.n_features, model.feature_names, model.base_margin,
                   cuts, categories)
     for i, (tree, group) in enumerate(zip(model.trees, model.groups)):
-        scale = 1.0 if model.weights is None else model.weights[i]
-        booster.add_tree(_tree_from_xgboost(tree, cuts, scale, code_of), group)
+        weight = 1.0 if model.weights is None else model.weights[i]
+        booster.add_tree(_tree_from_xgboost(tree, cuts, code_of), group, weight)
     booster.iteration_indptr = model.iteration_indptr
     booster.best_iteration = model.best_iteration
     booster.best_score = model.best_score if model.best_iteration is not None else None
@@ -146,7 +148,7 @@ def _imported_categories(model):
     return categories, code_of
 
 
-def _node_values(tree, order, scale):
+def _node_values(tree, order):
     """gbm's node arrays other than the categorical ones, in gbm's node order."""
     a = tree.arrays
     old = np.asarray(order, dtype=np.int64)
@@ -162,18 +164,18 @@ def _node_values(tree, order, scale):
         "right_child": np.where(leaf, -1, new_of[np.where(leaf, 0, a["right_children"][old])]
                                 ).astype(np.int32),
         "default_left": np.where(leaf, 0, a["default_left"][old]).astype(np.uint8),
-        "value": np.where(leaf, scale * condition, weight).astype(np.float64),
+        "value": np.where(leaf, condition, weight).astype(np.float64),
         "gain": np.where(leaf, 0.0, a["loss_changes"][old]).astype(np.float64),
         "cover": a["sum_hessian"][old].astype(np.float64),
         "threshold": np.where(leaf, 0.0, condition).astype(np.float32),
     }
 
 
-def _tree_from_xgboost(tree, cuts, scale, code_of):
+def _tree_from_xgboost(tree, cuts, code_of):
     """One checked XGBoost tree as a gbm ``Tree``; ``code_of[f]``: for a feature written
     by value, a dict from XGBoost's codes (the values) to gbm's codes."""
     order = tree.order
-    arrays = _node_values(tree, order, scale)
+    arrays = _node_values(tree, order)
     n = len(order)
     sets = {}  # categorical node (XGBoost id) -> its gbm codes
     for node, values in tree.sets.items():

@@ -20,6 +20,9 @@ XGBoost's ``doc/model.schema``):
   branch in gbm and, in XGBoost, the left branch (not in the set). The model's own
   category lists go in the learner's ``gbm_categories`` attribute, so an import gives
   back the same categories;
+* a DART model (``booster="dart"``) is written as XGBoost's ``dart`` booster: the tree
+  model inside it as ``gbtree``, and each tree's weight in ``weight_drop`` (float32,
+  XGBoost's type): the form XGBoost writes up to 3.2, which 3.3 and 3.4 still read;
 * gbm keeps the starting margin per output group; XGBoost (3.1 on) a ``base_score`` per
   output in prediction space, which its objective turns into the margin with its
   inverse link (logit for ``binary:logistic`` and ``reg:logistic``, log for Poisson,
@@ -202,20 +205,24 @@ def to_xgboost(booster):
     multiclass = objective.startswith("multi:")
     n_targets = 1 if multiclass else booster.n_groups
     categories = booster.categories
+    gradient_booster = {"name": "gbtree", "model": {
+        "gbtree_model_param": {"num_parallel_tree": str(params["num_parallel_tree"]),
+                               "num_trees": str(len(booster.trees))},
+        "iteration_indptr": [int(i) for i in booster.iteration_indptr],
+        "tree_info": [int(g) for g in booster.tree_group],
+        "trees": [_tree_to_xgboost(t, i, booster.n_features, categories,
+                                   by_value(categories))
+                  for i, t in enumerate(booster.trees)],
+        "cats": _cats_block(categories, booster.n_features),
+    }}
+    if booster.weight_drop is not None:
+        gradient_booster = {"name": "dart", "gbtree": gradient_booster, "weight_drop": [
+            float(np.float32(w)) for w in booster.weight_drop]}
     learner = {
         "attributes": {},
         "feature_names": list(booster.feature_names or []),
         "feature_types": [],
-        "gradient_booster": {"name": "gbtree", "model": {
-            "gbtree_model_param": {"num_parallel_tree": str(params["num_parallel_tree"]),
-                                   "num_trees": str(len(booster.trees))},
-            "iteration_indptr": [int(i) for i in booster.iteration_indptr],
-            "tree_info": [int(g) for g in booster.tree_group],
-            "trees": [_tree_to_xgboost(t, i, booster.n_features, categories,
-                                       by_value(categories))
-                      for i, t in enumerate(booster.trees)],
-            "cats": _cats_block(categories, booster.n_features),
-        }},
+        "gradient_booster": gradient_booster,
         "learner_model_param": {
             "base_score": base_score, "boost_from_average": "0",
             "num_class": str(params["num_class"]) if multiclass else "0",

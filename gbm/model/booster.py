@@ -70,6 +70,10 @@ class Booster:
         Per feature, None (numeric) or the categories seen at fit (strings or numbers;
         see gbm.data.categorical); None when no feature is categorical.
     evals_result : dict, eval set name -> metric name -> list of values per round
+    weight_drop : list of float or None
+        A DART model's (``booster="dart"``) tree weights, one per tree: a prediction adds
+        each tree's leaf value times its weight (``gbm.tree.dart``). None for a gbtree
+        model (every weight 1).
     """
 
     def __init__(self, params=None, n_features=None, feature_names=None, base_margin=None,
@@ -84,6 +88,7 @@ class Booster:
                                                                              dtype=np.float64)
         self.cuts = cuts
         self.trees, self.tree_group = [], []
+        self.weight_drop = [] if (params or {}).get("booster") == "dart" else None
         self.iteration_indptr = [0]
         self.evals_result = {}
         self.best_iteration = None
@@ -135,13 +140,14 @@ class Booster:
                       self.cuts, self.categories)
         for r in rounds:
             lo, hi = self.iteration_indptr[r], self.iteration_indptr[r + 1]
-            for tree, group in zip(self.trees[lo:hi], self.tree_group[lo:hi]):
-                out.add_tree(tree, group)
+            for i in range(lo, hi):
+                out.add_tree(self.trees[i], self.tree_group[i], self._weight(i))
             out.end_round()
         return out
 
-    def add_tree(self, tree, group):
+    def add_tree(self, tree, group, weight=1.0):
         """Append a tree of the round being grown; ``end_round`` closes the round.
+        ``weight``: its DART weight (kept by a dart model only).
 
         A tree whose values overflowed (NaN or infinity, e.g. from a huge learning_rate)
         raises ``FloatingPointError``: it would give NaN predictions and could not be saved.
@@ -152,6 +158,20 @@ class Booster:
                 "overflowed; lower learning_rate or scale down the labels or weights")
         self.trees.append(tree)
         self.tree_group.append(group)
+        if self.weight_drop is not None:
+            self.weight_drop.append(float(weight))
+        self._forest = None
+
+    def _weight(self, i):
+        return 1.0 if self.weight_drop is None else self.weight_drop[i]
+
+    def set_tree_weights(self, weights):
+        """Replace a dart model's tree weights (one float per tree), as a round of DART
+        training leaves them."""
+        if self.weight_drop is None or len(weights) != len(self.trees):
+            raise ValueError(f"set_tree_weights needs a dart model and {len(self.trees)} "
+                             f"weights, got {len(weights)}")
+        self.weight_drop = [float(w) for w in weights]
         self._forest = None
 
     def end_round(self):
@@ -163,10 +183,11 @@ class Booster:
         end = self.num_boosted_rounds if end is None else end
         if begin == 0 and end == self.num_boosted_rounds:
             if self._forest is None:
-                self._forest = Forest(self.trees, self.tree_group)
+                self._forest = Forest(self.trees, self.tree_group, self.weight_drop)
             return self._forest
         lo, hi = self.iteration_indptr[begin], self.iteration_indptr[end]
-        return Forest(self.trees[lo:hi], self.tree_group[lo:hi])
+        weights = None if self.weight_drop is None else self.weight_drop[lo:hi]
+        return Forest(self.trees[lo:hi], self.tree_group[lo:hi], weights)
 
     def _check_predict_X(self, X, name="X", shard=False):
         """``X`` checked against the model (names, categories, column count); ``name``

@@ -45,6 +45,9 @@ _REGRESSION_OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:quantile
                           "reg:logistic", "reg:squaredlogerror", "reg:expectileerror",
                           "survival:cox", "survival:aft")
 _CLASSIFICATION_OBJECTIVES = ("binary:logistic", "multi:softprob", "multi:softmax")
+# DART's parameters (booster="dart"): passed on only when set, as XGBoost's estimators do.
+_DART_PARAMS = ("booster", "rate_drop", "one_drop", "skip_drop", "sample_type",
+                "normalize_type")
 # What a fit sets; replaced together when a fit completes.
 _FITTED = ("_Booster", "n_features_in_", "feature_names_in_", "classes_", "n_classes_",
            "_label_encoder")
@@ -73,7 +76,7 @@ class _GBMBase(BaseEstimator):
 
     def _train_params(self):
         params = {name: getattr(self, name) for name in _TREE_PARAMS}
-        for name in _OBJECTIVE_PARAMS:  # None: the objective's default
+        for name in _OBJECTIVE_PARAMS + _DART_PARAMS:  # None: the default
             value = getattr(self, name, None)  # absent too: GBMRanker has no pointwise ones
             if value is not None:
                 params[name] = value
@@ -297,6 +300,9 @@ class GBMRegressor(RegressorMixin, _GBMBase):
     colsample_bynode, max_bin, base_score, n_jobs, random_state, device,
     num_parallel_tree, max_cat_to_onehot, max_cat_threshold
         As in ``docs/parameters.md`` (the same meaning as in XGBoost).
+    booster, rate_drop, one_drop, skip_drop, sample_type, normalize_type : optional
+        ``booster="dart"`` trains with DART's dropout, which the others control (None:
+        XGBoost's defaults; see ``docs/parameters.md``).
     categorical_features : list of int or str, or bool mask, optional
         Features to treat as categorical besides pandas ``category`` columns (see
         ``gbm.train``).

@@ -64,7 +64,8 @@ class GBMRFRegressor(_RandomForestMixin, GBMRegressor):
     max_cat_threshold, categorical_features, enable_categorical, objective, quantile_alpha,
     huber_slope, tweedie_variance_power, expectile_alpha, tree_method, scale_pos_weight,
     missing, verbosity, validate_parameters, importance_type, aft_loss_distribution,
-    aft_loss_distribution_scale
+    aft_loss_distribution_scale, booster, rate_drop, one_drop, skip_drop, sample_type,
+    normalize_type
         As for ``GBMRegressor`` / ``GBMClassifier`` (see ``docs/parameters.md``).
     early_stopping_rounds, callbacks : None
         Must stay None: ``fit`` raises ``NotImplementedError`` otherwise (as XGBoost).

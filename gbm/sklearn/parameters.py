@@ -54,6 +54,12 @@ BOOSTING_PARAMS = (
     ("monotone_constraints", None),
     # by keyword only
     ("num_parallel_tree", 1),
+    ("booster", None),  # None here and below: XGBoost's default ("gbtree"; no dropout)
+    ("rate_drop", None),
+    ("one_drop", None),
+    ("skip_drop", None),
+    ("sample_type", None),
+    ("normalize_type", None),
     ("objective", None),  # None: the estimator's own choice
     ("quantile_alpha", None),  # None here and below: the objective's or XGBoost's default
     ("expectile_alpha", None),

@@ -1,5 +1,6 @@
 """Eval sets scored after every round: ``EvalSet`` keeps a set's margins up to date on
-its bins, tree by tree, and the ``Evaluation`` callback scores every set with every
+its bins, tree by tree (for a DART model, computed again from the start after a round
+that changed earlier trees' weights), and the ``Evaluation`` callback scores every set with every
 metric into the booster's ``evals_result`` (the ``evals_log`` later callbacks read).
 ``train``'s printing and early stopping (``RoundMonitor``, ``LastScoreStopping``) read the
 round's scores as ``Evaluation`` made them, whatever else a caller's callback logs."""
@@ -8,7 +9,6 @@ import numpy as np
 from ..callback import EarlyStopping, EvaluationMonitor, TrainingCallback
 from ..data.inputs import to_host
 from ..metrics import get_metric
-from ..tree.structure import Forest
 
 
 class EvalSet:
@@ -34,7 +34,10 @@ class EvalSet:
             self.binned = False
         self.rows = backend.xp.arange(self.X.shape[0])
         self.n_bins = mapper.n_bins
+        self.base_margin = checked.base_margin
         self.margin = self._start(booster, backend, checked.base_margin)
+        # a DART model's tree weights that the margins hold (None: every weight 1)
+        self.weights = None if booster.weight_drop is None else list(booster.weight_drop)
 
     def _start(self, booster, backend, base_margin):
         if booster.trees:  # a model being continued: start from its predictions, on raw
@@ -50,8 +53,23 @@ class EvalSet:
                 + backend.asarray(base_margin.T))
         return margin
 
+    def update(self, backend, booster, new):
+        """The margins of ``booster``, whose last round's trees are new (``new``: a
+        ``Forest`` of them): those trees added, or (a DART model whose earlier trees'
+        weights changed) every tree at its weight added to the rows' start, as
+        ``predict`` adds them."""
+        weights = booster.weight_drop
+        if weights is None or self.weights == weights[:len(weights) - new.n_trees]:
+            self.add_trees(backend, new)
+        else:
+            start = (backend.xp.tile(backend.asarray(booster.base_margin), (self.X.shape[0], 1))
+                     if self.base_margin is None else backend.asarray(self.base_margin.T))
+            self.margin[...] = start
+            self.add_trees(backend, booster.forest())
+        self.weights = None if weights is None else list(weights)
+
     def add_trees(self, backend, f):
-        """Add the margins of the trees of ``f`` (a ``Forest``: the round's new trees)."""
+        """Add the margins of the trees of ``f`` (a ``Forest``)."""
         with backend.threads(self.X.size * max(1, f.n_trees // 8)):
             if self.binned:
                 backend.kernels.predict_binned(self.bins, self.rows, self.n_bins, f.walk_binned,
@@ -79,11 +97,11 @@ class Evaluation(TrainingCallback):
     def after_iteration(self, booster, epoch, evals_log):
         if not self.eval_sets:
             return False
-        lo, hi = booster.iteration_indptr[-2], booster.iteration_indptr[-1]
-        forest = Forest(booster.trees[lo:hi], booster.tree_group[lo:hi])  # once for every set
+        n = booster.num_boosted_rounds
+        new = booster.forest(n - 1, n)  # the round's trees, at their weights: once for every set
         self.round_scores = []
         for es in self.eval_sets:
-            es.add_trees(self.backend, forest)
+            es.update(self.backend, booster, new)
             for name, score in self._scores(es):
                 evals_log.setdefault(es.name, {}).setdefault(name, []).append(score)
                 self.round_scores.append((es.name, name, score))

@@ -31,6 +31,7 @@ from ..tree.grower import HistogramBuffers, TreeData
 from ..tree.group_threads import GroupRunner
 from ..tree.lockstep import Lockstep, use_lockstep
 from .callbacks import agree
+from .dart import Dropout
 from .evaluation import EvalSet
 
 
@@ -47,7 +48,8 @@ class Fit:
     group-major), ``y`` / ``y_fit`` (labels on the host / on the device), ``w`` (row
     weights on the host), ``w_fit`` (the gradients' weights on the device: with
     ``scale_pos_weight``), ``refresh_weights`` (the leaf refresh's: None when unweighted),
-    ``queries``, ``row_ids``, ``n_rows_total``, ``lockstep``, ``runner``, ``first_round``.
+    ``queries``, ``row_ids``, ``n_rows_total``, ``lockstep``, ``runner``, ``first_round``,
+    ``dropout`` (DART's state, ``gbm.training.dart``; None unless ``booster="dart"``).
     """
 
     def __init__(self, params, data, num_boost_round, init_model=None, obj=None,
@@ -160,9 +162,12 @@ class Fit:
         # the objectives see the (n_rows, n_groups) view ``margins.T``
         margins = xp.repeat(xp.asarray(base, dtype=np.float64)[:, None], X.shape[0], axis=1)
         self.first_round = 0
+        rows_start = None
         if init is not None:
-            for tree, group in zip(init.trees, init.tree_group):
-                booster.add_tree(tree, group)
+            # a dart model's tree weights; a gbtree model's trees weigh 1 in a dart fit
+            weights = init.weight_drop or [1.0] * len(init.trees)
+            for tree, group, weight in zip(init.trees, init.tree_group, weights):
+                booster.add_tree(tree, group, weight)
             booster.iteration_indptr = list(init.iteration_indptr)
             start = xp.asarray(init._predict_checked(X, output_margin=True)).reshape(
                 X.shape[0], init.n_groups)
@@ -171,7 +176,16 @@ class Fit:
         if self.base_margin_rows is not None:  # each row's own start instead of the base
             start = check_base_margin(self.base_margin_rows, X.shape[0], booster.n_groups)
             margins = xp.ascontiguousarray(margins - xp.asarray(base)[:, None] + xp.asarray(start))
+            rows_start = start
         self.margins = margins
+        self.dropout = None
+        if p["booster"] == "dart":  # DART computes the margins again from the rows' start
+            start = (xp.repeat(xp.asarray(base, dtype=np.float64)[:, None], X.shape[0], axis=1)
+                     if rows_start is None else xp.asarray(rows_start, dtype=np.float64))
+            # the margins above are not its sums in a continued fit, nor (zeros' signs
+            # aside) with rows' own base margins: the first round computes them again
+            self.dropout = Dropout(xp.ascontiguousarray(start),
+                                   init is None and rows_start is None)
         self.y_fit, self.w_fit = backend.asarray(self.y), backend.asarray(self.w_grad)
         return booster
 
@@ -269,6 +283,9 @@ def _check_init_model(init, p, n_features, names):
         if init.params[key] != p[key]:
             raise ValueError(f"init_model was trained with {key}={init.params[key]!r}, "
                              f"not {p[key]!r}; continue with the same {key}")
+    if init.weight_drop is not None and p["booster"] != "dart":
+        raise ValueError("init_model is a dart model (its trees are weighted); continue it "
+                         "with booster='dart'")
     if names is not None and init.feature_names is not None and names != init.feature_names:
         raise ValueError(f"X has feature names {names} but init_model was trained with "
                          f"{init.feature_names}")

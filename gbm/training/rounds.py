@@ -3,7 +3,9 @@ trees (``num_parallel_tree`` of them), their leaf values added to the margins.
 
 A round's groups grow in lockstep on small tables (``gbm.tree.lockstep``: a level of
 every group's tree per kernel call), else concurrently where that pays
-(``gbm.tree.group_threads``), each thread with its own histograms.
+(``gbm.tree.group_threads``), each thread with its own histograms. A DART fit
+(``fit.dropout``, ``gbm.training.dart``) drops trees from the margins before the
+gradients and weighs the trees after the round.
 """
 import numpy as np
 
@@ -18,6 +20,8 @@ def grow_round(fit, booster, round_):
     """Train round ``round_`` of ``fit`` (a ``gbm.training.prepare.Fit``): its trees are
     added to ``booster`` in group order, ``fit.margins`` updated in place."""
     backend, objective, xp = fit.backend, fit.objective, fit.backend.xp
+    if fit.dropout is not None:
+        fit.dropout.begin_round(fit, booster, round_)
     grad, hess = objective.gradients(fit.margins.T, fit.y_fit, fit.w_fit, backend=backend,
                                      queries=fit.queries, round_=round_)
     # group-major: no copy when the objective wrote them so (gbm.objectives.gradients)
@@ -41,6 +45,8 @@ def grow_round(fit, booster, round_):
         for tree in trees:
             booster.add_tree(tree, group)
     booster.end_round()
+    if fit.dropout is not None:
+        fit.dropout.end_round(fit, booster)
 
 
 def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_rows_total,

@@ -1,5 +1,6 @@
 """Margins updated by a new tree on the binned training rows: the rows a tree's growth
-did not place (those left out of its row sample), and the index of every row."""
+did not place (those left out of its row sample), and the index of every row; and the
+margins of weighted trees (DART) computed again from their start."""
 import numpy as np
 
 from .structure import Forest
@@ -12,6 +13,31 @@ def add_tree(backend, data, tree, rows, column):
     backend.kernels.predict_binned(data.bins, rows, data.n_bins, forest.walk_binned,
                                    forest.cat_bits, forest.value, forest.tree_offsets,
                                    forest.tree_group, forest.tree_depth, column.reshape(-1, 1))
+
+
+def weighted_margins(backend, data, trees, groups, weights, start, margins):
+    """``margins = start +`` each tree's leaf values times its weight, on the binned rows.
+
+    trees, groups, weights : sequences (n_trees,): the trees, their output groups, weights
+    start : float64 (n_groups, n_rows), on the device: each row's margin before any tree
+    margins : float64 (n_groups, n_rows), C order, on the device   # OUT
+
+    Each output group's column sums its trees in their order, one row at a time, as the
+    trees' growth adds them (``predict_binned``), so trees of weight 1 added one round
+    after another give these bits too. The cost: every row walks every tree once.
+    """
+    margins[...] = start
+    rows = all_rows(backend, margins.shape[1])
+    for group in range(margins.shape[0]):
+        ids = [i for i, g in enumerate(groups) if g == group]
+        if not ids:
+            continue
+        forest = Forest([trees[i] for i in ids], [0] * len(ids), [weights[i] for i in ids])
+        with backend.threads(data.bins.size * max(1, len(ids) // 8)):
+            backend.kernels.predict_binned(data.bins, rows, data.n_bins, forest.walk_binned,
+                                           forest.cat_bits, forest.value, forest.tree_offsets,
+                                           forest.tree_group, forest.tree_depth,
+                                           margins[group].reshape(-1, 1))
 
 
 def all_rows(backend, n):

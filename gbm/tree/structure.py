@@ -111,9 +111,13 @@ class Forest:
     A categorical node (``split_type`` 1) has flags bit 1 set, and its test is its row of
     ``cat_bits`` (uint32 (n_sets, n_words), all trees' sets stacked, each padded with zero
     words to the widest tree's ``n_words``).
+
+    ``weights`` (DART's tree weights, float (n_trees,); None: all 1) multiply each tree's
+    node values as they are packed, so every kernel that reads ``value`` (predictions,
+    TreeSHAP) sees the weighted trees; a weight of 1 leaves the values' bits as they are.
     """
 
-    def __init__(self, trees, groups):
+    def __init__(self, trees, groups, weights=None):
         self.n_trees = len(trees)
         sizes = np.array([t.n_nodes for t in trees], dtype=np.int64)
         self.tree_offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
@@ -122,6 +126,8 @@ class Forest:
         for name, dtype in NODE_FIELDS.items():
             parts = [getattr(t, name) for t in trees]
             setattr(self, name, np.concatenate(parts).astype(dtype) if parts else np.empty(0, dtype))
+        if weights is not None:
+            self.value = self.value * np.repeat(np.asarray(weights, dtype=np.float64), sizes)
         self.split_type = (np.concatenate([t.split_type for t in trees]).astype(np.uint8)
                            if trees else np.empty(0, np.uint8))
         width = max([CAT_WORDS] + [t.cat_bits.shape[1] for t in trees])

@@ -120,3 +120,25 @@ def test_many_categories_are_refused_on_cuda_and_max_bin_1024_trains():
     wide = gbm.train(dict(params, device="cuda"), X, y, 2)
     assert wide.to_json() == gbm.train(params, X, y, 2).to_json()
     assert max(int(t.split_bin.max()) for t in wide.trees) > 255  # a uint16 bin split
+
+
+def test_dart_on_the_device_gives_the_cpus_model():
+    """DART on device="cuda": the drops (hashes of seed, round and tree), the margins
+    computed again without the dropped trees on the device, the weights and the eval
+    margins are the CPU's, bit for bit; with rows' own base margins, and for a fit
+    continued from a dart model."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(N_ROWS, 4)).astype(np.float32)
+    y = X[:, 0] - X[:, 1] ** 2 + rng.normal(scale=0.3, size=N_ROWS)
+    offset = rng.normal(scale=0.2, size=N_ROWS)
+    params = {"booster": "dart", "rate_drop": 0.5, "one_drop": True, "max_depth": 3,
+              "max_bin": 32, "subsample": 0.8}
+    kwargs = {"base_margin": offset, "evals": [(X[:60], y[:60], "valid")]}
+    cpu = gbm.train(params, X, y, 4, **kwargs)
+    on_gpu = gbm.train(dict(params, device="cuda"), X, y, 4, **kwargs)
+    assert on_gpu.to_json() == cpu.to_json()
+    assert on_gpu.evals_result == cpu.evals_result
+    assert min(cpu.weight_drop) < 1.0  # trees were dropped
+    more_cpu = gbm.train(params, X, y, 2, init_model=cpu)
+    more_gpu = gbm.train(dict(params, device="cuda"), X, y, 2, init_model=on_gpu)
+    assert more_gpu.to_json() == more_cpu.to_json()

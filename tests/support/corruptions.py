@@ -74,6 +74,14 @@ def _set(path, value):
     return mutate
 
 
+def _dart(weights):
+    """Mutation: the model made a dart model with these tree weights."""
+    def mutate(d):
+        d["params"]["booster"] = "dart"
+        d["weight_drop"] = weights
+    return mutate
+
+
 def _node(field, node, value, tree=0):
     def mutate(d):
         d["trees"][tree][field][node] = value
@@ -292,6 +300,16 @@ CHECKS = [
      r"rounds\)"),
     ("best_score", "num", "dict", _set(("best_score",), "0.5"),
      r"best_score must be null or a number, got '0\.5'"),
+    ("weight_drop_not_dart", "num", "dict", _set(("weight_drop",), [1.0] * 6),
+     r"weight_drop is given, but params\.booster is 'gbtree'; only a dart model has tree "
+     r"weights"),
+    ("weight_drop_missing", "num", "dict", _set(("params", "booster"), "dart"),
+     r"weight_drop is missing: a dart model \(params\.booster 'dart'\) has one weight per "
+     r"tree"),
+    ("weight_drop_count", "num", "dict", _dart([1.0] * 5),
+     r"weight_drop has 5 weights, expected 6, one per tree \(trees holds 6\)"),
+    ("weight_drop_negative", "num", "dict", _dart([1.0, 0.5, -0.25, 1.0, 1.0, 1.0]),
+     r"weight_drop\[2\] is -0\.25; a tree weight is a number from 0 to 3\.402823e\+38"),
     ("prediction_range", "num", "dict", _huge_leaves,
      r"leaf values so large that a prediction overflows: .* \(at trees\[1\]\.value, with "
      r"base_margin and the trees before\)"),

@@ -6,7 +6,7 @@ past the memory limit must fail the test, not the run):
 Files: gbm's own model files (those of ``fuzz_models``, and an estimator's file), and
 XGBoost JSON models that xgboost trains (regression with feature names, multiclass,
 dart, categorical with string and integer categories, early stopping) and that gbm
-exports (string and by-value categories, a forest).
+exports (string and by-value categories, a forest, a dart model).
 
 One mutation per example, of one field: the field drawn first (each field of the file
 alike, with a tree drawn for a tree's field), then what happens to it: its value
@@ -99,7 +99,8 @@ def _xgboost_files():
 
 
 def _gbm_exports(rng, X, y):
-    """gbm models exported to XGBoost's format: string and by-value categories, a forest."""
+    """gbm models exported to XGBoost's format: string and by-value categories, a forest,
+    a dart model."""
     import pandas as pd
 
     from gbm.io.xgboost_json import to_xgboost
@@ -111,8 +112,9 @@ def _gbm_exports(rng, X, y):
                             (ints == 5) + (mixed["s"] == "b") + X[:, 2], 2,
                             categorical_features=["n"])
     forest = gbm.train({"num_parallel_tree": 2, "subsample": 0.8, "max_depth": 2}, X, y, 2)
+    dart = gbm.train({"booster": "dart", "rate_drop": 0.5, "max_depth": 2}, X, y, 3)
     return {"gbm_categorical": json.dumps(to_xgboost(categorical)),
-            "gbm_forest": json.dumps(to_xgboost(forest))}
+            "gbm_forest": json.dumps(to_xgboost(forest)), "gbm_dart": json.dumps(to_xgboost(dart))}
 
 
 # --- the mutation ------------------------------------------------------------------------

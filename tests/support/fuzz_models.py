@@ -8,8 +8,8 @@ Properties:
   another JSON value, a key or item dropped or added, a number nudged, a child index
   moved) either loads, or raises ``ValueError`` from one of gbm.io.validation's checks. A
   model that loads predicts finite margins that equal the base margin plus the values of
-  the leaves ``pred_leaf`` names (in tree order), explains its predictions, dumps, and
-  writes the text it was read from.
+  the leaves ``pred_leaf`` names (in tree order; times each tree's weight in a dart
+  model), explains its predictions, dumps, and writes the text it was read from.
 * **inputs**: random X, y, sample_weight and one random parameter either train a model
   with finite predictions that round-trips through its model file, or raise
   ``ValueError`` / ``TypeError`` (``FloatingPointError`` for a diverging fit).
@@ -43,10 +43,12 @@ def _base_models():
                           "x": X[:, 0]})
     categorical = gbm.train({"max_depth": 3, "max_cat_to_onehot": 1}, frame,
                             frame["c"].cat.codes.to_numpy() % 3 + X[:, 0], 2)
-    rows = {"multi": X[:20], "forest": X[:20], "stopped": X[:20], "categorical": frame[:20]}
+    dart = gbm.train({"booster": "dart", "rate_drop": 0.5, "max_depth": 2}, X, y, 4)
+    rows = {"multi": X[:20], "forest": X[:20], "stopped": X[:20], "categorical": frame[:20],
+            "dart": X[:20]}
     return {name: (booster.to_json(), rows[name]) for name, booster in
             (("multi", multi), ("forest", forest), ("stopped", stopped),
-             ("categorical", categorical))}
+             ("categorical", categorical), ("dart", dart))}
 
 
 JSON_SCALARS = st.one_of(
@@ -127,7 +129,8 @@ def _check_loaded(booster, rows):
     expected = np.tile(booster.base_margin, (len(rows), 1))
     for t, (tree, group) in enumerate(zip(booster.trees, booster.tree_group)):
         assert (tree.left_child[leaves[:, t]] == -1).all(), "pred_leaf names an inner node"
-        expected[:, group] += tree.value[leaves[:, t]]
+        weight = 1.0 if booster.weight_drop is None else booster.weight_drop[t]
+        expected[:, group] += tree.value[leaves[:, t]] * weight  # a dart tree's weight
     np.testing.assert_array_equal(margin, expected)
     contribs = booster.predict(rows, pred_contribs=True)
     assert contribs.shape[-1] == booster.n_features + 1

@@ -228,6 +228,17 @@ def case_continued():
     return _train({}, X, y, rounds=3, init_model=first)
 
 
+def case_dart():
+    """DART: every class's trees dropped in proportion to their weights, forest
+    normalisation, rounds that skip the dropout, an eval set scored at changing weights."""
+    X, y = _multiclass(seed=30)
+    Xv, yv = _multiclass(seed=31)
+    return _train({"objective": "multi:softprob", "num_class": 3, "booster": "dart",
+                   "rate_drop": 0.3, "one_drop": True, "skip_drop": 0.3,
+                   "sample_type": "weighted", "normalize_type": "forest", "subsample": 0.8,
+                   "random_state": 9}, X, y, evals=[(Xv, yv, "valid")])
+
+
 def case_larger_threaded():
     """Enough rows for the kernels' multi-thread paths (with n_jobs=2)."""
     X, _, _ = _data(n_rows=30000, n_features=8, seed=29, missing=0.02)

@@ -300,6 +300,9 @@ CASES = [
     ("weight_drop_infinite", "dart", "dict",
      lambda d: learner(d)["gradient_booster"]["weight_drop"].__setitem__(1, math.inf),
      r"weight_drop\[1\] is inf; it must be a finite number"),
+    ("weight_drop_negative", "dart", "dict",
+     lambda d: learner(d)["gradient_booster"]["weight_drop"].__setitem__(2, -0.5),
+     r"weight_drop\[2\] is -0\.5; a tree weight must be >= 0"),
     # a tree's structure
     ("child_past_end", "reg", "dict", _node("left_children", 0, 99),
      r"trees\[0\]\.left_children\[0\] is 99: a child must be a node of the tree's \d+ other "
