@@ -31,31 +31,19 @@ none); so does gbm.
 import numpy as np
 
 from ..collective import LOCAL
-from ..kernels.elementary import python as _elementary
 from ..kernels.layout import AFT as AFT_KIND, AFT_DISTRIBUTIONS
 from ..numerics import elementwise
 from ..numerics.exact import exact_sums
-from .base import Objective
+from .log_link import _LogLink
 from .gradients import pointwise
 
 _AFT_BASE_SCORE = 0.5  # XGBoost's default base_score, which AFT models start from
 
 
-class _TimeScale(Objective):
+class _TimeScale(_LogLink):
     """Predictions ``exp(margin)``; ``base_score`` on that scale (XGBoost's ``log`` /
-    ``exp`` conversions)."""
-
-    def base_score_to_margin(self, base_score):
-        if base_score <= 0:
-            raise ValueError(f"base_score must be > 0 for {self.name}, got {base_score}")
-        # gbm's own log (NumPy's differs between CPUs): the base margin is in the model file
-        return np.array([_elementary.log(float(base_score))])
-
-    def margin_to_base_score(self, margin):
-        return float(_elementary.exp(float(margin[0])))
-
-    def transform(self, margin, xp=np):
-        return xp.exp(margin[:, 0])
+    ``exp`` conversions, as the log-link objectives'); each survival objective has its own
+    starting margin."""
 
 
 class Cox(_TimeScale):

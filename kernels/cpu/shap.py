@@ -273,9 +273,7 @@ def tree_shap(X, split_feature, threshold, default_left, split_type, cat_row, ca
     n_trees = tree_offsets.shape[0] - 1
     expectation = np.empty(value.shape[0], dtype=np.float64)
     _node_expectations(left_child, value, cover, tree_offsets, expectation)
-    max_depth = 0
-    for t in range(n_trees):
-        max_depth = max(max_depth, tree_depth[t])
+    max_depth = _max_depth(tree_depth)
     n_parts = max(1, min(n_threads, n_rows))
     failed = np.zeros(n_parts, dtype=np.uint8)
     for part in prange(n_parts):
