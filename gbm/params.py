@@ -23,6 +23,8 @@ REGRESSION = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
               "reg:logistic", "reg:squaredlogerror", "reg:expectileerror")
 RANKING = ("rank:pairwise", "rank:ndcg", "rank:map")
 SURVIVAL = ("survival:cox", "survival:aft")
+# the logistic losses, whose rows labelled 1 scale_pos_weight weighs (as XGBoost's)
+POSITIVE_WEIGHTED = ("binary:logistic", "reg:logistic", "binary:logitraw")
 PAIR_METHODS = ("topk", "mean")
 GROW_POLICIES = ("depthwise", "lossguide")
 DEVICES = ("cpu", "cuda")
@@ -361,9 +363,9 @@ def validate_params(params):
         raise ValueError("max_depth=0 (no depth limit) needs grow_policy='lossguide' or max_leaves > 0")
     if out["max_leaves"] == 1:
         raise ValueError("max_leaves must be 0 (no limit) or >= 2, got 1")
-    if out["scale_pos_weight"] != 1.0 and out["objective"] != "binary:logistic":
-        raise ValueError(f"scale_pos_weight applies to binary:logistic only, got "
-                         f"scale_pos_weight={out['scale_pos_weight']} with "
+    if out["scale_pos_weight"] != 1.0 and out["objective"] not in POSITIVE_WEIGHTED:
+        raise ValueError(f"scale_pos_weight applies to {', '.join(POSITIVE_WEIGHTED)} only, "
+                         f"got scale_pos_weight={out['scale_pos_weight']} with "
                          f"objective={out['objective']!r}")
     if out["num_target"] > 1 and out["objective"] not in REGRESSION:
         raise ValueError(f"num_target > 1 (a y with several columns) needs a regression "

@@ -52,7 +52,8 @@ def test_scale_pos_weight_is_a_weight_on_positive_rows():
     # the same shift as xgboost: positives weighted up raise the mean probability
     assert ours.mean() > plain.mean() + 0.05
     assert abs(ours.mean() - theirs.mean()) < 0.03
-    with pytest.raises(ValueError, match="scale_pos_weight applies to binary:logistic only"):
+    with pytest.raises(ValueError, match="scale_pos_weight applies to binary:logistic, "
+                       "reg:logistic, binary:logitraw only"):
         gbm.train({"scale_pos_weight": 2.0}, X, signal, 1)
     clf = gbm.GBMClassifier(n_estimators=10, max_depth=3, scale_pos_weight=3.0).fit(X, y)
     np.testing.assert_allclose(clf.predict_proba(X)[:, 1], ours, rtol=1e-12)
@@ -199,3 +200,20 @@ def test_a_default_is_not_set_over_an_alias():
     assert with_default({"nthread": None, "eta": 0.1}, "n_jobs", 8) == {"eta": 0.1, "n_jobs": 8}
     assert with_default({"eta": 0.1}, "learning_rate", 0.3) == {"eta": 0.1}
     assert validate_params(with_default({"seed": 5}, "random_state", 0))["random_state"] == 5
+
+
+@pytest.mark.parametrize("objective", ["reg:logistic", "binary:logitraw"])
+def test_scale_pos_weight_weighs_the_positives_of_every_logistic_loss(objective):
+    """As for binary:logistic: the rows labelled 1 weighted up, as sample weights would;
+    on exact bins the trees are xgboost's."""
+    xgb = pytest.importorskip("xgboost")
+    X, signal = _data()
+    y = (signal > 1.0).astype(float)
+    X = np.round(X * 4) / 4
+    params = {"objective": objective, "max_depth": 3, "base_score": 0.5}
+    ours = gbm.train(dict(params, scale_pos_weight=3.0), X, y, 10)
+    as_weights = gbm.train(params, X, y, 10, sample_weight=np.where(y == 1, 3.0, 1.0))
+    np.testing.assert_allclose(ours.predict(X), as_weights.predict(X), rtol=1e-12)
+    theirs = xgb.train(dict(params, scale_pos_weight=3.0), xgb.DMatrix(X, label=y), 10)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(xgb.DMatrix(X)), rtol=1e-5,
+                               atol=1e-5)
