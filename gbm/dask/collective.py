@@ -87,7 +87,7 @@ class Mailbox:
                     raise PeerLost(
                         f"exchange {seq} timed out after {timeout:g} s waiting for rank(s) "
                         f"{missing} (a worker hung or is far slower; raise collective_timeout "
-                        "if it is only slow)", missing)
+                        "if it is only slow)", missing, hung=True)
                 self._cond.wait(min(left, 1.0))
 
     def reason(self, session):

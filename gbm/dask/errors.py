@@ -7,34 +7,43 @@ from ..collective import CollectiveError
 
 class PeerLost(CollectiveError):
     """An exchange ended because of other ranks: ``ranks`` are those that closed their
-    connection or sent nothing within the timeout (lost or hung)."""
+    connection (lost) or, with ``hung``, sent nothing within the timeout (their worker
+    may be alive: hung, or far slower)."""
 
-    def __init__(self, message, ranks=()):
+    def __init__(self, message, ranks=(), hung=False):
         super().__init__(message)
-        self.ranks = [int(r) for r in ranks]
+        self.ranks, self.hung = [int(r) for r in ranks], bool(hung)
 
 
 class RankStopped(CollectiveError):
     """Raised by a rank that another rank's loss (or a failure of the collective) stopped.
 
-    ``lost``: the ranks its collective named as gone or hung (may be empty); ``state``: what
+    ``lost``: the ranks its collective named as gone or hung (may be empty; ``hung``: they
+    did not answer in time, rather than closed their connection); ``state``: what
     the body kept of its work (``gbm.dask.progress``), or None; ``partial_s``: seconds of
     work since that state, thrown away; ``setup_s``: seconds from the rank's start to its
     first round (None if it did not get there). Attributes survive pickling (Dask sends
     the exception to the client)."""
 
-    def __init__(self, message, lost=(), state=None, partial_s=0.0, setup_s=None):
+    def __init__(self, message, lost=(), state=None, partial_s=0.0, setup_s=None, hung=False):
         super().__init__(message)
         self.lost, self.state, self.partial_s = list(lost), state, float(partial_s)
-        self.setup_s = setup_s
+        self.setup_s, self.hung = setup_s, bool(hung)
+
+    @classmethod
+    def of(cls, err, state=None, partial_s=0.0, setup_s=None):
+        """The ``RankStopped`` of a rank whose collective raised ``err``."""
+        return cls(str(err), getattr(err, "ranks", ()), state, partial_s, setup_s,
+                   getattr(err, "hung", False))
 
 
 class RanksLost(CollectiveError):
     """Raised by ``run_ranks`` on the client when ranks were lost or hung and none failed
-    on its own: ``lost`` (rank numbers), ``reports`` (rank -> its ``RankStopped``, for the
-    ranks that reported), ``noticed`` (``time.monotonic()`` when the client saw the
-    failure)."""
+    on its own: ``lost`` (rank numbers), ``hung`` (those of them whose worker is still
+    there: it holds its data yet), ``reports`` (rank -> its ``RankStopped``, for the ranks
+    that reported), ``noticed`` (``time.monotonic()`` when the client saw the failure)."""
 
-    def __init__(self, message, lost=(), reports=None, noticed=0.0):
+    def __init__(self, message, lost=(), reports=None, noticed=0.0, hung=()):
         super().__init__(message)
         self.lost, self.reports, self.noticed = sorted(lost), dict(reports or {}), noticed
+        self.hung = sorted(hung)

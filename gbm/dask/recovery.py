@@ -69,7 +69,8 @@ def run(client, addresses, attempt, layouts, max_recoveries, timeout, fixed=None
     (``workers``, ``ranks``, ``round``, ``reason``, ``work_lost_s``, ``replan_s``,
     ``restart_s``, ``seconds_lost``, ``workers_after``).
     """
-    records, resume, excluded, started = [], None, set(), len(addresses)
+    records, resume, started = [], None, len(addresses)
+    excluded, dead = set(), set()  # lost or hung in this fit; lost with their data
     while True:
         try:
             results = attempt(addresses, resume)
@@ -82,7 +83,8 @@ def run(client, addresses, attempt, layouts, max_recoveries, timeout, fixed=None
             _finish(records, lost.reports.values())
             gone = [addresses[r] for r in lost.lost]
             excluded.update(gone)
-            _check_recomputable(client, layouts, excluded, gone)
+            dead.update(addresses[r] for r in lost.lost if r not in lost.hung)
+            _check_recomputable(client, layouts, dead, gone)
             reports = list(lost.reports.values())
             best = newer(resume, _newest(reports))
             chosen = [e for e in reports if e.state is not None and e.state is best]
@@ -162,12 +164,13 @@ def _pool(client, started, fixed, excluded, timeout):
         time.sleep(_WAIT_FOR_WORKERS_S)
 
 
-def _check_recomputable(client, layouts, excluded, gone):
+def _check_recomputable(client, layouts, dead, gone):
     """CollectiveError naming the first partition Dask cannot give again (no copy on a
-    worker still there, no graph to compute it from)."""
+    worker outside ``dead``, no graph to compute it from); a hung worker's copies count
+    (it is left out of the ranks, but Dask still fetches from it)."""
     futures = [f for lay in layouts for f in lay.futures()]
     keys = [f.key for f in futures]
-    bad = client.run_on_scheduler(_unrecoverable, keys, sorted(excluded))
+    bad = client.run_on_scheduler(_unrecoverable, keys, sorted(dead))
     if not bad:
         return
     i = bad[0]
@@ -178,7 +181,7 @@ def _check_recomputable(client, layouts, excluded, gone):
             break
         i -= n
     raise CollectiveError(
-        f"worker(s) {', '.join(gone) or sorted(excluded)} left the cluster during training, "
+        f"worker(s) {', '.join(gone) or sorted(dead)} left the cluster during training, "
         f"and {len(bad)} partition(s) of the data cannot be had again, {what} among them: "
         "its only copy was on a lost worker and Dask has no graph to compute it from "
         "(data given with client.scatter). Build the dask collections from a graph "

@@ -224,7 +224,7 @@ def exchange(socks, seq, value, send_to, receive_from, timeout, stopped):
                 raise PeerLost(
                     f"exchange {seq} timed out after {timeout:g} s waiting for rank(s) "
                     f"{missing} (a worker hung or is far slower; raise collective_timeout "
-                    "if it is only slow)", missing)
+                    "if it is only slow)", missing, hung=True)
             events = sel.select(min(left, 0.5))
             if not events:
                 reason = stopped()

@@ -84,7 +84,7 @@ def _run_rank(body, session, rank, addresses, timeout, transport, share, *args):
         except RankStopped:
             raise
         except CollectiveError as err:  # a peer lost or hung: the client decides what next
-            raise RankStopped(str(err), getattr(err, "ranks", ())) from None
+            raise RankStopped.of(err) from None
         except Exception as err:
             if collective is not None:
                 collective.abort(f"rank {rank} ({get_worker().address}) failed: "
@@ -113,7 +113,7 @@ def _wait_for_ranks(client, futures, addresses, timeout):
     else:
         return client.gather(futures)
     noticed = time.monotonic()
-    errors, lost = _reports(client, futures, addresses, noticed + timeout + _GRACE_S)
+    errors, lost, alive = _reports(client, futures, addresses, noticed + timeout + _GRACE_S)
     own = [e for e in errors.values() if not _is_loss(e)]
     if own:  # a rank failed on its own (bad input, a callback's exception): its error
         raise own[0]
@@ -122,12 +122,15 @@ def _wait_for_ranks(client, futures, addresses, timeout):
     first = next((e for e in errors.values() if isinstance(e, CollectiveError)), None)
     message = str(first) if first is not None else (
         f"rank(s) {sorted(lost)} ({', '.join(addresses[r] for r in sorted(lost))}) were lost")
+    hung = {r for e in errors.values() if getattr(e, "hung", False) for r in e.lost}
     raise RanksLost(message, lost, {r: e for r, e in errors.items()
-                                    if isinstance(e, RankStopped)}, noticed)
+                                    if isinstance(e, RankStopped)}, noticed,
+                    {r for r in lost & hung if addresses[r] in alive})
 
 
 def _reports(client, futures, addresses, deadline):
-    """After a failure: ``(errors by rank, lost ranks)``, once every rank has reported
+    """After a failure: ``(errors by rank, lost ranks, the workers there)``, once every
+    rank has reported
     or is known lost: its worker gone, a surviving rank's collective named it (gone or
     hung), its task cancelled, or still silent at ``deadline``. A rank that failed on its
     own gets ``_GRACE_S`` for the others to report."""
@@ -147,7 +150,7 @@ def _reports(client, futures, addresses, deadline):
         now = time.monotonic()
         if not waiting or now >= (deadline if grace is None else min(grace, deadline)):
             lost |= {r for r, f in enumerate(futures) if f.status == "pending"}
-            return errors, lost
+            return errors, lost, alive
         try:
             _wait(client, waiting, timeout=_POLL_S, return_when="FIRST_COMPLETED")
         except TimeoutError:

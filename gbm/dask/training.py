@@ -167,8 +167,7 @@ def _train_rank(collective, share, eval_shares, spec):
         if path == "nccl":
             collective.close(failed=True)
         state, partial_s = progress.state()
-        raise RankStopped(str(err), getattr(err, "ranks", ()), state, partial_s,
-                          progress.setup_s) from None
+        raise RankStopped.of(err, state, partial_s, progress.setup_s) from None
     except BaseException:
         if path == "nccl":
             collective.close(failed=True)
