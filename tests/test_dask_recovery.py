@@ -100,7 +100,7 @@ def _check_record(record, worker, round_):
     assert record["restart_s"] is not None and record["restart_s"] >= 0.0
 
 
-def test_a_worker_lost_in_a_round_with_eval_sets_and_early_stopping(client, workers):
+def test_a_worker_lost_in_a_round_with_eval_sets_and_early_stopping(client, workers, caplog):
     X, y = _data()
     Xv, yv = _data(1, n=600)
     local = gbm.train(PARAMS, X, y, 60, evals=[(Xv, yv, "v")], early_stopping_rounds=3)
@@ -110,8 +110,9 @@ def test_a_worker_lost_in_a_round_with_eval_sets_and_early_stopping(client, work
               early_stopping_rounds=3)
     uninterrupted = gbm.dask.train(client, PARAMS, dX, dy, 60, **kw)
     stats = {}
-    model = gbm.dask.train(client, PARAMS, dX, dy, 60, callbacks=[_KillAt(workers[1], 4)],
-                           _stats=stats, **kw)
+    with caplog.at_level("WARNING", logger="gbm.dask"):
+        model = gbm.dask.train(client, PARAMS, dX, dy, 60, callbacks=[_KillAt(workers[1], 4)],
+                               _stats=stats, **kw)
     for reference in (local, uninterrupted):
         assert model.to_json() == reference.to_json()
         assert model.best_iteration == reference.best_iteration
@@ -120,6 +121,9 @@ def test_a_worker_lost_in_a_round_with_eval_sets_and_early_stopping(client, work
     (record,) = stats["recoveries"]
     _check_record(record, workers[1], 4)
     assert record["ranks"] == [1]
+    (logged,) = [r.getMessage() for r in caplog.records if r.name == "gbm.dask"]
+    assert f"lost worker(s) {workers[1]} (rank(s) [1]) in round 4" in logged
+    assert "going on from round 4 on " in logged and "s of work thrown away" in logged
 
 
 def test_rank_0s_worker_lost_in_a_dart_fit(client, workers):
@@ -218,18 +222,25 @@ def test_max_recoveries_0_fails_at_the_first_loss(client, workers):
                        callbacks=[_KillAt(workers[1], 2)])
 
 
-def test_scattered_data_without_replicas_fails_at_once(client, workers):
+@pytest.mark.parametrize("how", ["scattered", "restricted"])
+def test_data_that_cannot_be_had_again_fails_at_once(client, workers, how):
     X, y = _data(10)
     victim = workers[1]
     halves = [(X[:1200], y[:1200], workers[0]), (X[1200:], y[1200:], victim)]
-    parts = [(client.scatter(a, workers=[w]), client.scatter(b, workers=[w]))
-             for a, b, w in halves]
-    wait([f for pair in parts for f in pair])
-    dX = da.concatenate([da.from_delayed(fx, shape=(1200, 5), dtype=X.dtype) for fx, _ in parts])
-    dy = da.concatenate([da.from_delayed(fy, shape=(1200,), dtype=y.dtype) for _, fy in parts])
+    if how == "scattered":  # no graph: Dask cannot compute it again
+        parts = [[da.from_delayed(client.scatter(v, workers=[w]), shape=v.shape, dtype=v.dtype)
+                  for v in (a, b)] for a, b, w in halves]
+        why = "no graph to compute it from"
+    else:  # a graph, but only the victim may compute it
+        parts = [[client.persist(da.from_array(v), workers=[w]) for v in (a, b)]
+                 for a, b, w in halves]
+        why = "only on workers that are gone"
+    wait([v for pair in parts for v in pair])
+    dX, dy = (da.concatenate([pair[i] for pair in parts]) for i in (0, 1))
     with pytest.raises(CollectiveError, match="cannot be had again") as err:
         gbm.dask.train(client, PARAMS, dX, dy, 6, callbacks=[_KillAt(victim, 2)], balance=False)
-    assert "rows 1200 to 2399" in str(err.value) and "client.replicate" in str(err.value)
+    assert why in str(err.value)
+    assert "partition 1 of X (rows 1200 to 2399)" in str(err.value)
 
 
 @pytest.mark.parametrize("bad", [-1, True, 1.5, "2", None])
@@ -376,11 +387,12 @@ def test_a_stopped_rank_keeps_its_last_completed_round(params):
     X, y = _data(15, n=800)
     Xv, yv = _data(16, n=300)
     kw = dict(evals=[(Xv, yv, "v")], early_stopping_rounds=50)
-    progress = Progress(50, time.monotonic())
+    progress = Progress(50)
+    before = time.time()
     with pytest.raises(CollectiveError):  # round 4 trained and scored, then stopped
         gbm.train(params, X, y, 10, callbacks=[_StopAfterScores(4), progress], **kw)
-    state, lost_s = progress.state()
-    assert lost_s >= 0.0 and progress.setup_s >= 0.0
+    state, times = progress.state(), progress.times()
+    assert times["partial_s"] >= 0.0 and times["first_round_at"] >= before
     four = gbm.train(params, X, y, 4, **kw)
     assert state.rounds == 4 and state.end == 10 and not state.stopped
     assert state.booster.to_json() == four.to_json()  # DART: round 4 rescaled weights back

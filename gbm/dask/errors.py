@@ -19,22 +19,22 @@ class RankStopped(CollectiveError):
     """Raised by a rank that another rank's loss (or a failure of the collective) stopped.
 
     ``lost``: the ranks its collective named as gone or hung (may be empty; ``hung``: they
-    did not answer in time, rather than closed their connection); ``state``: what
-    the body kept of its work (``gbm.dask.progress``), or None; ``partial_s``: seconds of
-    work since that state, thrown away; ``setup_s``: seconds from the rank's start to its
-    first round (None if it did not get there). Attributes survive pickling (Dask sends
-    the exception to the client)."""
+    did not answer in time, rather than closed their connection); ``state``: what the
+    body kept of its work (``gbm.dask.progress``), or None; ``times``: ``partial_s`` (the
+    seconds of work since that state, thrown away), ``first_round_at`` (``time.time()``
+    when the rank reached its first round, None if it did not). Attributes survive
+    pickling (Dask sends the exception to the client)."""
 
-    def __init__(self, message, lost=(), state=None, partial_s=0.0, setup_s=None, hung=False):
+    def __init__(self, message, lost=(), state=None, hung=False, times=None):
         super().__init__(message)
-        self.lost, self.state, self.partial_s = list(lost), state, float(partial_s)
-        self.setup_s, self.hung = setup_s, bool(hung)
+        self.lost, self.state, self.hung = list(lost), state, bool(hung)
+        self.times = dict(times or {})
 
     @classmethod
-    def of(cls, err, state=None, partial_s=0.0, setup_s=None):
+    def of(cls, err, state=None, times=None):
         """The ``RankStopped`` of a rank whose collective raised ``err``."""
-        return cls(str(err), getattr(err, "ranks", ()), state, partial_s, setup_s,
-                   getattr(err, "hung", False))
+        return cls(str(err), getattr(err, "ranks", ()), state, getattr(err, "hung", False),
+                   times)
 
 
 class RanksLost(CollectiveError):

@@ -51,22 +51,21 @@ def newer(a, b):
 
 class Progress(TrainingCallback):
     """Marks the end of every completed round (see the module's docstring); last in the
-    callbacks. ``patience``: ``early_stopping_rounds`` (None without), ``started``:
-    ``time.monotonic()`` when the rank began (for ``setup_s``)."""
+    callbacks. ``patience``: ``early_stopping_rounds`` (None without)."""
 
     never_stops = True  # it never asks to stop: the ranks need not agree on it
 
-    def __init__(self, patience, started):
-        self.patience, self.started = patience, started
+    def __init__(self, patience):
+        self.patience = patience
         self.booster, self.mark, self.end = None, None, None
-        self.setup_s = None
-        self.marked_at = started
+        self.first_round_at = None  # time.time(): compared with the client's clock
+        self.marked_at = time.monotonic()
 
     def plan_rounds(self, begin, end):
         self.end = end
 
     def before_training(self, booster):
-        self.setup_s = time.monotonic() - self.started
+        self.first_round_at = time.time()
         self.marked_at = time.monotonic()
         return booster
 
@@ -82,12 +81,17 @@ class Progress(TrainingCallback):
         self.marked_at = time.monotonic()
         return False
 
+    def times(self):
+        """``partial_s`` (seconds since the last mark: work a stop throws away) and
+        ``first_round_at``."""
+        return {"partial_s": time.monotonic() - self.marked_at,
+                "first_round_at": self.first_round_at}
+
     def state(self):
-        """``(Resume or None, seconds since the last mark)``: the model cut back to the
-        last completed round (None before the first)."""
-        lost_s = time.monotonic() - self.marked_at
+        """The ``Resume`` of the model cut back to the last completed round (None before
+        the first)."""
         if self.mark is None:
-            return None, lost_s
+            return None
         rounds, lengths, weights, best, stopped = self.mark
         source = self.booster
         booster = source[:rounds]  # the completed rounds' trees, without a partial round's
@@ -97,4 +101,4 @@ class Progress(TrainingCallback):
                                        for m, n in scores.items()}
                                 for name, scores in lengths.items()}
         booster.best_iteration, booster.best_score = best
-        return Resume(booster, stopped, self.end), lost_s
+        return Resume(booster, stopped, self.end)

@@ -67,11 +67,12 @@ def run(client, addresses, attempt, layouts, max_recoveries, timeout, fixed=None
 
     Returns ``(results, records)``: the last attempt's results and one dict per recovery
     (``workers``, ``ranks``, ``round``, ``reason``, ``work_lost_s``, ``replan_s``,
-    ``restart_s``, ``seconds_lost``, ``workers_after``).
+    ``restart_s``, ``seconds_lost``, ``workers_after``; see docs/distributed.md).
     """
     records, resume, started = [], None, len(addresses)
     excluded, dead = set(), set()  # lost or hung in this fit; lost with their data
     while True:
+        submitted = time.time()  # the workers' first-round times are wall-clock times
         try:
             results = attempt(addresses, resume)
         except RanksLost as lost:
@@ -80,7 +81,7 @@ def run(client, addresses, attempt, layouts, max_recoveries, timeout, fixed=None
                     raise CollectiveError(f"{lost} (after {len(records)} recoveries: "
                                           f"max_recoveries={max_recoveries})") from None
                 raise
-            _finish(records, lost.reports.values())
+            _restarted(records, submitted, lost.reports.values())
             gone = [addresses[r] for r in lost.lost]
             excluded.update(gone)
             dead.update(addresses[r] for r in lost.lost if r not in lost.hung)
@@ -88,13 +89,14 @@ def run(client, addresses, attempt, layouts, max_recoveries, timeout, fixed=None
             reports = list(lost.reports.values())
             best = newer(resume, _newest(reports))
             chosen = [e for e in reports if e.state is not None and e.state is best]
-            work = (chosen[0] if chosen else max(reports, key=lambda e: e.partial_s, default=None))
+            work = chosen[0] if chosen else max(
+                reports, key=lambda e: e.times.get("partial_s", 0.0), default=None)
             resume = best
             addresses = _pool(client, started, fixed, excluded, timeout)
             records.append(_record(lost, gone, resume, work, addresses, max_recoveries,
                                    len(records) + 1))
             continue
-        _finish(records, [r for r in results if r is not None], done=True)
+        _restarted(records, submitted, [r for r in results if r is not None])
         return results, records
 
 
@@ -108,7 +110,7 @@ def _newest(reports):
 def _record(lost, gone, resume, work, addresses, max_recoveries, n):
     """A recovery's record, logged."""
     replan_s = time.monotonic() - lost.noticed
-    work_lost_s = 0.0 if work is None else work.partial_s
+    work_lost_s = 0.0 if work is None else float(work.times.get("partial_s", 0.0))
     rounds = 0 if resume is None else resume.rounds
     record = {"workers": gone, "ranks": list(lost.lost), "round": rounds,
               "reason": str(lost), "work_lost_s": work_lost_s, "replan_s": replan_s,
@@ -124,25 +126,27 @@ def _record(lost, gone, resume, work, addresses, max_recoveries, n):
     return record
 
 
-def _finish(records, reports, done=False):
-    """Add the restart time of the last recovery (the set-up of the attempt after it:
-    data, bins, margins of the model so far) once that attempt's ranks reported it."""
+def _restarted(records, submitted, reports):
+    """The last recovery's ``restart_s``: from its ranks' submission (``submitted``,
+    ``time.time()`` on the client) to the first round of the last of them to get there
+    (their data computed again and moved, bin edges, the margins of the model so far),
+    once they reported it (a rank's result, or its ``RankStopped``)."""
     if not records or records[-1]["restart_s"] is not None:
         return
-    times = [_setup_s(r) for r in reports]
-    times = [t for t in times if t is not None]
+    times = [t for t in map(_first_round_at, reports) if t is not None]
     if times:
-        records[-1]["restart_s"] = max(times)
-        records[-1]["seconds_lost"] += max(times)
+        restart_s = max(0.0, max(times) - submitted)
+        records[-1]["restart_s"] = restart_s
+        records[-1]["seconds_lost"] += restart_s
 
 
-def _setup_s(report):
-    """A rank's seconds from its start to its first round, from a ``RankStopped`` or a
-    rank's result (whose last item is its stats dict), or None."""
+def _first_round_at(report):
+    """``time.time()`` when a rank reached its first round, from its ``RankStopped`` or
+    its result (whose last item is its stats dict), or None."""
     if isinstance(report, CollectiveError):
-        return getattr(report, "setup_s", None)
+        return getattr(report, "times", {}).get("first_round_at")
     stats = report[-1] if isinstance(report, tuple) and report else None
-    return stats.get("setup_s") if isinstance(stats, dict) else None
+    return stats.get("first_round_at") if isinstance(stats, dict) else None
 
 
 def _pool(client, started, fixed, excluded, timeout):
@@ -166,58 +170,71 @@ def _pool(client, started, fixed, excluded, timeout):
 
 def _check_recomputable(client, layouts, dead, gone):
     """CollectiveError naming the first partition Dask cannot give again (no copy on a
-    worker outside ``dead``, no graph to compute it from); a hung worker's copies count
-    (it is left out of the ranks, but Dask still fetches from it)."""
+    worker outside ``dead``, and no graph to compute it from, or only on workers that are
+    gone); a hung worker's copies count (it is left out of the ranks, but Dask still
+    fetches from it)."""
     futures = [f for lay in layouts for f in lay.futures()]
     keys = [f.key for f in futures]
     bad = client.run_on_scheduler(_unrecoverable, keys, sorted(dead))
     if not bad:
         return
-    i = bad[0]
+    i, why = bad[0]
     for lay in layouts:
         n = len(lay.futures())
         if i < n:
             what = lay.describe(i)
             break
         i -= n
+    how = {"scattered": "Dask has no graph to compute it from (data given with "
+                        "client.scatter, or a dependency of it)",
+           "restricted": "Dask may compute it only on workers that are gone (persisted "
+                         "with workers= and without allow_other_workers=True)"}[why]
     raise CollectiveError(
         f"worker(s) {', '.join(gone) or sorted(dead)} left the cluster during training, "
         f"and {len(bad)} partition(s) of the data cannot be had again, {what} among them: "
-        "its only copy was on a lost worker and Dask has no graph to compute it from "
-        "(data given with client.scatter). Build the dask collections from a graph "
-        "(dask.array.from_array, reading from storage), or replicate scattered data "
-        "(client.replicate), for gbm to go on after a lost worker; or fit again "
-        "(checkpoint_dir resumes from the last saved round)")
+        f"its only copy was on a lost worker and {how}. Build the dask collections from a "
+        "graph (dask.array.from_array, reading from storage) that any worker may compute, "
+        "or replicate scattered data (client.replicate), for gbm to go on after a lost "
+        "worker; or fit again (checkpoint_dir resumes from the last saved round)")
 
 
 def _unrecoverable(keys, lost, dask_scheduler=None):
-    """On the scheduler: the indices of ``keys`` that have no copy on a worker outside
-    ``lost`` and cannot be computed again (no run_spec, or a dependency that cannot)."""
+    """On the scheduler: ``(index, why)`` for each of ``keys`` that has no copy on a
+    worker outside ``lost`` and cannot be computed again: ``"scattered"`` (no run_spec,
+    here or in a dependency that has to be computed again too) or ``"restricted"`` (its
+    worker restrictions allow only workers in ``lost`` or gone)."""
     lost = set(lost)
-    known = {}
+    known = {}  # key -> None (can be had) or why not
 
-    def ok(key):
+    def why_not(ts):
+        if any(ws.address not in lost for ws in (ts.who_has or ())):
+            return None
+        if ts.run_spec is None:
+            return "scattered"
+        allowed = dask_scheduler.valid_workers(ts)
+        if (not ts.loose_restrictions and allowed is not None
+                and not any(ws.address not in lost for ws in allowed)):
+            return "restricted"
+        return ""  # computable here: its dependencies decide
+
+    for key in keys:  # depth first, without recursion: graphs can be deep
         stack = [key]
-        while stack:  # depth first, without recursion: graphs can be deep
+        while stack:
             k = stack[-1]
             if k in known:
                 stack.pop()
                 continue
             ts = dask_scheduler.tasks.get(k)
-            if ts is None:
-                known[k] = False
-            elif any(ws.address not in lost for ws in (ts.who_has or ())):
-                known[k] = True
-            elif ts.run_spec is None:
-                known[k] = False
-            else:
-                deps = [d.key for d in ts.dependencies]
-                todo = [d for d in deps if d not in known]
-                if todo:
-                    stack.extend(todo)
-                    continue
-                known[k] = all(known[d] for d in deps)
+            reason = "scattered" if ts is None else why_not(ts)
+            if reason != "":
+                known[k] = reason or None
+                stack.pop()
+                continue
+            deps = [d.key for d in ts.dependencies]
+            todo = [d for d in deps if d not in known]
+            if todo:
+                stack.extend(todo)
+                continue
+            known[k] = next((known[d] for d in deps if known[d] is not None), None)
             stack.pop()
-        return known[key]
-
-    return [i for i, k in enumerate(keys) if not ok(k)]
+    return [(i, known[k]) for i, k in enumerate(keys) if known[k] is not None]

@@ -130,10 +130,9 @@ def _wait_for_ranks(client, futures, addresses, timeout):
 
 def _reports(client, futures, addresses, deadline):
     """After a failure: ``(errors by rank, lost ranks, the workers there)``, once every
-    rank has reported
-    or is known lost: its worker gone, a surviving rank's collective named it (gone or
-    hung), its task cancelled, or still silent at ``deadline``. A rank that failed on its
-    own gets ``_GRACE_S`` for the others to report."""
+    rank has reported or is known lost: its worker gone, a surviving rank's collective
+    named it (gone or hung), its task cancelled, or still silent at ``deadline``. A rank
+    that failed on its own gives the others ``_GRACE_S`` to report."""
     grace = None
     while True:
         errors = {r: f.exception() for r, f in enumerate(futures) if f.status == "error"}

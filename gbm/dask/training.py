@@ -11,7 +11,6 @@ Needs the ``dask`` extra: ``pip install 'detgbm[dask]'`` (from a checkout:
 ``pip install -e '.[dask]'``).
 """
 import hashlib
-import time
 
 from . import checkpoint as dask_checkpoint, data as dask_data, nccl as dask_nccl
 from . import recovery
@@ -134,7 +133,6 @@ def _train_rank(collective, share, eval_shares, spec):
     """One rank's training (``run_ranks``'s body): ``(booster or None, digest, stats)``.
     A loss stops it with ``RankStopped``, carrying the state of its last completed round
     (``gbm.dask.progress``)."""
-    started = time.monotonic()
     # Numba threads: the worker's share of the machine, unless n_jobs or nthread is given
     params = with_default(spec["params"], "n_jobs", worker_threads())
     X, y = dask_data.assemble(share, "X"), dask_data.assemble(share, "y")
@@ -147,7 +145,7 @@ def _train_rank(collective, share, eval_shares, spec):
     callbacks = list(kwargs.pop("callbacks", ()))
     rounds, patience = spec["num_boost_round"], spec["early_stopping_rounds"]
     ids = dask_data.row_ids(share)
-    progress = Progress(patience, started)
+    progress = Progress(patience)
     path, reason = "host", "device='cpu'"
     try:
         if validate_params(params)["device"] == "cuda":  # NCCL when each rank has its own GPU
@@ -166,8 +164,7 @@ def _train_rank(collective, share, eval_shares, spec):
     except CollectiveError as err:  # a peer lost or hung: this rank's last completed round
         if path == "nccl":
             collective.close(failed=True)
-        state, partial_s = progress.state()
-        raise RankStopped.of(err, state, partial_s, progress.setup_s) from None
+        raise RankStopped.of(err, progress.state(), progress.times()) from None
     except BaseException:
         if path == "nccl":
             collective.close(failed=True)
@@ -178,7 +175,7 @@ def _train_rank(collective, share, eval_shares, spec):
     stats = {"rows": int(ids.shape[0]), "exchanges": collective.n_exchanges,
              "transport": getattr(getattr(collective, "host", collective), "transport", None),
              "collective_s": collective.seconds, "device_allreduce": path,
-             "device_allreduce_reason": reason, "setup_s": progress.setup_s}
+             "device_allreduce_reason": reason, "first_round_at": progress.first_round_at}
     return (booster if collective.rank == 0 else None), digest, stats
 
 
