@@ -11,9 +11,9 @@ dual solver: ``docs/linear.md``). The result is certified like a local fit:
 ``duality_gap_ <= tol * objective_`` for the objective over all rows, so it is within
 ``tol`` of the local fit's optimum. A fit that loses workers (``max_recoveries``, as
 ``gbm.dask.train``'s: ``gbm.dask.recovery``) fits again from the start on the workers
-left, certified the same way; ``recoveries_`` lists its recoveries. ``predict`` (and ``decision_function``,
-``predict_proba``) are lazy, one task per partition; ``to_local()`` returns the local
-estimator with the same coefficients.
+left, certified the same way; ``recoveries_`` lists its recoveries. ``predict`` (and
+``decision_function``, ``predict_proba``) are lazy, one task per partition;
+``to_local()`` returns the local estimator with the same coefficients.
 
 Import them from ``gbm.dask``.
 """
