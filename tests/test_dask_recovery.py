@@ -183,6 +183,25 @@ def test_a_worker_lost_while_binning(client, workers):
     _check_record(record, workers[1], 0)
 
 
+def test_base_margins_of_the_data_and_an_eval_set_survive_a_loss(client, workers):
+    X, y = _data(18)
+    Xv, yv = _data(19, n=600)
+    y, yv = (np.floor(np.exp(np.clip(v, -3, 3) / 2)) for v in (y, yv))
+    offset, offset_v = (np.log1p(np.abs(np.nan_to_num(v[:, 3]))) for v in (X, Xv))
+    params = dict(PARAMS, objective="count:poisson")
+    local = gbm.train(params, X, y, 6, base_margin=offset,
+                      evals=[{"X": Xv, "y": yv, "name": "v", "base_margin": offset_v}])
+    dX, dy, doffset = _dask(X, y, offset)
+    dXv, dyv, doffset_v = _dask(Xv, yv, offset_v, chunks=(250, 350))
+    stats = {}
+    model = gbm.dask.train(client, params, dX, dy, 6, base_margin=doffset, _stats=stats,
+                           evals=[{"X": dXv, "y": dyv, "name": "v", "base_margin": doffset_v}],
+                           callbacks=[_KillAt(workers[1], 3)])
+    assert model.to_json() == local.to_json()
+    assert model.evals_result == local.evals_result
+    _check_record(stats["recoveries"][0], workers[1], 3)
+
+
 class _HangAt(TrainingCallback):
     """Sleeps on the worker ``address`` after round 1 (alive, but not answering)."""
 
@@ -399,3 +418,33 @@ def test_a_stopped_rank_keeps_its_last_completed_round(params):
     assert state.booster.evals_result == four.evals_result
     assert state.booster.best_iteration == four.best_iteration
     assert state.rounds_left() == 6
+
+
+@pytest.mark.parametrize("params", [{"objective": "count:poisson"},
+                                    {"objective": "multi:softprob", "num_class": 3}])
+def test_a_fit_continued_with_base_margins_is_the_uninterrupted_one(params):
+    """What a recovery relies on with base margins: the margins of the model so far
+    start from each row's own base margin (predicted from the base and shifted, they
+    differed in the last bits, and so did the trees after them)."""
+    X, y = _data(20, n=1500)
+    Xv, yv = _data(21, n=400)
+    n_groups = params.get("num_class", 1)
+    if n_groups == 1:
+        y, yv = (np.floor(np.exp(np.clip(v, -3, 3) / 2)) for v in (y, yv))
+    else:
+        y, yv = (np.digitize(v, [-0.5, 0.5]).astype(float) for v in (y, yv))
+    rng = np.random.default_rng(22)
+    shape = (lambda n: (n,)) if n_groups == 1 else (lambda n: (n, n_groups))
+    offset, offset_v = rng.normal(size=shape(1500)) / 3, rng.normal(size=shape(400)) / 3
+    params = dict(PARAMS, **params)
+
+    def fit(rounds, init=None):
+        return gbm.train(params, X, y, rounds, base_margin=offset, init_model=init,
+                         evals=[{"X": Xv, "y": yv, "name": "v", "base_margin": offset_v}])
+
+    full, first = fit(8), fit(5)
+    more = fit(3, init=first)
+    assert more.to_json() == full.to_json()
+    for metric, scores in full.evals_result["v"].items():
+        assert first.evals_result["v"][metric] + more.evals_result["v"][metric] == scores
+
