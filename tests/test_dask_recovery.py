@@ -217,6 +217,9 @@ class _HangAt(TrainingCallback):
 def test_a_hung_worker_is_left_behind(client, workers):
     X, y = _data(7)
     local = gbm.train(PARAMS, X, y, 5)
+    # a worker that replaced a killed one loads its kernels in its first fit: not within
+    # the short timeout below on a loaded machine
+    gbm.dask.train(client, PARAMS, *_dask(X, y), 1)
     stats = {}
     model = gbm.dask.train(client, PARAMS, *_dask(X, y), 5, callbacks=[_HangAt(workers[1], 8.0)],
                            collective_timeout=2.0, transport="dask", _stats=stats)
