@@ -393,8 +393,8 @@ def test_a_hung_worker_fails_after_the_collective_timeout(client, transport):
     start = time.monotonic()
     with pytest.raises(CollectiveError, match=r"timed out after 1.5 s waiting for rank\(s\) \[1\]"):
         gbm.dask.train(client, PARAMS, dX, dy, 5, callbacks=[_HangOn(hung, 6.0)],
-                       collective_timeout=1.5, transport=transport)
-    assert time.monotonic() - start < 1.5 + 10  # the timeout, a grace of 3 s, start-up
+                       collective_timeout=1.5, transport=transport, max_recoveries=0)
+    assert time.monotonic() - start < 1.5 + 30  # the timeout, a grace of 3 s, start-up
     time.sleep(6.0)  # the hung rank wakes, finds the training gone and ends
     model = gbm.dask.train(client, PARAMS, dX, dy, 2, transport=transport)
     assert model.to_json() == gbm.train(PARAMS, X, y, 2).to_json()  # the workers are free
@@ -412,7 +412,7 @@ def test_a_killed_worker_fails_within_seconds(client):
     try:
         with pytest.raises(CollectiveError,
                            match="left the cluster|could not send|closed its connection"):
-            gbm.dask.train(client, dict(PARAMS, max_depth=4), dX, dy, 100_000)
+            gbm.dask.train(client, dict(PARAMS, max_depth=4), dX, dy, 100_000, max_recoveries=0)
     finally:
         timer.cancel()
     elapsed = time.monotonic() - start
@@ -442,7 +442,7 @@ def test_a_fit_killed_with_its_worker_resumes_to_the_uninterrupted_model(client,
     victim = _workers(client, 2)[1]
     with pytest.raises(CollectiveError):
         gbm.dask.train(client, PARAMS, dX, dy, 8, checkpoint_dir=str(tmp_path),
-                       callbacks=[_KillAt(victim, 4)])
+                       callbacks=[_KillAt(victim, 4)], max_recoveries=0)
     assert gbm.dask.checkpoint.read(tmp_path).booster.num_boosted_rounds in (4, 5)
     client.wait_for_workers(2, timeout=120)
     deadline = time.monotonic() + 60  # the killed one is replaced on a new address

@@ -5,22 +5,27 @@ or two workers share one GPU), send device arrays over Dask as host copies, and 
 the local CPU model, a worker without rows included. NCCL itself is in
 ``tests/test_dask_nccl.py``; real GPUs in ``tests/test_dask_cuda.py``.
 """
+import os
+import signal
 import sys
 
 import numpy as np
 import pytest
 
 pytest.importorskip("distributed")
+dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
 
 import cloudpickle  # noqa: E402  (a dependency of distributed)
 from distributed import Client, LocalCluster, wait  # noqa: E402
+from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
 
 from tests.support import fake_gpu  # noqa: E402
 from tests.support.fake_gpu import FakeDeviceArray  # noqa: E402
 
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
+from gbm.callback import TrainingCallback  # noqa: E402
 
 PARAMS = {"max_depth": 3, "max_bin": 32, "bin_sample_size": 800, "learning_rate": 0.3}
 
@@ -104,3 +109,42 @@ def test_two_workers_on_one_gpu_and_a_worker_without_rows(client):
     assert sorted(r["rows"] for r in stats["ranks"]) == [0, 1500]
     assert {r["device_allreduce"] for r in stats["ranks"]} == {"host"}
     assert "share GPU GPU-0 on node-a" in stats["ranks"][0]["device_allreduce_reason"]
+
+
+class _FakeGpuEverywhere(WorkerPlugin):
+    """A worker plugin: every worker, a killed one's replacement included, runs the fake."""
+
+    name = "gbm-test-fake-gpu"
+
+    def setup(self, worker):
+        _install_fake_gpu()
+
+
+class _KillAt(TrainingCallback):
+    def __init__(self, address, epoch):
+        self.address, self.epoch = address, epoch
+
+    def before_iteration(self, booster, epoch, evals_log):
+        from distributed import get_worker
+
+        if epoch == self.epoch and get_worker().address == self.address:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return False
+
+
+def test_a_lost_gpu_worker_s_fit_goes_on_with_the_local_model(client):
+    # last in the module: the killed worker comes back on a new address
+    X, y = _data(2)
+    local = gbm.train(PARAMS, X, y, 6).to_json()
+    client.register_plugin(_FakeGpuEverywhere())
+    victim = sorted(client.scheduler_info()["workers"])[1]
+    stats = {}
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": "600s"}):
+        model = gbm.dask.train(client, dict(PARAMS, device="cuda"),
+                               _gpu_blocks(X, (700, 800)), _gpu_blocks(y, (700, 800)), 6,
+                               callbacks=[_KillAt(victim, 3)], _stats=stats)
+        client.wait_for_workers(2, timeout=120)  # the replacement, before the cluster closes
+    assert model.to_json() == local
+    (record,) = stats["recoveries"]
+    assert record["workers"] == [victim] and record["round"] == 3
+    assert {r["device_allreduce"] for r in stats["ranks"]} == {"host"}

@@ -17,6 +17,7 @@ from tests.support.fake_gpu import FakeDeviceArray, device
 
 import gbm
 from gbm.dask import nccl as dask_nccl
+from gbm.callback import TrainingCallback
 from gbm.collective import CollectiveError, ThreadGroup
 
 PARAMS = {"max_depth": 3, "max_bin": 32, "bin_sample_size": 500, "learning_rate": 0.3}
@@ -172,3 +173,70 @@ def test_a_rank_that_cannot_join_says_so(nccl, rank_of_thread, monkeypatch):
     with pytest.raises(RuntimeError, match="rank 0 could not join the NCCL communicator: "
                                            "OSError: NCCL WARN bootstrap"):
         _ranks(1, rank_of_thread, lambda c: dask_nccl._join(nccl, c, (1,), 5.0))
+
+
+class _Gone(BaseException):
+    """A rank whose worker is lost (it stops without a word, as a killed process)."""
+
+
+class _LoseRankAt(TrainingCallback):
+    def __init__(self, rank, epoch):
+        self.rank, self.epoch = rank, epoch
+
+    def before_iteration(self, booster, epoch, evals_log):
+        if epoch == self.epoch and threading.current_thread().gbm_rank == self.rank:
+            raise _Gone()
+        return False
+
+
+def _share(X, y, lo, hi):
+    """A rank's share as ``gbm.dask.data.plan`` makes it, with the partitions' values."""
+    empty = {"X": device(X[:0]), "y": y[:0]}
+    return {"X": [device(X[lo:hi])], "y": [y[lo:hi]], "empty": empty, "ranges": [(lo, hi)]}
+
+
+def test_a_lost_rank_s_survivors_rebuild_the_nccl_communicator(nccl, rank_of_thread,
+                                                               monkeypatch):
+    """``gbm.dask.training._train_rank`` over NCCL: a rank lost in round 3 stops the
+    other, which aborts its communicator and reports the state of round 3; the next
+    attempt (another split of the rows) joins a new communicator and ends with the
+    local model."""
+    import gbm.dask.training as dask_training
+    from gbm.dask.errors import RankStopped
+
+    monkeypatch.setattr(dask_training, "worker_threads", lambda: 1)  # no Dask worker here
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(1500, 4)).astype(np.float32)
+    y = X[:, 0] - X[:, 1] ** 2 + rng.normal(size=1500)
+    local = gbm.train(PARAMS, X, y, 6).to_json()
+    spec = dict(params=dict(PARAMS, device="cuda"), num_boost_round=6,
+                early_stopping_rounds=None, checkpoint_dir=None, fingerprint=None,
+                resume=None, kwargs={"callbacks": [_LoseRankAt(1, 3)]})
+    stopped = {}
+
+    def attempt(bounds, spec):
+        def body(c):
+            rank_of_thread.rank = c.rank
+            threading.current_thread().gbm_rank = c.rank
+            share = _share(X, y, bounds[c.rank], bounds[c.rank + 1])
+            try:
+                return dask_training._train_rank(c, share, [], spec)
+            except RankStopped as err:
+                stopped[c.rank] = err
+                return None
+
+        return ThreadGroup(2, timeout=60).run(body)
+
+    with pytest.raises(_Gone):
+        attempt((0, 700, 1500), spec)
+    state = stopped[0].state
+    assert state.rounds == 3 and state.end == 6 and list(stopped) == [0]
+    first = list(nccl.communicators)
+    assert len(first) == 2 and {comm.state for comm in first} == {"aborted"}
+    nccl.calls.clear()
+    results = attempt((0, 1100, 1500), dict(spec, resume=state, kwargs={}))
+    assert results[0][0].to_json() == local and results[0][1] == results[1][1]
+    assert [r[2]["device_allreduce"] for r in results] == ["nccl", "nccl"]
+    second = nccl.communicators[2:]
+    assert len(second) == 2 and {comm.state for comm in second} == {"destroyed"}
+    assert nccl.calls  # the new communicator carried the histograms of rounds 3 to 5

@@ -213,7 +213,7 @@ def resume(collective, folder, expected, rounds, patience):
         with open(path, encoding="utf-8") as f:
             text = f.read()
     text = collective.broadcast(text, root=0)
-    save = [_Save(path, expected, patience)] if collective.rank == 0 else []
+    save = saver(collective, folder, expected, patience)
     if text is None:
         return None, rounds, save
     ck = loads(text, path)
@@ -226,6 +226,35 @@ def resume(collective, folder, expected, rounds, patience):
                          "delete it or ask for at least as many rounds")
     left = 0 if ck.stopped else rounds - done
     return ck.booster, left, [_Resumed(ck, path)] + save
+
+
+def saved_rounds(collective, folder, expected):
+    """The rounds of the checkpoint in ``folder`` when it is one of this training (its
+    fingerprint ``expected``), else -1 (none, or another training's: ``resume`` says
+    why); the same on every rank (one exchange)."""
+    rounds = -1
+    if collective.rank == 0:
+        try:
+            ck = read(folder)
+        except ValueError:
+            ck = None
+        if ck is not None and not differences(ck.fingerprint, expected):
+            rounds = int(ck.booster.num_boosted_rounds)
+    return collective.broadcast(rounds, root=0)
+
+
+def saver(collective, folder, expected, patience):
+    """The callbacks that save a checkpoint after every round: rank 0's, none elsewhere."""
+    path = os.path.join(os.fspath(folder), FILE)
+    return [_Save(path, expected, patience)] if collective.rank == 0 else []
+
+
+def resumed(resume):
+    """The callback that puts a recovery's state (a ``gbm.dask.progress.Resume``) back
+    before the first new round, as a resumed checkpoint's (its bin edges checked)."""
+    b = resume.booster
+    ck = Checkpoint(b, None, b.best_iteration, b.best_score, resume.stopped, b.evals_result)
+    return _Resumed(ck, None)
 
 
 def _stopped(booster, epoch, patience):
@@ -254,7 +283,8 @@ class _Save(TrainingCallback):
 class _Resumed(TrainingCallback):
     """On every rank of a resumed fit: the data's bin edges must be the checkpoint's, and
     the booster goes on with the checkpoint's eval scores and early stopping's best round
-    (``EarlyStopping`` counts from the booster's ``best_iteration``)."""
+    (``EarlyStopping`` counts from the booster's ``best_iteration``). ``path`` None: a
+    recovery's state held in memory (``resumed``)."""
 
     def __init__(self, ck, path):
         self.ck, self.path = ck, path
@@ -263,6 +293,11 @@ class _Resumed(TrainingCallback):
         saved = self.ck.booster.cuts
         if len(saved) != len(booster.cuts) or not all(
                 np.array_equal(a, b) for a, b in zip(saved, booster.cuts)):
+            if self.path is None:  # a recovery's state: the same data, in another plan
+                raise RuntimeError("the bin edges after a recovery differ from the lost "
+                                   "ranks'; the data changed between attempts (a "
+                                   "non-deterministic graph?), or this is a bug: please "
+                                   "report it")
             raise _refuse(self.path, ["the bin edges: X differs"])
         booster.evals_result = copy.deepcopy(self.ck.evals_result)
         booster.best_iteration, booster.best_score = self.ck.best_iteration, self.ck.best_score

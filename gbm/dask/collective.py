@@ -34,6 +34,7 @@ import numpy as np
 
 from ..collective import CollectiveError, _check_op
 from ..data.inputs import is_device_array, to_host
+from .errors import PeerLost
 
 _MESSAGE = "gbm_collective_message"  # the worker's comm handlers
 _ABORT = "gbm_collective_abort"
@@ -83,10 +84,10 @@ class Mailbox:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     missing = [s for s in sources if (session, seq, s) not in self._messages]
-                    raise CollectiveError(
+                    raise PeerLost(
                         f"exchange {seq} timed out after {timeout:g} s waiting for rank(s) "
                         f"{missing} (a worker hung or is far slower; raise collective_timeout "
-                        "if it is only slow)")
+                        "if it is only slow)", missing, hung=True)
                 self._cond.wait(min(left, 1.0))
 
     def reason(self, session):

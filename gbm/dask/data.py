@@ -139,6 +139,90 @@ def assign_blocks(blocks, keys, who_has, lengths, addresses, balance=True):
     return ranks
 
 
+class Layout:
+    """One data set (training or an eval set) as partition futures, cut into blocks: what
+    stays the same when the ranks change (a recovery re-plans over other workers, and
+    every row keeps its global index). ``shares(addresses)`` gives each rank its blocks."""
+
+    def __init__(self, client, X, y, sample_weight=None, group=None, qid=None, ranking=False,
+                 what=""):
+        Xc = Collection(client, X, f"{what}X")
+        n_parts = len(Xc.futures)
+        cols = {"X": Xc, "y": Collection(client, y, f"{what}y", n_parts)}
+        self.per_group_weight = None
+        if sample_weight is not None:
+            if ranking:  # one weight per query group: small, kept on the client
+                self.per_group_weight = np.asarray(sample_weight, dtype=np.float64).ravel()
+            else:
+                cols["sample_weight"] = Collection(client, sample_weight,
+                                                   f"{what}sample_weight", n_parts)
+        if qid is not None:
+            cols["qid"] = Collection(client, qid, f"{what}qid", n_parts)
+        self.cols, self.what = cols, what
+        self.lengths = client.gather(client.map(_n_rows, Xc.futures, pure=False))
+        summaries = None
+        if qid is not None:
+            summaries = client.gather(client.map(_qid_summary, cols["qid"].futures, pure=False))
+        self.blocks = blocks = make_blocks(self.lengths, group, summaries)
+        if self.per_group_weight is not None and blocks and blocks[-1][1] is not None:
+            n_groups = blocks[-1][1][1]
+            if self.per_group_weight.shape[0] != n_groups:
+                raise ValueError(f"{what}sample_weight has {self.per_group_weight.shape[0]} "
+                                 f"entries but there are {n_groups} query groups; a ranking "
+                                 "objective takes one weight per group")
+        self.offsets = np.concatenate(([0], np.cumsum(self.lengths))).astype(np.int64)
+        self.group_sizes = None if group is None else np.asarray(group, np.int64)
+
+    def add(self, client, name, value):
+        """Another column partitioned as X (``base_margin``)."""
+        self.cols[name] = Collection(client, value, f"{self.what}{name}", len(self.lengths))
+
+    def futures(self):
+        """Every partition future of every column (what a recovery needs again)."""
+        return [f for c in self.cols.values() for f in c.futures]
+
+    def describe(self, index):
+        """Which column, partition and rows the ``index``-th of ``futures()`` holds."""
+        n = len(self.lengths)
+        name = list(self.cols)[index // n]
+        part = index % n
+        return (f"partition {part} of {self.what}{name} (rows {int(self.offsets[part])} to "
+                f"{int(self.offsets[part + 1]) - 1})")
+
+    def shares(self, client, addresses, balance=True):
+        """Each rank's share: see ``plan``."""
+        Xc, blocks, cols = self.cols["X"], self.blocks, self.cols
+        keys = [f.key for f in Xc.futures]
+        who_has = client.who_has(Xc.futures)
+        ranks = assign_blocks(blocks, keys, who_has, self.lengths, list(addresses), balance)
+        shares = []
+        for rank in range(len(addresses)):
+            mine = [blocks[b] for b in range(len(blocks)) if ranks[b] == rank]
+            parts = [i for b, _ in mine for i in b]
+            share = {name: [c.futures[i] for i in parts] for name, c in cols.items()}
+            share["empty"] = {name: c.empty for name, c in cols.items()}
+            share["ranges"] = [(int(self.offsets[i]), int(self.offsets[i + 1])) for i in parts]
+            if self.group_sizes is not None:
+                share["group"] = np.concatenate([self.group_sizes[g0:g1] for _, (g0, g1) in mine]
+                                                or [np.zeros(0, np.int64)])
+            if self.per_group_weight is not None:
+                share["group_weight"] = (
+                    np.concatenate([self.per_group_weight[g0:g1] for _, (g0, g1) in mine]
+                                   or [np.zeros(0)]) if blocks[0][1] is not None
+                    else self.per_group_weight)
+            shares.append(share)
+        return shares
+
+
+def layout(client, X, y, sample_weight=None, group=None, qid=None, ranking=False, what="",
+           base_margin=None):
+    """A ``Layout`` of one data set (its partitions computed on the workers)."""
+    out = Layout(client, X, y, sample_weight, group, qid, ranking, what)
+    if base_margin is not None:
+        out.add(client, "base_margin", base_margin)
+    return out
+
+
 def plan(client, addresses, X, y, sample_weight=None, group=None, qid=None, ranking=False,
          what="", balance=True, base_margin=None):
     """Each rank's share of one data set (training or an eval set).
@@ -148,52 +232,8 @@ def plan(client, addresses, X, y, sample_weight=None, group=None, qid=None, rank
     ``group_weight`` (per-group weights of a ranking objective), ``ranges`` (the rank's
     global row ranges), and ``empty`` (zero-row values for a rank without rows).
     """
-    Xc = Collection(client, X, f"{what}X")
-    n_parts = len(Xc.futures)
-    cols = {"X": Xc, "y": Collection(client, y, f"{what}y", n_parts)}
-    per_group_weight = None
-    if sample_weight is not None:
-        if ranking:  # one weight per query group: small, kept on the client
-            per_group_weight = np.asarray(sample_weight, dtype=np.float64).ravel()
-        else:
-            cols["sample_weight"] = Collection(client, sample_weight, f"{what}sample_weight",
-                                               n_parts)
-    if qid is not None:
-        cols["qid"] = Collection(client, qid, f"{what}qid", n_parts)
-    if base_margin is not None:
-        cols["base_margin"] = Collection(client, base_margin, f"{what}base_margin", n_parts)
-    lengths = client.gather(client.map(_n_rows, Xc.futures, pure=False))
-    summaries = None
-    if qid is not None:
-        summaries = client.gather(client.map(_qid_summary, cols["qid"].futures, pure=False))
-    blocks = make_blocks(lengths, group, summaries)
-    if per_group_weight is not None and blocks and blocks[-1][1] is not None:
-        n_groups = blocks[-1][1][1]
-        if per_group_weight.shape[0] != n_groups:
-            raise ValueError(f"{what}sample_weight has {per_group_weight.shape[0]} entries but "
-                             f"there are {n_groups} query groups; a ranking objective takes "
-                             "one weight per group")
-    keys = [f.key for f in Xc.futures]
-    who_has = client.who_has(Xc.futures)
-    ranks = assign_blocks(blocks, keys, who_has, lengths, list(addresses), balance)
-    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    group_sizes = None if group is None else np.asarray(group, np.int64)
-    shares = []
-    for rank in range(len(addresses)):
-        mine = [blocks[b] for b in range(len(blocks)) if ranks[b] == rank]
-        parts = [i for b, _ in mine for i in b]
-        share = {name: [c.futures[i] for i in parts] for name, c in cols.items()}
-        share["empty"] = {name: c.empty for name, c in cols.items()}
-        share["ranges"] = [(int(offsets[i]), int(offsets[i + 1])) for i in parts]
-        if group_sizes is not None:
-            share["group"] = np.concatenate([group_sizes[g0:g1] for _, (g0, g1) in mine]
-                                            or [np.zeros(0, np.int64)])
-        if per_group_weight is not None:
-            share["group_weight"] = (
-                np.concatenate([per_group_weight[g0:g1] for _, (g0, g1) in mine]
-                               or [np.zeros(0)]) if blocks[0][1] is not None else per_group_weight)
-        shares.append(share)
-    return shares
+    return layout(client, X, y, sample_weight, group, qid, ranking, what,
+                  base_margin).shares(client, addresses, balance)
 
 
 def assemble(share, name):

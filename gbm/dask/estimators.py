@@ -1,14 +1,16 @@
 """scikit-learn estimators over Dask collections: validate, convert, call ``gbm.dask.train``.
 
 ``DaskGBMRegressor``, ``DaskGBMClassifier`` and ``DaskGBMRanker`` take the parameters of
-their local twins (``gbm.sklearn``) plus ``client`` (None: the default client) and
-``checkpoint_dir``. ``fit`` takes dask arrays or DataFrames; ``predict`` and
+their local twins (``gbm.sklearn``) plus ``client`` (None: the default client),
+``checkpoint_dir`` and ``max_recoveries`` (``gbm.dask.train``'s; a fit's recoveries are
+in ``recoveries_``). ``fit`` takes dask arrays or DataFrames; ``predict`` and
 ``predict_proba`` are lazy, one task per partition, and ``to_local()`` returns the local
 estimator with the same model. Import them from ``gbm.dask``.
 """
 import numpy as np
 
 from . import data as dask_data
+from .recovery import DEFAULT_MAX_RECOVERIES
 from .training import train
 from .wrappers import dask_init, map_rows
 from ..data.eval_sets import fit_eval_specs
@@ -17,7 +19,8 @@ from ..data.queries import pop_qid
 from ..sklearn.boosting import (_FITTED, GBMClassifier, GBMRanker, GBMRegressor,
                                check_n_estimators)
 
-_DASK_ARGS = ("client", "checkpoint_dir")
+_DASK_ARGS = {"client": None, "checkpoint_dir": None,
+              "max_recoveries": DEFAULT_MAX_RECOVERIES}
 
 
 class _DaskMixin:
@@ -38,7 +41,7 @@ class _DaskMixin:
         their labels encoded as y's; ``train_kwargs`` go to ``gbm.dask.train``."""
         dask_data.check_dask(X, "X")
         check_n_estimators(self.n_estimators)
-        for name in _FITTED:  # a new fit: nothing of the last one's (classes_ included)
+        for name in _FITTED + ("recoveries_",):  # a new fit: nothing of the last one's
             self.__dict__.pop(name, None)
         y, extra = self._dask_encode_y(dask_data.check_dask(y, "y"))
         params = dict(self._train_params(), **extra)
@@ -46,12 +49,15 @@ class _DaskMixin:
         if isinstance(xgb_model, _DaskMixin):
             xgb_model = xgb_model.get_booster()
         evals = fit_eval_specs(**evals, prepare=self._dask_prepare_eval)
+        stats = {}
         booster = train(self.client, params, X, y, num_boost_round=self._boost_rounds(),
                         evals=evals, early_stopping_rounds=self.early_stopping_rounds,
                         checkpoint_dir=self.checkpoint_dir, feature_names=names,
                         init_model=xgb_model, verbose_eval=verbose, callbacks=callbacks,
-                        categorical_features=self.categorical_features, **train_kwargs)
+                        categorical_features=self.categorical_features,
+                        max_recoveries=self.max_recoveries, _stats=stats, **train_kwargs)
         self._Booster = booster
+        self.recoveries_ = stats["recoveries"]  # one dict per lost worker the fit survived
         self.n_features_in_ = int(X.shape[1])
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)

@@ -9,9 +9,11 @@ collective; that is the local estimator's own ``_fit`` over the rank's rows, who
 solvers agree through the collective (averaged proximal Newton steps, or CoCoA+ for the
 dual solver: ``docs/linear.md``). The result is certified like a local fit:
 ``duality_gap_ <= tol * objective_`` for the objective over all rows, so it is within
-``tol`` of the local fit's optimum. ``predict`` (and ``decision_function``,
-``predict_proba``) are lazy, one task per partition; ``to_local()`` returns the local
-estimator with the same coefficients.
+``tol`` of the local fit's optimum. A fit that loses workers (``max_recoveries``, as
+``gbm.dask.train``'s: ``gbm.dask.recovery``) fits again from the start on the workers
+left, certified the same way; ``recoveries_`` lists its recoveries. ``predict`` (and
+``decision_function``, ``predict_proba``) are lazy, one task per partition;
+``to_local()`` returns the local estimator with the same coefficients.
 
 Import them from ``gbm.dask``.
 """
@@ -19,13 +21,14 @@ import hashlib
 
 import numpy as np
 
-from . import data as dask_data
+from . import data as dask_data, recovery
 from .wrappers import dask_init, map_rows
 from .spmd import run_ranks, worker_threads
 from ..collective import CollectiveError
 from ..linear import ElasticNet, Lasso, LinearSVC, LogisticRegression, Ridge
 
-_DASK_ARGS = ("client",)
+_DASK_ARGS = {"client": None, "max_recoveries": recovery.DEFAULT_MAX_RECOVERIES}
+_DASK_FITTED = ("recoveries_",)  # fitted here, not by the local estimator
 COLLECTIVE_TIMEOUT_S = 300.0  # one exchange's wait for the other ranks (a hung worker)
 
 
@@ -78,22 +81,31 @@ class _DaskLinear:
 
         dask_data.check_dask(X, "X")
         dask_data.check_dask(y, "y")
+        max_recoveries = recovery.check_max_recoveries(self.max_recoveries)
         for name in _fitted_names(self):  # a new fit: nothing of the last one's
             delattr(self, name)
         client = self.client if self.client is not None else distributed.default_client()
         addresses = sorted(client.scheduler_info()["workers"])
         if not addresses:
             raise ValueError("the Dask cluster has no workers")
-        shares = dask_data.plan(client, addresses, X, y, sample_weight)
+        data = dask_data.layout(client, X, y, sample_weight)
         params = self._local_params()
-        results = run_ranks(client, addresses, _fit_rank,
-                            [(share, self._local, params) for share in shares],
-                            COLLECTIVE_TIMEOUT_S, name="gbm-linear")
+
+        def attempt(addresses, resume):  # no state: a recovery fits again from the start
+            shares = data.shares(client, addresses)
+            return run_ranks(client, addresses, _fit_rank,
+                             [(share, self._local, params) for share in shares],
+                             COLLECTIVE_TIMEOUT_S, name="gbm-linear")
+
+        results, recoveries = recovery.run(client, addresses, attempt, [data], max_recoveries,
+                                           COLLECTIVE_TIMEOUT_S)
+        results = [r for r in results if r is not None]
         if len({digest for _, digest in results}) != 1:
             raise CollectiveError("the ranks ended with different coefficients; please report "
                                   "this")
         for name, value in results[0][0].items():
             setattr(self, name, value)
+        self.recoveries_ = recoveries
         return self
 
     def _local_params(self):
@@ -103,7 +115,8 @@ class _DaskLinear:
         """The local estimator (``gbm.linear``) with this one's parameters and fit."""
         local = self._local(**self._local_params())
         for name in _fitted_names(self):
-            setattr(local, name, getattr(self, name))
+            if name not in _DASK_FITTED:
+                setattr(local, name, getattr(self, name))
         return local
 
     def _lazy(self, X, method, n_out=None, dtype=np.float64):

@@ -33,6 +33,7 @@ import struct
 import time
 
 from ..collective import CollectiveError
+from .errors import PeerLost
 
 _HELLO = struct.Struct("<4s16sI")  # magic, secret, rank
 _MAGIC = b"gbm1"
@@ -220,10 +221,10 @@ def exchange(socks, seq, value, send_to, receive_from, timeout, stopped):
             left = deadline - time.monotonic()
             if left <= 0:
                 missing = sorted(set(readers) - done.keys()) or sorted(sending)
-                raise CollectiveError(
+                raise PeerLost(
                     f"exchange {seq} timed out after {timeout:g} s waiting for rank(s) "
                     f"{missing} (a worker hung or is far slower; raise collective_timeout "
-                    "if it is only slow)")
+                    "if it is only slow)", missing, hung=True)
             events = sel.select(min(left, 0.5))
             if not events:
                 reason = stopped()
@@ -240,7 +241,7 @@ def exchange(socks, seq, value, send_to, receive_from, timeout, stopped):
                         if not sending[r]:
                             del sending[r]
                 except (EOFError, OSError) as err:
-                    raise CollectiveError(_lost(r, seq, err, stopped)) from None
+                    raise _lost(r, seq, err, stopped) from None
                 _update(sel, key.fileobj, r, sending, readers, done)
     finally:
         sel.close()
@@ -276,15 +277,17 @@ def _update(sel, sock, r, sending, readers, done):
 
 
 def _lost(r, seq, err, stopped, grace=1.0):
-    """Why rank ``r``'s connection ended: the reason its training gave (it tells the
-    others over Dask before it closes; waited for up to ``grace`` seconds), else a lost
-    worker."""
+    """The error for rank ``r``'s connection having ended: the reason its training gave
+    (it tells the others over Dask before it closes; waited for up to ``grace`` seconds),
+    else a lost worker (``PeerLost`` naming rank ``r``)."""
     deadline = time.monotonic() + grace
     while True:
         reason = stopped()
         if reason is not None or time.monotonic() >= deadline:
             break
         time.sleep(0.02)
-    return reason or (f"rank {r} closed its connection during exchange {seq} "
-                      f"({type(err).__name__}: {err}); its worker was killed, crashed or "
-                      "was lost, and the training was stopped")
+    if reason is not None:
+        return CollectiveError(reason)
+    return PeerLost(f"rank {r} closed its connection during exchange {seq} "
+                    f"({type(err).__name__}: {err}); its worker was killed, crashed or "
+                    "was lost, and the training was stopped", [r])

@@ -8,14 +8,23 @@ never retried by Dask (the other ranks could not wait for a retry), and waits. A
 body raises tells the others, which stop at their next exchange; the client raises that
 rank's own error (row numbers in a ``ValueError`` made global, so the message is the one
 local training gives), not the ``CollectiveError`` of the ranks it stopped.
+
+When ranks were lost instead (their worker killed or gone, or hung past the collective's
+timeout) and no rank failed on its own, ``run_ranks`` raises ``RanksLost``: which ranks
+were lost, and what each surviving rank reported when it stopped (``RankStopped``: the
+training's state at its last completed round, for ``gbm.dask.recovery`` to go on from).
 """
 import re
+import time
 import uuid
 
 from . import data as dask_data
 from ..collective import CollectiveError
+from .errors import RanksLost, RankStopped
 
 _GRACE_S = 3.0  # after the first failing rank: how long the others get to report theirs
+_POLL_S = 0.5  # while waiting for the ranks' reports: how often the scheduler is asked
+_WATCH_S = 2.0  # while the ranks train: how often the client checks their workers are there
 
 
 def run_ranks(client, addresses, body, rank_args, timeout, name="gbm", transport="auto"):
@@ -46,7 +55,7 @@ def run_ranks(client, addresses, body, rank_args, timeout, name="gbm", transport
                              key=f"{name}-rank{rank}-{session}")
                for rank, addr in enumerate(addresses)]
     try:
-        return _wait_for_ranks(client, futures)
+        return _wait_for_ranks(client, futures, addresses, float(timeout))
     finally:
         client.cancel(futures)
         end_session(client, session)
@@ -68,44 +77,111 @@ def _run_rank(body, session, rank, addresses, timeout, transport, share, *args):
     from .heap import kept_heap
 
     with kept_heap():  # Dask's workers make every large allocation a fresh mmap
-        collective = DaskCollective(session, rank, addresses, timeout, transport)
+        collective = None
         try:
+            collective = DaskCollective(session, rank, addresses, timeout, transport)
             return body(collective, share, *args)
-        except CollectiveError:
+        except RankStopped:
             raise
+        except CollectiveError as err:  # a peer lost or hung: the client decides what next
+            raise RankStopped.of(err) from None
         except Exception as err:
-            collective.abort(f"rank {rank} ({get_worker().address}) failed: "
-                             f"{type(err).__name__}: {err}")
+            if collective is not None:
+                collective.abort(f"rank {rank} ({get_worker().address}) failed: "
+                                 f"{type(err).__name__}: {err}")
             raise _global_rows(err, dask_data.row_ids(share)) from None
         finally:
-            collective.close()
+            if collective is not None:
+                collective.close()
 
 
-def _wait_for_ranks(client, futures):
+def _wait_for_ranks(client, futures, addresses, timeout):
     """Every rank's result; on a failure, the most telling error (a rank's own error over
-    the ``CollectiveError`` of the ranks it stopped), without waiting on a lost rank."""
+    the ``CollectiveError`` of the ranks it stopped), without waiting on a lost rank; or
+    ``RanksLost`` when ranks were lost or hung and none failed on its own."""
     pending = list(futures)
     while pending:  # distributed.wait has no FIRST_EXCEPTION
-        _, pending = _wait(client, pending, return_when="FIRST_COMPLETED")
+        try:
+            _, pending = _wait(client, pending, timeout=_WATCH_S, return_when="FIRST_COMPLETED")
+        except TimeoutError:  # no rank left to notice a loss (a single rank): ask
+            alive = alive_workers(client)
+            if all(addresses[futures.index(f)] in alive for f in pending):
+                continue
+            break
         if any(f.status in ("error", "cancelled") for f in futures):
             break
     else:
         return client.gather(futures)
-    if pending:  # the other ranks were told to stop; let them say why (a lost one never does)
+    noticed = time.monotonic()
+    errors, lost, alive = _reports(client, futures, addresses, noticed + timeout + _GRACE_S)
+    own = [e for e in errors.values() if not _is_loss(e)]
+    if own:  # a rank failed on its own (bad input, a callback's exception): its error
+        raise own[0]
+    if futures[0].status == "finished":  # rank 0 ended its work: a loss after the end
+        return [f.result() if f.status == "finished" else None for f in futures]
+    first = next((e for e in errors.values() if isinstance(e, CollectiveError)), None)
+    message = str(first) if first is not None else (
+        f"rank(s) {sorted(lost)} ({', '.join(addresses[r] for r in sorted(lost))}) were lost")
+    hung = {r for e in errors.values() if getattr(e, "hung", False) for r in e.lost}
+    raise RanksLost(message, lost, {r: e for r, e in errors.items()
+                                    if isinstance(e, RankStopped)}, noticed,
+                    {r for r in lost & hung if addresses[r] in alive})
+
+
+def _reports(client, futures, addresses, deadline):
+    """After a failure: ``(errors by rank, lost ranks, the workers there)``, once every
+    rank has reported or is known lost: its worker gone, a surviving rank's collective
+    named it (gone or hung), its task cancelled, or still silent at ``deadline``. A rank
+    that failed on its own gives the others ``_GRACE_S`` to report."""
+    grace = None
+    while True:
+        errors = {r: f.exception() for r, f in enumerate(futures) if f.status == "error"}
+        if grace is None and any(not _is_loss(e) for e in errors.values()):
+            grace = time.monotonic() + _GRACE_S
+        named = {r for e in errors.values() for r in getattr(e, "lost", ())}
+        alive = alive_workers(client)
+        lost = {r for r, f in enumerate(futures)
+                if f.status == "cancelled" or (f.status == "pending"
+                                               and (r in named or addresses[r] not in alive))}
+        lost |= {r for r, e in errors.items() if not isinstance(e, CollectiveError)
+                 and _is_loss(e)}  # KilledWorker
+        waiting = [f for r, f in enumerate(futures) if f.status == "pending" and r not in lost]
+        now = time.monotonic()
+        if not waiting or now >= (deadline if grace is None else min(grace, deadline)):
+            lost |= {r for r, f in enumerate(futures) if f.status == "pending"}
+            return errors, lost, alive
         try:
-            _wait(client, list(pending), timeout=_GRACE_S)
+            _wait(client, waiting, timeout=_POLL_S, return_when="FIRST_COMPLETED")
         except TimeoutError:
             pass
-    errors = [f.exception() for f in futures if f.status == "error"]
-    first = next((e for e in errors if not isinstance(e, CollectiveError)), errors[0])
-    raise first
+
+
+def _is_loss(err):
+    """Whether a rank's error says it was lost or stopped by a loss (not its own failure)."""
+    from distributed import KilledWorker
+
+    return isinstance(err, (CollectiveError, KilledWorker))
+
+
+def alive_workers(client):
+    """The addresses of the workers the scheduler has now (not a cached list)."""
+    return set(client.run_on_scheduler(_scheduler_workers))
+
+
+def _scheduler_workers(dask_scheduler=None):
+    return list(dask_scheduler.workers)
 
 
 def _wait(client, futures, timeout=None, return_when="ALL_COMPLETED"):
-    """``distributed.wait`` on ``client`` (which need not be the default client)."""
-    from distributed.client import _wait as wait_async
+    """``distributed.wait`` on ``client`` (which need not be the default client); a
+    cancelled future (a rank whose input data Dask forgot) counts as done, not raised."""
+    from distributed.client import FuturesCancelledError, _wait as wait_async
 
-    return client.sync(wait_async, futures, timeout=timeout, return_when=return_when)
+    try:
+        return client.sync(wait_async, futures, timeout=timeout, return_when=return_when)
+    except FuturesCancelledError:
+        done = {f for f in futures if f.status != "pending"}
+        return done, {f for f in futures if f not in done}
 
 
 _ROW = re.compile(r"\b(at row|row) (\d+)\b")

@@ -13,8 +13,11 @@ Needs the ``dask`` extra: ``pip install 'detgbm[dask]'`` (from a checkout:
 import hashlib
 
 from . import checkpoint as dask_checkpoint, data as dask_data, nccl as dask_nccl
+from . import recovery
 from ..collective import CollectiveError
 from ..data.eval_sets import EvalSpec, eval_specs
+from .progress import Progress
+from .errors import RankStopped
 from .spmd import run_ranks, worker_threads
 from ..params import validate_params, with_default
 from ..training.loop import train as _train
@@ -26,7 +29,8 @@ CHECKPOINT_FILE = dask_checkpoint.FILE
 
 def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=(), group=None,
           qid=None, early_stopping_rounds=None, checkpoint_dir=None, workers=None,
-          balance=True, collective_timeout=300.0, transport="auto", _stats=None, **kwargs):
+          balance=True, collective_timeout=300.0, transport="auto",
+          max_recoveries=recovery.DEFAULT_MAX_RECOVERIES, _stats=None, **kwargs):
     """Train on the workers of a Dask cluster; returns the ``Booster`` (the same model
     file as ``gbm.train`` on the same data, for any number of workers and any chunking).
 
@@ -64,40 +68,61 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
         when every worker has a ``tcp://`` address (falling back to Dask's comms when a
         connection cannot be made), "dask" always uses Dask's comms (TLS clusters do
         too); see ``gbm.dask.collective``. The model does not depend on it.
+    max_recoveries : int >= 0, default 3
+        How many times one fit goes on after losing workers (killed, crashed, gone, or
+        hung past ``collective_timeout``): the survivors' state at the last completed
+        round continues on the workers still there and any that joined, Dask computing
+        the lost partitions again, and the fit ends with the model, ``best_iteration``
+        and eval scores of an uninterrupted one (``gbm.dask.recovery``). 0: a loss fails
+        the fit. Each recovery is logged (the ``gbm.dask`` logger) and recorded in
+        ``_stats["recoveries"]``.
     kwargs : the other arguments of ``gbm.train`` (feature_names, callbacks, obj,
         custom_metric, maximize, categorical_features, verbose_eval, init_model), sent to
-        every rank
+        every rank; callbacks start again (``before_training``) on each recovery
 
     Raises the first rank's error (e.g. ``ValueError`` for bad input, with the global row),
-    or ``gbm.collective.CollectiveError`` when a worker is lost or hangs.
+    or ``gbm.collective.CollectiveError`` when workers are lost or hang more than
+    ``max_recoveries`` times, or the data of a lost worker cannot be computed again.
     """
+    max_recoveries = recovery.check_max_recoveries(max_recoveries)
     client = client if client is not None else distributed.default_client()
     addresses = sorted(workers if workers is not None else client.scheduler_info()["workers"])
     if not addresses:
         raise ValueError("the Dask cluster has no workers")
     ranking = str(params.get("objective", "")).startswith("rank:")
-    shares = dask_data.plan(client, addresses, X, y, sample_weight, group, qid, ranking,
-                            balance=balance, base_margin=kwargs.pop("base_margin", None))
+    data = dask_data.layout(client, X, y, sample_weight, group, qid, ranking,
+                            base_margin=kwargs.pop("base_margin", None))
     specs = eval_specs(evals)
-    eval_shares = [(s.name, dask_data.plan(client, addresses, s.X, s.y, s.sample_weight, s.group,
-                                           s.qid, ranking, what=f"evals[{i}] ", balance=balance,
+    eval_data = [(s.name, dask_data.layout(client, s.X, s.y, s.sample_weight, s.group, s.qid,
+                                           ranking, what=f"evals[{i}] ",
                                            base_margin=s.base_margin))
-                   for i, s in enumerate(specs)]
+                 for i, s in enumerate(specs)]
     spec = dict(params=params, num_boost_round=num_boost_round,
                 early_stopping_rounds=early_stopping_rounds, checkpoint_dir=checkpoint_dir,
-                kwargs=kwargs, fingerprint=None)
-    if checkpoint_dir is not None:  # what a checkpoint must match to be resumed
-        spec["fingerprint"] = dask_checkpoint.client_fingerprint(
-            params, X, kwargs.get("feature_names"), shares, eval_shares, specs,
-            early_stopping_rounds,
-            group, sample_weight, ranking, kwargs.get("init_model", kwargs.get("xgb_model")))
-    rank_args = [(shares[rank], [(name, s[rank]) for name, s in eval_shares], spec)
-                 for rank in range(len(addresses))]
-    results = run_ranks(client, addresses, _train_rank, rank_args, collective_timeout,
-                        name="gbm-train", transport=transport)
+                kwargs=kwargs, fingerprint=None, resume=None)
+
+    def attempt(addresses, resume):
+        shares = data.shares(client, addresses, balance)
+        eval_shares = [(name, d.shares(client, addresses, balance)) for name, d in eval_data]
+        if checkpoint_dir is not None and spec["fingerprint"] is None:
+            # what a checkpoint must match to be resumed (row counts: the same in any plan)
+            spec["fingerprint"] = dask_checkpoint.client_fingerprint(
+                params, X, kwargs.get("feature_names"), shares, eval_shares, specs,
+                early_stopping_rounds, group, sample_weight, ranking,
+                kwargs.get("init_model", kwargs.get("xgb_model")))
+        rank_args = [(shares[rank], [(name, s[rank]) for name, s in eval_shares],
+                      dict(spec, resume=resume)) for rank in range(len(addresses))]
+        return run_ranks(client, addresses, _train_rank, rank_args, collective_timeout,
+                         name="gbm-train", transport=transport)
+
+    results, recoveries = recovery.run(client, addresses, attempt,
+                                       [data] + [d for _, d in eval_data], max_recoveries,
+                                       collective_timeout, fixed=workers)
+    done = [r for r in results if r is not None]
     if _stats is not None:  # for the benchmark: rows and collective time of each rank
-        _stats["ranks"] = [r[2] for r in results]
-    digests = {r[1] for r in results}
+        _stats["ranks"] = [r[2] for r in done]
+        _stats["recoveries"] = recoveries
+    digests = {r[1] for r in done}
     if len(digests) != 1:  # the ranks' exchanges kept them in lockstep: they must agree
         raise CollectiveError("the ranks ended with different models; please report this")
     return results[0][0]
@@ -105,7 +130,9 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
 
 # -- on the worker ---------------------------------------------------------------------
 def _train_rank(collective, share, eval_shares, spec):
-    """One rank's training (``run_ranks``'s body): ``(booster or None, digest, stats)``."""
+    """One rank's training (``run_ranks``'s body): ``(booster or None, digest, stats)``.
+    A loss stops it with ``RankStopped``, carrying the state of its last completed round
+    (``gbm.dask.progress``)."""
     # Numba threads: the worker's share of the machine, unless n_jobs or nthread is given
     params = with_default(spec["params"], "n_jobs", worker_threads())
     X, y = dask_data.assemble(share, "X"), dask_data.assemble(share, "y")
@@ -118,19 +145,26 @@ def _train_rank(collective, share, eval_shares, spec):
     callbacks = list(kwargs.pop("callbacks", ()))
     rounds, patience = spec["num_boost_round"], spec["early_stopping_rounds"]
     ids = dask_data.row_ids(share)
+    progress = Progress(patience)
     path, reason = "host", "device='cpu'"
-    if validate_params(params)["device"] == "cuda":  # NCCL when each rank has its own GPU
-        collective, path, reason = dask_nccl.device_collective(collective)
     try:
-        if spec["checkpoint_dir"] is not None:
+        if validate_params(params)["device"] == "cuda":  # NCCL when each rank has its own GPU
+            collective, path, reason = dask_nccl.device_collective(collective)
+        first = []
+        if spec["checkpoint_dir"] is not None or spec["resume"] is not None:
             init, rounds, first = _resume(collective, spec, ids, y, w, qid, share, eval_shares,
                                           evals, kwargs)
             if init is not None:
+                kwargs.pop("xgb_model", None)  # the state holds the model continued from
                 kwargs["init_model"] = init
-            callbacks = first + callbacks
         booster = _train(params, X, y, num_boost_round=rounds, sample_weight=w, evals=evals,
                          group=share.get("group"), qid=qid, early_stopping_rounds=patience,
-                         callbacks=callbacks, collective=collective, row_ids=ids, **kwargs)
+                         callbacks=first + callbacks + [progress], collective=collective,
+                         row_ids=ids, **kwargs)
+    except CollectiveError as err:  # a peer lost or hung: this rank's last completed round
+        if path == "nccl":
+            collective.close(failed=True)
+        raise RankStopped.of(err, progress.state(), progress.times()) from None
     except BaseException:
         if path == "nccl":
             collective.close(failed=True)
@@ -139,24 +173,41 @@ def _train_rank(collective, share, eval_shares, spec):
         collective.close()
     digest = hashlib.sha256(booster.to_json().encode()).hexdigest()
     stats = {"rows": int(ids.shape[0]), "exchanges": collective.n_exchanges,
-             "transport": getattr(collective, "host", collective).transport,
+             "transport": getattr(getattr(collective, "host", collective), "transport", None),
              "collective_s": collective.seconds, "device_allreduce": path,
-             "device_allreduce_reason": reason}
+             "device_allreduce_reason": reason, "first_round_at": progress.first_round_at}
     return (booster if collective.rank == 0 else None), digest, stats
 
 
 def _resume(collective, spec, ids, y, w, qid, share, eval_shares, evals, kwargs):
-    """``gbm.dask.checkpoint.resume`` with this training's fingerprint, completed by the
-    digest of every rank's labels, weights and query ids."""
-    parts = [(ids, y), (ids, _row_weights(share, w)), (ids, qid),
-             (ids, kwargs.get("base_margin"))]
-    for (_, s), e in zip(eval_shares, evals):
-        e_ids = dask_data.row_ids(s)
-        parts += [(e_ids, e.y), (e_ids, _row_weights(s, e.sample_weight)), (e_ids, e.qid),
-                  (e_ids, e.base_margin)]
-    expected = dask_checkpoint.with_rows_digest(collective, spec["fingerprint"], parts)
-    return dask_checkpoint.resume(collective, spec["checkpoint_dir"], expected,
-                                  spec["num_boost_round"], spec["early_stopping_rounds"])
+    """Where this attempt starts: ``(init_model or None, rounds to train, callbacks to
+    run first)``. A recovery's state in memory (``spec["resume"]``) comes first; else
+    ``gbm.dask.checkpoint.resume`` with this training's fingerprint, completed by the
+    digest of every rank's labels, weights and query ids. With ``checkpoint_dir``, rank
+    0 saves a checkpoint after every round either way."""
+    save = []
+    if spec["checkpoint_dir"] is not None:
+        parts = [(ids, y), (ids, _row_weights(share, w)), (ids, qid),
+                 (ids, kwargs.get("base_margin"))]
+        for (_, s), e in zip(eval_shares, evals):
+            e_ids = dask_data.row_ids(s)
+            parts += [(e_ids, e.y), (e_ids, _row_weights(s, e.sample_weight)), (e_ids, e.qid),
+                      (e_ids, e.base_margin)]
+        expected = dask_checkpoint.with_rows_digest(collective, spec["fingerprint"], parts)
+        memory = spec["resume"]
+        # the file, unless a recovery holds a state at least as new (the file is newer
+        # only when every rank that held the last state was lost)
+        if memory is None or memory.rounds < dask_checkpoint.saved_rounds(
+                collective, spec["checkpoint_dir"], expected):
+            return dask_checkpoint.resume(collective, spec["checkpoint_dir"], expected,
+                                          spec["num_boost_round"],
+                                          spec["early_stopping_rounds"])
+        save = dask_checkpoint.saver(collective, spec["checkpoint_dir"], expected,
+                                     spec["early_stopping_rounds"])
+    resume = spec["resume"]
+    if resume is None:
+        return None, spec["num_boost_round"], save
+    return resume.booster, resume.rounds_left(), [dask_checkpoint.resumed(resume)] + save
 
 
 def _row_weights(share, w):

@@ -10,16 +10,19 @@ from ..data.inputs import is_device_array
 
 def dask_init(local, extra):
     """``__init__`` of the Dask twin of ``local``: its arguments plus the keyword-only
-    ``extra`` ones (default None), in a signature scikit-learn's ``get_params`` reads."""
+    ``extra`` ones (a dict of their defaults, or names defaulting to None), in a signature
+    scikit-learn's ``get_params`` reads."""
+    extra = dict(extra) if isinstance(extra, dict) else dict.fromkeys(extra)
 
     def __init__(self, *args, **kwargs):
-        values = {name: kwargs.pop(name, None) for name in extra}
+        values = {name: kwargs.pop(name, default) for name, default in extra.items()}
         local.__init__(self, *args, **kwargs)
         for name, value in values.items():
             setattr(self, name, value)
 
     sig = inspect.signature(local.__init__)
-    added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in extra]
+    added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d)
+             for n, d in extra.items()]
     __init__.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + added)
     return __init__
 

@@ -6,6 +6,8 @@ Stopping: a callback asks to stop by returning True from ``before_iteration`` or
 the same on every rank (they read the same scores), but the caller's may differ between
 ranks (``gbm.dask`` saves checkpoints on rank 0 only), so when any rank has callbacks of
 the caller's, the ranks agree on each hook's stop request (one exchange a hook a round).
+A callback whose class sets ``never_stops = True`` (it never asks to stop, e.g.
+``gbm.dask``'s record of the completed rounds) needs no such agreement.
 """
 import numpy as np
 
@@ -20,7 +22,8 @@ class CallbackContainer:
             plan = getattr(cb, "plan_rounds", None)
             if plan is not None:
                 plan(*rounds)
-        self.callbacks, self.collective, self.given = list(own) + given, collective, bool(given)
+        self.callbacks, self.collective = list(own) + given, collective
+        self.given = any(not getattr(cb, "never_stops", False) for cb in given)
         self.agree = False
 
     def before_training(self, booster):

@@ -41,12 +41,14 @@ class EvalSet:
 
     def _start(self, booster, backend, base_margin):
         if booster.trees:  # a model being continued: start from its predictions, on raw
-            # values (its trees' split bins belong to the bin edges it was trained with)
-            margin = booster._predict_checked(self.X, output_margin=True)
-            margin = backend.xp.ascontiguousarray(
+            # values (its trees' split bins belong to the bin edges it was trained with),
+            # summed from the rows' own start when they have one (an uninterrupted fit's bits)
+            margin = booster._predict_checked(
+                self.X, output_margin=True, base_margin=None if base_margin is None
+                else backend.to_host(base_margin).T)
+            return backend.xp.ascontiguousarray(
                 backend.asarray(margin).reshape(self.X.shape[0], booster.n_groups))
-        else:
-            margin = backend.xp.tile(backend.asarray(booster.base_margin), (self.X.shape[0], 1))
+        margin = backend.xp.tile(backend.asarray(booster.base_margin), (self.X.shape[0], 1))
         if base_margin is not None:
             margin = backend.xp.ascontiguousarray(
                 margin - backend.asarray(booster.base_margin)[None, :]

@@ -169,13 +169,18 @@ class Fit:
             for tree, group, weight in zip(init.trees, init.tree_group, weights):
                 booster.add_tree(tree, group, weight)
             booster.iteration_indptr = list(init.iteration_indptr)
-            start = xp.asarray(init._predict_checked(X, output_margin=True)).reshape(
-                X.shape[0], init.n_groups)
+            # the trees' sum from each row's own start when it has one, as an uninterrupted
+            # fit sums them: 10 rounds continued by 5 are the bits of 15
+            start = xp.asarray(init._predict_checked(X, output_margin=True,
+                                                     base_margin=self.base_margin_rows)
+                               ).reshape(X.shape[0], init.n_groups)
             margins = xp.ascontiguousarray(start.T)
             self.first_round = init.num_boosted_rounds
         if self.base_margin_rows is not None:  # each row's own start instead of the base
             start = check_base_margin(self.base_margin_rows, X.shape[0], booster.n_groups)
-            margins = xp.ascontiguousarray(margins - xp.asarray(base)[:, None] + xp.asarray(start))
+            if init is None:
+                margins = xp.ascontiguousarray(margins - xp.asarray(base)[:, None]
+                                               + xp.asarray(start))
             rows_start = start
         self.margins = margins
         self.dropout = None
