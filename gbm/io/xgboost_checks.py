@@ -410,8 +410,8 @@ def _check_category_codes(trees, labels):
             if f in labels and int(values.max()) >= len(labels[f]):
                 raise ValueError(f"trees[{i}].categories holds {int(values.max())} at node "
                                  f"{node}, beyond the {len(labels[f])} categories that "
-                                 f"cats.enc[{f}] lists (its values, cut at its offsets for "
-                                 "strings)")
+                                 f"cats.enc[{f}] lists for its feature (split_indices[{node}]"
+                                 f" = {f}; cats.enc's values, cut at its offsets for strings)")
 
 
 # --- attributes ----------------------------------------------------------------------------
