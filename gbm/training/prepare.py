@@ -30,6 +30,7 @@ from ..tree.constraints import (interaction_matrix, parse_interaction_constraint
 from ..tree.grower import HistogramBuffers, TreeData
 from ..tree.group_threads import GroupRunner
 from ..tree.lockstep import Lockstep, use_lockstep
+from ..tree.whole_tree import whole_trees
 from .callbacks import agree
 from .dart import Dropout
 from .evaluation import EvalSet
@@ -48,7 +49,9 @@ class Fit:
     group-major), ``y`` / ``y_fit`` (labels on the host / on the device), ``w`` (row
     weights on the host), ``w_fit`` (the gradients' weights on the device: with
     ``scale_pos_weight``), ``refresh_weights`` (the leaf refresh's: None when unweighted),
-    ``queries``, ``row_ids``, ``n_rows_total``, ``lockstep``, ``runner``, ``first_round``,
+    ``queries``, ``row_ids``, ``n_rows_total``, ``whole_trees`` (``gbm.tree.whole_tree``:
+    trees grown in one compiled call; None: level by level), ``lockstep``, ``runner``,
+    ``first_round``,
     ``dropout`` (DART's state, ``gbm.training.dart``; None unless ``booster="dart"``).
     """
 
@@ -87,9 +90,12 @@ class Fit:
         # a round's groups' trees: on small tables in lockstep, a level of all of them per
         # kernel call (gbm/tree/lockstep.py); otherwise concurrently in threads where that
         # pays (gbm/tree/group_threads.py), each thread with its own levels' histograms
+        leaf_refresh = objective.leaf_alphas is not None
+        # a tree in one compiled call where that path applies (gbm/tree/whole_tree.py)
+        self.whole_trees = whole_trees(p, backend, self.data, leaf_refresh, X.shape[0])
         self.lockstep = (Lockstep(self.data, objective.n_groups, backend)
-                         if use_lockstep(p, backend, objective.n_groups, self.data,
-                                         objective.leaf_alphas is not None) else None)
+                         if self.whole_trees is None and use_lockstep(
+                             p, backend, objective.n_groups, self.data, leaf_refresh) else None)
         self.runner = GroupRunner(backend, 1 if self.lockstep else objective.n_groups,
                                   lambda: HistogramBuffers(backend.xp))
         self._context = None
