@@ -66,6 +66,7 @@ class WholeTrees:
         self.data, self.kernel, self.params = data, grow_tree, params
         self.capacity = _capacity(params, n_rows)
         self._local = threading.local()
+        self._every_feature = None  # _sampling's arrays when every feature is drawn
         self.features = (data.feature_offsets, data.n_bins, data.is_categorical, data.monotone,
                          data.padded_cuts,
                          np.zeros((0, data.n_features), np.uint8) if data.interaction is None
@@ -145,8 +146,10 @@ class WholeTrees:
         """``grow_level.feature_masks``' view of the tree's column draws."""
         f, depths = self.data.n_features, params["max_depth"]
         if sampler.trivial:  # every feature at every depth (interaction constraints aside)
-            return (np.tile(np.arange(f, dtype=np.int64), (depths, 1)),
-                    np.full(depths, f, np.int64), np.uint64(0))
+            if self._every_feature is None:
+                self._every_feature = (np.tile(np.arange(f, dtype=np.int64), (depths, 1)),
+                                       np.full(depths, f, np.int64), np.uint64(0))
+            return self._every_feature
         levels = np.zeros((depths, f), np.int64)
         sizes = np.empty(depths, np.int64)
         for d in range(depths):
