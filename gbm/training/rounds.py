@@ -65,18 +65,20 @@ def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_ro
     tree_params = p if n_parallel == 1 else dict(p, learning_rate=p["learning_rate"] / n_parallel)
     xp = backend.xp
     trees = []
+    n_rows = grad.shape[0]
     for parallel in range(n_parallel):
-        kept = row_sample(p["random_state"], round_, group, row_ids, p["subsample"], parallel)
-        rows = (all_rows(backend, row_ids.shape[0]) if kept is None
-                else backend.asarray(np.flatnonzero(kept).astype(np.int32)))
+        kept = sample_rows(p, round_, group, row_ids, n_rows, parallel)
         columns = ColumnSampler(p, data.n_features, round_, group, parallel)
-        if whole_trees is not None:
+        if whole_trees is not None:  # rows None: every row, numbered where they are kept
+            rows = None if kept is None else np.flatnonzero(kept).astype(np.int32)
             trees.append(whole_trees.grow(gpair, scales, rows, tree_params, columns, column,
                                           backend))
             if kept is not None:  # rows left out of the sample: walk them through the tree
-                with backend.threads(rows.shape[0]):
+                with backend.threads(n_rows):
                     add_tree(backend, data, trees[-1], np.flatnonzero(~kept), column)
             continue
+        rows = (all_rows(backend, n_rows) if kept is None
+                else backend.asarray(np.flatnonzero(kept).astype(np.int32)))
         # without a leaf refresh, the last level's leaves go straight into the margins
         grower = TreeGrower(data, gpair, scales, rows, tree_params, backend, columns, buffers,
                             column=column if residual is None else None)
@@ -92,3 +94,12 @@ def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_ro
                 add_tree(backend, data, tree, np.flatnonzero(~kept), column)
         trees.append(tree)
     return trees
+
+
+def sample_rows(p, round_, group, row_ids, n_rows, parallel=0):
+    """``row_sample``'s mask of one tree's rows (None: every row), its rows' ids being
+    ``row_ids`` (None: their positions ``0 .. n_rows - 1``)."""
+    if p["subsample"] >= 1.0:
+        return None
+    ids = np.arange(n_rows) if row_ids is None else row_ids
+    return row_sample(p["random_state"], round_, group, ids, p["subsample"], parallel)

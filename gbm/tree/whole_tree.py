@@ -96,17 +96,21 @@ class WholeTrees:
         return space
 
     def grow(self, gpair, scales, rows, params, sampler, column, backend):
-        """One tree on ``rows`` (int32, the tree's rows; copied), its leaf values added to
-        ``column`` (float64 (n_rows,), contiguous); returns the ``Tree``.
+        """One tree on ``rows`` (int32, the tree's rows; copied; None: every row), its
+        leaf values added to ``column`` (float64 (n_rows,), contiguous); returns the
+        ``Tree``.
 
         gpair : int64 (n_rows, 2); scales : float64 (2,); params : the tree's parameters
         (``learning_rate`` already divided among parallel trees); sampler :
         ``ColumnSampler``; backend : the thread's ``Backend`` (its thread count).
         """
-        work_rows = backend.buffer("rows", len(rows), np.int32)
-        work_rows[...] = rows
-        scratch = backend.buffer("rows_scratch", len(rows), np.int32)
-        args = self._arguments(gpair, work_rows, scratch, scales, params, sampler, column)
+        m = gpair.shape[0] if rows is None else len(rows)
+        work_rows = backend.buffer("rows", m, np.int32)
+        if rows is not None:
+            work_rows[...] = rows
+        scratch = backend.buffer("rows_scratch", m, np.int32)
+        args = self._arguments(gpair, work_rows, scratch, scales, params, sampler, column,
+                               rows is None)
         with backend.threads():
             n, n_cat, hist_a, hist_b = self.kernel(*args)
         self._workspace()[3][:] = hist_a, hist_b  # grown when a level needed more room
@@ -118,14 +122,15 @@ class WholeTrees:
                     value=value[:n].copy(), gain=gain[:n].copy(), cover=cover[:n].copy(),
                     split_type=split_type[:n].copy(), cat_bits=cat_bits[:n_cat].copy())
 
-    def _arguments(self, gpair, rows, scratch, scales, params, sampler, column):
-        """``grow_tree``'s arguments, in the thread's work space."""
+    def _arguments(self, gpair, rows, scratch, scales, params, sampler, column, every_row):
+        """``grow_tree``'s arguments, in the thread's work space (``every_row``: ``rows``
+        to be numbered 0 .. n - 1 by the kernel)."""
         data = self.data
         nodes, level, tree, hist = self._workspace()
         settings = np.array([params["max_depth"], params["max_leaves"],
                              params["max_cat_to_onehot"], params["max_cat_threshold"],
-                             PARALLEL_MIN_WORK, sampler.trivial and data.interaction is None],
-                            dtype=np.int64)
+                             PARALLEL_MIN_WORK, sampler.trivial and data.interaction is None,
+                             every_row], dtype=np.int64)
         numbers = np.array([params["reg_lambda"], params["reg_alpha"], params["max_delta_step"],
                             params["min_child_weight"], params["learning_rate"],
                             params["gamma"], scales[0], scales[1], sampler.by_node])
@@ -138,7 +143,7 @@ class WholeTrees:
         its arguments (``compile_ahead.compile_later``)."""
         empty_rows = np.empty(0, np.int32)
         args = self._arguments(np.empty((0, 2), np.int64), empty_rows, empty_rows,
-                               np.ones(2), self.params, _AllFeatures(), np.empty(0))
+                               np.ones(2), self.params, _AllFeatures(), np.empty(0), True)
         return ("gbm.kernels.cpu.grow_tree", "grow_tree",
                 tuple(numba.typeof(a) for a in args))
 

@@ -34,8 +34,9 @@ bounded_weight = _split_math.bounded_weight
 _MIN_GAIN = 1e-6  # gbm.tree.grower._MIN_GAIN (XGBoost's kRtEps)
 _EVALUATION_COST = 8  # a histogram slot's split evaluation, in accumulated cells
 
-# settings: int64 (6,)
-MAX_DEPTH, MAX_LEAVES, MAX_CAT_TO_ONEHOT, MAX_CAT_THRESHOLD, MIN_WORK, ALL_FEATURES = range(6)
+# settings: int64 (7,)
+MAX_DEPTH, MAX_LEAVES, MAX_CAT_TO_ONEHOT, MAX_CAT_THRESHOLD, MIN_WORK, ALL_FEATURES, \
+    EVERY_ROW = range(7)
 # numbers: float64 (9,): layout.SPLIT_PARAMS, then these
 LEARNING_RATE, GAMMA, SCALE_G, SCALE_H, BY_NODE = range(4, 9)
 # nodes: the tree under construction, one entry per node
@@ -55,13 +56,15 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
     bins : uint8/uint16 (n_rows, n_features); bins_by_feature : the same, (n_features, n_rows)
     gpair : int64 (n_rows, 2)              # IN  fixed-point (g, h)
     rows : int32 (m,)                      # IN/OUT the tree's rows; partitioned in place
+                                           #     (settings[EVERY_ROW]: written 0 .. m - 1
+                                           #     first: no array of every row to copy)
     scratch : int32 (m,)                   # work space
     features : (feature_offsets int32 (n_features + 1,), n_bins int32 (n_features,),
                 is_categorical uint8, monotone int8, padded_cuts float32 (n_features, w),
                 interaction uint8 (n_sets, n_features): no rows, no constraints)   # IN
     sampling : (level_features int64 (max_depth, n_features), level_sizes int64
                 (max_depth,), node_key uint64): ``node_masks.feature_masks``   # IN
-    settings : int64 (6,), numbers : float64 (9,)   # IN  see the constants above
+    settings : int64 (7,), numbers : float64 (9,)   # IN  see the constants above
     nodes : 13 arrays of c entries (c: the most nodes the tree can have): start, end
             int64; depth int32; sums int64 (c, 2); bounds float64 (c, 2); feature,
             split_bin int32; default_left, split_type uint8; gain float64; left int32;
@@ -94,6 +97,9 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
     one = np.int64(1)
     n_nodes, n_ids, n_leaves = one, one, one
     root = n_nodes - one
+    if settings[EVERY_ROW]:
+        for i in range(rows.shape[0]):
+            rows[i] = i
     _init_node(nodes, root, root)
     end[root] = rows.shape[0]
     for f in range(n_features if path.shape[0] else 0):  # the root's path: no feature yet
