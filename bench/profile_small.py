@@ -64,13 +64,19 @@ class KernelTimer:
             fn = getattr(self.module, name)
             self.saved[name] = fn
             setattr(self.module, name, self._wrap(name, fn))
-        try:  # the whole-tree kernel, where this gbm has it (read when a fit starts)
-            from gbm.kernels.cpu import grow_tree as module
+        try:  # the whole-tree kernel, where this gbm has it: each fit's WholeTrees calls it
+            from gbm.tree.whole_tree import WholeTrees
         except ImportError:
-            module = None
-        if module is not None:
-            self.tree_module, self.tree_kernel = module, module.grow_tree
-            module.grow_tree = self._wrap("grow_tree", module.grow_tree)
+            WholeTrees = None
+        if WholeTrees is not None:
+            self.tree_class, self.tree_init = WholeTrees, WholeTrees.__init__
+            wrap, init = self._wrap, WholeTrees.__init__
+
+            def wrapped_init(tree_self, *a, **k):
+                init(tree_self, *a, **k)
+                tree_self.kernel = wrap("grow_tree", tree_self.kernel)
+
+            WholeTrees.__init__ = wrapped_init
         return self
 
     def _wrap(self, name, fn):
@@ -89,8 +95,8 @@ class KernelTimer:
     def __exit__(self, *exc):
         for name, fn in self.saved.items():
             setattr(self.module, name, fn)
-        if getattr(self, "tree_module", None) is not None:
-            self.tree_module.grow_tree = self.tree_kernel
+        if getattr(self, "tree_class", None) is not None:
+            self.tree_class.__init__ = self.tree_init
 
 
 @contextlib.contextmanager
