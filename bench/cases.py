@@ -10,6 +10,13 @@ CASES = {
     "flights": {"task": "binary", "rounds": 200, "depth": 8, "categorical": True},
     "evals-20k": {"task": "binary", "rounds": 500, "depth": 6, "evals": 2},
 }
+# the rows curve (issue 28): binary, 10 float features, 200 rounds depth 6, from 5,000 to
+# 1,000,000 training rows: the fixed cost per round shows at the small end
+CURVE_ROWS = (5_000, 20_000, 50_000, 200_000, 1_000_000)
+CURVE_LIBS = ("gbm", "xgboost", "lightgbm")
+for _rows in CURVE_ROWS:
+    CASES[f"rows-{_rows // 1000}k" if _rows < 10**6 else f"rows-{_rows // 10**6}m"] = {
+        "task": "binary", "rounds": 200, "depth": 6, "curve_rows": _rows, "libs": CURVE_LIBS}
 LIBS = ("gbm", "xgboost", "lightgbm", "sklearn")
 LEARNING_RATE, MAX_BIN = 0.1, 256
 MULTI_LEVELS = (2, 10, 50, 300, 1_000, 3_000)  # multi-73k: distinct values of its 6 features
@@ -28,6 +35,12 @@ def make_data(case, rows=None):
                                    random_state=0)
         X, n_train = X.astype(np.float32), rows * 4 // 5
         return X[:n_train], y[:n_train], X[n_train:], y[n_train:], []
+    if "curve_rows" in CASES[case]:  # the training rows, then a fifth as many to test
+        n = CASES[case]["curve_rows"]
+        X, y = make_classification(n_samples=n + n // 5, n_features=10, n_informative=6,
+                                   random_state=0)
+        X = X.astype(np.float32)
+        return X[:n], y[:n], X[n:], y[n:], []
     if case == "multi-73k":
         return _multi_73k()
     if case == "flights":

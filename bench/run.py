@@ -1,6 +1,7 @@
 """CPU benchmark of gbm against xgboost, lightgbm and scikit-learn, as BENCHMARKS.md defines it.
 
-* Cases (bench/cases.py): clf-1m, reg-1m, multi-73k, flights, evals-20k.
+* Cases (bench/cases.py): clf-1m, reg-1m, multi-73k, flights, evals-20k, and the rows
+  curve rows-5k .. rows-1m (gbm, xgboost, LightGBM; its own table, ms per round).
 * Per case the data are made once and saved; every library gets its own fresh
   ``spawn`` worker process that loads them and lives for the whole case.
 * Round 0, then rounds 1..repeats: in each round every library fits (and predicts) once, in
@@ -23,7 +24,7 @@ import pickle
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-from bench.cases import CASES, LEARNING_RATE, LIBS, MAX_BIN, fit_kwargs, make_data, make_estimator, score  # noqa: E402
+from bench.cases import CASES, CURVE_LIBS, LEARNING_RATE, LIBS, MAX_BIN, fit_kwargs, make_data, make_estimator, score  # noqa: E402
 
 FULL_ROWS = 1_000_000  # clf-1m and reg-1m at their standard size
 
@@ -99,6 +100,7 @@ def _recv(conn, proc):
 
 def run_case(case, rows, libs, repeats, n_jobs, tmp):
     """{lib: {"runs": [round 0, 1, ...], "error": str or None}} for one case."""
+    libs = [lib for lib in libs if lib in CASES[case].get("libs", libs)]  # the curve: 3 libraries
     data_dir = Path(tmp) / case
     data_dir.mkdir()
     (data_dir / "data.pkl").write_bytes(pickle.dumps(make_data(case, rows)))
@@ -236,6 +238,7 @@ def report(results, args, command, probes, nbi_before, load_start):
                          f"{_f(r['runs'][0]['fit_s'])} | {_f(pred)} | {_f(peak, '{:.0f}')} | {metric} | "
                          f"{' / '.join(_f(x['others_pct'], '{:.0f}') for x in timed)} | "
                          f"{ratios[0]} | {ratios[1]} |")
+    lines += curve_lines(results, med)
     lines += ["", "Notes:", "",
               "- fit / predict s: medians of the timed repeats; `1st fit s`: each library's first fit in "
               "its fresh worker process (round 0, not in the medians). Predict = `predict_proba` "
@@ -262,6 +265,31 @@ def report(results, args, command, probes, nbi_before, load_start):
             lines.append(f"- gbm {case}: first full fit in a fresh process {_f(first)} s vs median of the "
                          f"later fits {_f(later)} s (difference {_f(first - later)} s; cache warmed by the probe).")
     return "\n".join(lines) + "\n"
+
+
+def curve_lines(results, med):
+    """The rows curve's own table (the ``rows-*`` cases): fit seconds, ratios and ms per
+    round by training rows; nothing when no curve case ran."""
+    cases = [c for c in results if "curve_rows" in CASES[c]]
+    if not cases:
+        return []
+    libs = [lib for lib in CURVE_LIBS if any(lib in results[c] for c in cases)]
+    head = ("| rows | " + " | ".join(f"{lib} s" for lib in libs) + " | "
+            + " | ".join(f"gbm/{lib}" for lib in libs if lib != "gbm") + " | "
+            + " | ".join(f"{lib} ms per round" for lib in libs) + " |")
+    lines = ["", "**Rows curve** (binary, 10 float features, 200 rounds depth 6; fit seconds, "
+             "medians; the fixed cost per round shows at the small end):", "", head,
+             "|--:|" + "--:|" * (3 * len(libs) - 1)]
+    for case in cases:
+        fit = {lib: med.get((case, lib), (None,))[0] for lib in libs}
+        rounds = CASES[case]["rounds"]
+        ratios = [_f(fit["gbm"] / fit[lib]) if fit.get("gbm") and fit[lib] else "—"
+                  for lib in libs if lib != "gbm"]
+        lines.append(f"| {CASES[case]['curve_rows']:,} | " + " | ".join(_f(fit[lib]) for lib in libs)
+                     + " | " + " | ".join(ratios) + " | "
+                     + " | ".join(_f(None if fit[lib] is None else 1e3 * fit[lib] / rounds)
+                                  for lib in libs) + " |")
+    return lines
 
 
 def main(argv=None, prog=None):

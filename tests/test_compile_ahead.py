@@ -17,6 +17,8 @@ import json, gc
 import numpy as np
 from numba.core.registry import CPUDispatcher
 from gbm.sklearn import GBMClassifier, GBMRegressor
+from gbm.tree import whole_tree
+whole_tree.ENABLED = WHOLE
 rng = np.random.default_rng(0)
 X = rng.normal(size=(300, 5))
 y = (X[:, 0] > 0).astype(int)
@@ -38,10 +40,26 @@ def _run(code, **env):
     return out.stdout
 
 
+def _found(whole):
+    code = _FIT_AND_LIST.replace("WHOLE", str(whole))
+    return json.loads(_run(code, GBM_COMPILE_PROCESSES="1").splitlines()[-1])
+
+
 def test_the_list_is_what_a_first_fit_and_predict_compile():
-    found = json.loads(_run(_FIT_AND_LIST, GBM_COMPILE_PROCESSES="1").splitlines()[-1])
+    # a first fit with a cold cache grows its trees level by level (the whole-tree kernel
+    # compiles meanwhile for later fits: compile_later)
     listed = sorted([module, name, str(args)] for module, name, args, _ in compile_ahead.STANDARD)
-    assert found == listed
+    assert _found(False) == listed
+    # later fits grow a tree in one call: the level kernels are in its code (loaded from
+    # the cache with it; compiled on their own, as listed, when it compiles)
+    found = _found(True)
+    whole = [entry for entry in found if entry[1] == "grow_tree"]
+    assert len(whole) == 1 and whole[0][2].startswith("(Array(uint8, 2, 'C'")
+    level = {"build_histograms", "evaluate_splits", "partition_rows", "add_split_values",
+             "node_weights", "add_leaf_values"}
+    assert [e for e in found if e[1] != "grow_tree" and e[1] not in level] == \
+        [e for e in listed if e[1] not in level]
+    assert all(e in listed for e in found if e[1] in level)
 
 
 def test_groups_cover_every_entry_once_and_balance_the_time():

@@ -46,6 +46,19 @@ def test_huge_features_are_named():
         gbm.train({}, X_big, Y, 2)
 
 
+def test_huge_features_of_a_dataframe_are_named():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])
+    frame["c2"] = frame["c2"].astype(np.float64)
+    frame.loc[3, "c2"] = -1e300
+    with pytest.raises(ValueError, match=r"X contains -1e\+300 at row 3, column 2, beyond "
+                                         r"float32's range"):
+        gbm.train({}, frame, Y, 2)
+    frame.loc[3, "c2"] = np.inf
+    with pytest.raises(ValueError, match=r"X contains infinity at row 3, column 2"):
+        gbm.train({}, frame, Y, 2)
+
+
 def test_weights_near_the_limit_give_the_model_of_scaled_down_weights():
     """Weights of ~1e36 (a power-of-two multiple of W) train the same trees as W: the
     gradient pairs are quantised with a power-of-two scale, so only cover and gain scale."""

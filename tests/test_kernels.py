@@ -276,6 +276,23 @@ def test_quantize_kernels_match_reference(n):
     np.testing.assert_array_equal(fast, slow)
 
 
+@pytest.mark.parametrize("values", [[-0.0], [0.0, -0.0], [-np.inf, 1.0], [5e-324, -5e-324],
+                                    [1.7e308, -1.79e308, 3.0], [-2.5, 2.5, -2.5]])
+def test_max_abs_on_the_edges_of_float64(values):
+    """The largest |value| (read from the values' bits): signed zeros, infinities,
+    subnormals, the largest finite floats, ties of opposite signs."""
+    values = np.array(values)
+    assert np.float64(cpu.max_abs(values)).tobytes() == \
+        np.float64(reference.max_abs(values)).tobytes()
+
+
+def test_max_abs_passes_over_nan():
+    # a NaN gradient is caught where it is made (the objectives); the scale comes from
+    # the other values, as it did before the kernel read bits
+    assert cpu.max_abs(np.array([np.nan, -3.0, 2.0, np.nan])) == 3.0
+    assert cpu.max_abs(np.full(40, np.nan)) == 0.0
+
+
 def test_predict_matches_a_walk_of_the_tree_arrays():
     # Independent of the packed walk tables: follow left/right children row by row.
     rng = np.random.default_rng(11)

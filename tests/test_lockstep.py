@@ -8,7 +8,7 @@ import pytest
 
 import gbm
 import gbm.params
-from gbm.tree import lockstep
+from gbm.tree import lockstep, whole_tree
 from gbm.training import prepare
 from gbm.runtime.backend import get_backend
 from gbm.collective import ThreadCollective, ThreadGroup
@@ -42,6 +42,13 @@ CASES = {
                     "min_child_weight": 3.0, "learning_rate": 0.5},
     "one_thread": {"n_jobs": 1, "subsample": 0.7},
 }
+
+
+@pytest.fixture(autouse=True)
+def _level_by_level(monkeypatch):
+    """Lockstep is the level-by-level path's (trees grown in one call each, where that
+    path applies, are compared with it in tests/test_whole_tree.py)."""
+    monkeypatch.setattr(whole_tree, "ENABLED", False)
 
 
 def _train_both(monkeypatch, params, X, y, rounds=5, **kwargs):

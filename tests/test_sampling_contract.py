@@ -4,8 +4,9 @@ the draws differ between groups, rounds and parallel trees, are the same for the
 key, and the first parallel tree keeps the key it had before ``num_parallel_tree``.
 
 The rows and column sets each tree is grown on are recorded from the trainer's calls
-(a spy on ``TreeGrower``, which grows one tree or a round's groups' trees in lockstep),
-so these tests see what training did, not what the sampling functions would return.
+(a spy on ``TreeGrower``, which grows one tree or a round's groups' trees in lockstep,
+and on ``WholeTrees.grow``, which grows one tree in one compiled call), so these tests
+see what training did, not what the sampling functions would return.
 """
 import itertools
 import threading
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm.tree import lockstep
+from gbm.tree import lockstep, whole_tree
 from gbm.training import rounds
 
 N_ROWS, N_FEATURES = 2000, 12
@@ -68,8 +69,16 @@ def spy(monkeypatch):
             super().__init__(data, gpair, scales, rows, params, backend, column_sampler,
                              *args, **kwargs)
 
+    grow = whole_tree.WholeTrees.grow
+
+    def whole(self, gpair, scales, rows, params, sampler, *args):
+        record.add((frozenset(np.asarray(rows).tolist()), tuple(sampler.tree.tolist()),
+                    sampler))
+        return grow(self, gpair, scales, rows, params, sampler, *args)
+
     monkeypatch.setattr(rounds, "TreeGrower", Spy)
     monkeypatch.setattr(lockstep, "TreeGrower", Spy)
+    monkeypatch.setattr(whole_tree.WholeTrees, "grow", whole)
     return record
 
 

@@ -42,6 +42,18 @@ BIN_DTYPE = np.uint8  # 256 symbols: a quarter of float32's memory traffic per c
 WIDE_BIN_DTYPE = np.uint16  # for a feature with more than 256 bins (one slot is missing)
 
 
+_BLOCK_ROWS = 1 << 16  # rows tested for missing values at a time: a bounded temporary
+
+
+def _missing_columns(X):
+    """bool (n_features,): which columns of a 2-d NumPy array hold NaN, block by block
+    of rows (no boolean copy of the whole matrix)."""
+    out = np.zeros(X.shape[1], dtype=bool)
+    for lo in range(0, X.shape[0], _BLOCK_ROWS):
+        out |= np.isnan(X[lo:lo + _BLOCK_ROWS]).any(axis=0)
+    return out
+
+
 def sample_mask(row_ids, n_rows_total, sample_size, seed):
     """Which of the global rows ``row_ids`` belong to the binning sample.
 
@@ -269,15 +281,22 @@ class BinMapper:
         w = np.ones(n) if sample_weight is None else sample_weight
         rows = np.arange(row_offset, row_offset + n) if row_ids is None else row_ids
         mask = sample_mask(rows, n_rows_total, self.sample_size, self.seed)
-        if is_device_array(X):  # a GPU matrix: only the sample rows come to the host
+        # one rank on the CPU: each feature's sample is taken from X when its cuts are
+        # made, not from a copy of the sample matrix (a fit's largest temporary after X)
+        local = collective.world_size == 1 and not is_device_array(X)
+        everything = bool(mask.all())
+        if local:
+            Xs = None
+            local_missing = _missing_columns(X)
+        elif is_device_array(X):  # a GPU matrix: only the sample rows come to the host
             import cupy
 
             Xs = to_host(X[cupy.asarray(mask)])
             local_missing = to_host(cupy.isnan(X).any(axis=0))
         else:
             Xs = X[mask]
-            local_missing = np.isnan(X).any(axis=0)
-        ws = w[mask]
+            local_missing = _missing_columns(X)
+        ws = w if everything else w[mask]
         has_missing = collective.allreduce(local_missing.astype(np.uint8), "max")
         if collective.world_size > 1:  # the sample of the whole data set, in row order
             parts = collective.allgather((rows[mask], Xs, ws))
@@ -288,7 +307,10 @@ class BinMapper:
         def cuts_of(f):
             if n_categories is not None and n_categories[f] >= 0:
                 return np.arange(1, max(1, n_categories[f]), dtype=np.float32)
-            col = Xs[:, f]
+            if Xs is not None:
+                col = Xs[:, f]
+            else:
+                col = X[:, f] if everything else X[:, f][mask]
             ok = ~np.isnan(col)
             narrow = has_missing[f] and self.max_bin <= 256  # the missing bin fits a uint8
             limit = min(self.max_bin, 255) if narrow else self.max_bin

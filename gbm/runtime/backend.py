@@ -5,6 +5,7 @@ Run settings are not part of a model: the model file is the same whatever the ha
 and thread count, and a model trained anywhere predicts anywhere.
 """
 import contextlib
+import math
 
 import numba
 import numpy as np
@@ -48,7 +49,7 @@ class Backend:
         shape = tuple(shape) if isinstance(shape, (tuple, list)) else (int(shape),)
         if self.workspace is None:
             return self.xp.empty(shape, dtype=dtype)
-        size = int(np.prod(shape))
+        size = math.prod(shape)
         held = self.workspace.get(name)
         if held is None or held.shape[0] < size or held.dtype != np.dtype(dtype):
             held = self.workspace[name] = self.xp.empty(size, dtype=dtype)

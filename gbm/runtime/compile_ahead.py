@@ -9,6 +9,12 @@ then waits for them: the fit loads what the others compiled. The compiled code a
 the model are the same; only the wall time changes (a first 1,000-row classifier and
 regressor fit and predict on 2 CPUs: 21.6 s in one process, 13.2 s over two).
 
+Kernels a fit can do without while they compile (``compile_later``: the whole-tree
+kernel, ``gbm.tree.whole_tree``, whose level-by-level twin is in ``STANDARD``) are not
+waited for: the first fit with a cold cache takes the other path while one background
+process compiles them, and a later fit takes them once they are in the cache. A cold
+first fit is then no slower than before they existed.
+
 Best effort: a helper process that fails, or is still busy when this process has taken
 twice its own time (``_WAIT_S`` at most), is left alone, and the fit compiles whatever
 is still missing itself. Nothing is started when the cache already holds every kernel
@@ -19,6 +25,7 @@ included; default: the CPUs, at most 4).
 import importlib
 import json
 import os
+import pickle
 import subprocess
 import sys
 import threading
@@ -171,6 +178,54 @@ def _prepare():
         compile_over_processes(missing, n)
 
 
+_background = {}  # (module, name, signature) -> the process compiling it
+
+
+def ready(module, name, signature):
+    """Whether kernel ``module.name`` is compiled for ``signature`` (a tuple of Numba
+    types) in this process, or in Numba's cache (loaded at its first call)."""
+    dispatcher = _dispatcher((module, name))
+    overloads = getattr(dispatcher, "overloads", None)
+    if overloads is None:  # NUMBA_DISABLE_JIT: a plain function
+        return False
+    return signature in overloads or _cached((module, name, signature))
+
+
+def compile_later(module, name, signature):
+    """Have kernel ``module.name`` compiled for ``signature`` without waiting: returns
+    whether it is ready now (see ``ready``). When it is not, one background process
+    (per kernel and signature, per process) compiles it into the cache; without helper
+    processes (``GBM_COMPILE_PROCESSES=1``, one CPU, an embedding program) it is compiled
+    here, now, and is ready."""
+    if ready(module, name, signature):
+        return True
+    if getattr(_dispatcher((module, name)), "overloads", None) is None:
+        return False
+    key = (module, name, signature)
+    with _lock:
+        if key in _background:
+            return False
+        if _processes() > 1:
+            try:
+                _background[key] = subprocess.Popen(
+                    [sys.executable, "-c", _LATER_CHILD, json.dumps(sys.path), __file__,
+                     pickle.dumps(key).hex()],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL)
+                return False
+            except OSError:
+                pass  # no process to be had: compile here
+    _dispatcher(key).compile(signature)
+    return True
+
+
+def compile_pickled(text):
+    """A background process's work: compile the kernel of ``compile_later``'s key (its
+    pickle, as hex text)."""
+    module, name, signature = pickle.loads(bytes.fromhex(text))
+    _dispatcher((module, name)).compile(signature)
+
+
 # a helper process imports gbm as this one does (its sys.path) and compiles only when it
 # found this very file: another gbm would fill another cache (or be another version)
 _CHILD = """
@@ -179,4 +234,12 @@ sys.path[:] = json.loads(sys.argv[1])
 from gbm.runtime import compile_ahead
 if os.path.samefile(compile_ahead.__file__, sys.argv[2]):
     compile_ahead.compile_entries([int(i) for i in sys.argv[3:]])
+"""
+
+_LATER_CHILD = """
+import json, os, sys
+sys.path[:] = json.loads(sys.argv[1])
+from gbm.runtime import compile_ahead
+if os.path.samefile(compile_ahead.__file__, sys.argv[2]):
+    compile_ahead.compile_pickled(sys.argv[3])
 """

@@ -25,11 +25,13 @@ from ..objectives.custom import CustomObjective
 from ..params import validate_params
 from ..runtime import compile_ahead
 from ..runtime.backend import get_backend
+from ..runtime.memory import release_free_memory
 from ..tree.constraints import (interaction_matrix, parse_interaction_constraints,
                                 parse_monotone_constraints)
 from ..tree.grower import HistogramBuffers, TreeData
 from ..tree.group_threads import GroupRunner
 from ..tree.lockstep import Lockstep, use_lockstep
+from ..tree.whole_tree import whole_trees
 from .callbacks import agree
 from .dart import Dropout
 from .evaluation import EvalSet
@@ -48,7 +50,9 @@ class Fit:
     group-major), ``y`` / ``y_fit`` (labels on the host / on the device), ``w`` (row
     weights on the host), ``w_fit`` (the gradients' weights on the device: with
     ``scale_pos_weight``), ``refresh_weights`` (the leaf refresh's: None when unweighted),
-    ``queries``, ``row_ids``, ``n_rows_total``, ``lockstep``, ``runner``, ``first_round``,
+    ``queries``, ``row_ids`` (None: the rows' positions), ``n_rows_total``, ``whole_trees`` (``gbm.tree.whole_tree``:
+    trees grown in one compiled call; None: level by level), ``lockstep``, ``runner``,
+    ``first_round``,
     ``dropout`` (DART's state, ``gbm.training.dart``; None unless ``booster="dart"``).
     """
 
@@ -83,15 +87,19 @@ class Fit:
         with backend.threads():
             self.data, self.mapper = _bin(X, w, self.categories, self.names, p, backend,
                                           self.row_ids, self.n_rows_total)
-        self.X = X
+        self.X = X  # until start(): the bins are what the rounds read
         # a round's groups' trees: on small tables in lockstep, a level of all of them per
         # kernel call (gbm/tree/lockstep.py); otherwise concurrently in threads where that
         # pays (gbm/tree/group_threads.py), each thread with its own levels' histograms
+        leaf_refresh = objective.leaf_alphas is not None
+        # a tree in one compiled call where that path applies (gbm/tree/whole_tree.py)
+        self.whole_trees = whole_trees(p, backend, self.data, leaf_refresh, X.shape[0])
         self.lockstep = (Lockstep(self.data, objective.n_groups, backend)
-                         if use_lockstep(p, backend, objective.n_groups, self.data,
-                                         objective.leaf_alphas is not None) else None)
+                         if self.whole_trees is None and use_lockstep(
+                             p, backend, objective.n_groups, self.data, leaf_refresh) else None)
         self.runner = GroupRunner(backend, 1 if self.lockstep else objective.n_groups,
                                   lambda: HistogramBuffers(backend.xp))
+        release_free_memory()  # the set-up's temporaries: not held through the rounds
         self._context = None
 
     def _features(self, data, init_model):
@@ -118,9 +126,10 @@ class Fit:
         """Each row's index in the whole data set, the total row count, the checks a rank
         cannot make alone, and the query groups located in the whole data set."""
         collective = self.collective
-        self.row_ids = (np.arange(X.shape[0]) if row_ids is None
-                        else np.asarray(row_ids, np.int64))
-        if self.row_ids.shape != (X.shape[0],):
+        # None: each row's position (no array of 8 bytes a row held for the whole fit;
+        # those that hash row ids make one while they need it)
+        self.row_ids = None if row_ids is None else np.asarray(row_ids, np.int64)
+        if self.row_ids is not None and self.row_ids.shape != (X.shape[0],):
             raise ValueError(f"row_ids has shape {self.row_ids.shape}; expected ({X.shape[0]},): "
                              "one index per row of X")
         self.n_rows_total = int(collective.allreduce(np.array([X.shape[0]], np.int64), "sum")[0])
@@ -192,6 +201,10 @@ class Fit:
             self.dropout = Dropout(xp.ascontiguousarray(start),
                                    init is None and rows_start is None)
         self.y_fit, self.w_fit = backend.asarray(self.y), backend.asarray(self.w_grad)
+        # the float matrix is not read again: the rounds read the bins. A copy made from
+        # the caller's input (a DataFrame, float64, a list) is freed here, not held
+        # through the rounds beside the bins
+        self.X = None
         return booster
 
     def eval_sets(self, evals, booster):

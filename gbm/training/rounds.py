@@ -38,7 +38,8 @@ def grow_round(fit, booster, round_):
                 residual = (y - backend.to_host(fit.margins[group]), objective.leaf_alphas[group])
             return _grow_group(fit.data, grad[group], hess[group], fit.margins[group], group,
                                round_, residual, fit.row_ids, fit.n_rows_total,
-                               fit.refresh_weights, fit.params, group_backend, buffers)
+                               fit.refresh_weights, fit.params, group_backend, buffers,
+                               fit.whole_trees)
 
         by_group = fit.runner.map(grow, range(objective.n_groups))
     for group, trees in enumerate(by_group):
@@ -50,11 +51,12 @@ def grow_round(fit, booster, round_):
 
 
 def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_rows_total,
-                weights, p, backend, buffers):
+                weights, p, backend, buffers, whole_trees=None):
     """Grow one round's trees of one output group (``num_parallel_tree`` of them, sharing
     the round's gradients, as XGBoost does) and add their leaf values to ``column`` (the
     group's margins, contiguous, updated in place); returns the trees, for the caller to
-    add to the booster in group order."""
+    add to the booster in group order. ``whole_trees``: a ``gbm.tree.whole_tree
+    .WholeTrees`` grows each tree in one call (None: ``TreeGrower``)."""
     gpair, scales = quantize(grad, hess, backend, n_rows_total,
                              out=backend.buffer("gpair", (grad.shape[0], 2), GPAIR_DTYPE))
     n_parallel = p["num_parallel_tree"]
@@ -63,11 +65,20 @@ def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_ro
     tree_params = p if n_parallel == 1 else dict(p, learning_rate=p["learning_rate"] / n_parallel)
     xp = backend.xp
     trees = []
+    n_rows = grad.shape[0]
     for parallel in range(n_parallel):
-        kept = row_sample(p["random_state"], round_, group, row_ids, p["subsample"], parallel)
-        rows = (all_rows(backend, row_ids.shape[0]) if kept is None
-                else backend.asarray(np.flatnonzero(kept).astype(np.int32)))
+        kept = sample_rows(p, round_, group, row_ids, n_rows, parallel)
         columns = ColumnSampler(p, data.n_features, round_, group, parallel)
+        if whole_trees is not None:  # rows None: every row, numbered where they are kept
+            rows = None if kept is None else np.flatnonzero(kept).astype(np.int32)
+            trees.append(whole_trees.grow(gpair, scales, rows, tree_params, columns, column,
+                                          backend))
+            if kept is not None:  # rows left out of the sample: walk them through the tree
+                with backend.threads(n_rows):
+                    add_tree(backend, data, trees[-1], np.flatnonzero(~kept), column)
+            continue
+        rows = (all_rows(backend, n_rows) if kept is None
+                else backend.asarray(np.flatnonzero(kept).astype(np.int32)))
         # without a leaf refresh, the last level's leaves go straight into the margins
         grower = TreeGrower(data, gpair, scales, rows, tree_params, backend, columns, buffers,
                             column=column if residual is None else None)
@@ -83,3 +94,12 @@ def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_ro
                 add_tree(backend, data, tree, np.flatnonzero(~kept), column)
         trees.append(tree)
     return trees
+
+
+def sample_rows(p, round_, group, row_ids, n_rows, parallel=0):
+    """``row_sample``'s mask of one tree's rows (None: every row), its rows' ids being
+    ``row_ids`` (None: their positions ``0 .. n_rows - 1``)."""
+    if p["subsample"] >= 1.0:
+        return None
+    ids = np.arange(n_rows) if row_ids is None else row_ids
+    return row_sample(p["random_state"], round_, group, ids, p["subsample"], parallel)

@@ -66,7 +66,10 @@ class Lockstep:
         for g in range(self.n_groups):
             _, scales[g] = quantize(grad[g], hess[g], backend, n_rows_total,
                                     out=self.gpair[g * n:(g + 1) * n])
-            keep = row_sample(params["random_state"], round_, g, row_ids, params["subsample"])
+            keep = (None if params["subsample"] >= 1.0 else  # row_ids None: positions
+                    row_sample(params["random_state"], round_, g,
+                               np.arange(n) if row_ids is None else row_ids,
+                               params["subsample"]))
             kept.append(keep)
             rows.append(self.every_row[g * n:(g + 1) * n] if keep is None
                         else (g * n + np.flatnonzero(keep)).astype(np.int32))

@@ -80,6 +80,17 @@ class ColumnSampler:
             self._levels[depth] = _choose(key, self.tree, self.by_level)
         return self._levels[depth]
 
+    def level_features(self, depth):
+        """int64: the features ``colsample_bytree`` and ``colsample_bylevel`` leave at
+        ``depth``, increasing (``colsample_bynode`` draws among them)."""
+        return np.asarray(self._level(depth), dtype=np.int64)
+
+    def node_key(self):
+        """uint64: the key of this tree's ``colsample_bynode`` draws (a node's key is
+        ``splitmix64(node_key ^ node id)``, its draw of feature ``f``
+        ``splitmix64(f ^ node's key)``, as ``masks`` computes them)."""
+        return _key(self.seed, _NODE, *self.parts)
+
     def mask(self, node_id, depth):
         """uint8 (n_features,): 1 for the features node ``node_id`` may split on."""
         return self.masks(np.array([node_id]), np.array([depth]))[0]

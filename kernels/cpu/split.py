@@ -10,6 +10,7 @@ from numba import prange
 
 from ..jit import helper, kernel
 from ..split_math import cpu as _split_math
+from .split_scan import plain_best
 
 # module-level names: Numba resolves globals, not attributes
 bounded_gain = _split_math.bounded_gain
@@ -34,9 +35,14 @@ def _numeric_best(h, n, total_g, total_h, parent, direction_sign, lower, upper, 
     # the scales are powers of two: multiplying by their inverses is exact, as dividing is
     inv_g, inv_h = 1.0 / scales[0], 1.0 / scales[1]
     # no L1 term, no cap, no bounds: each child's gain is G^2 / (H + lambda), the value
-    # bounded_gain returns then, bit for bit, without its branches (the common case)
+    # bounded_gain returns then, bit for bit, without its branches (the common case),
+    # scanned in vectorised blocks (split_scan.py)
     plain = (direction_sign == 0 and reg_alpha == 0.0 and max_delta_step == 0.0
              and lower == -np.inf and upper == np.inf)
+    if plain:
+        plain_best(h, n, total_g, total_h, parent, inv_g, inv_h, reg_lambda, min_child_weight,
+                   out, task)
+        return
     miss_g, miss_h = h[n, 0], h[n, 1]
     n_directions = 2 if (miss_g != 0 or miss_h != 0) else 1
     best = -np.inf
@@ -57,9 +63,7 @@ def _numeric_best(h, n, total_g, total_h, parent, direction_sign, lower, upper, 
             if hl < min_child_weight or hr < min_child_weight:
                 continue
             gl, gr = left_g * inv_g, right_g * inv_g
-            if plain:
-                gain = gl * gl / (hl + reg_lambda) + gr * gr / (hr + reg_lambda) - parent
-            elif direction_sign == 0:
+            if direction_sign == 0:
                 gain = (bounded_gain(gl, hl, reg_lambda, reg_alpha, max_delta_step, lower, upper)
                         + bounded_gain(gr, hr, reg_lambda, reg_alpha, max_delta_step, lower,
                                        upper) - parent)

@@ -1,0 +1,35 @@
+"""Freed memory given back to the operating system at the end of a fit's set-up.
+
+A fit's set-up (input checks, bin edges, binned rows) makes temporaries of the size of
+the data, many of them in threads (the bin edges are cut feature by feature in a thread
+pool). glibc keeps what is freed: in the main heap below its sliding thresholds, and in
+each thread's own arena. The process then holds the set-up's peak through the rounds,
+on top of the rounds' own arrays: measured, 800,000 x 28 rows, 27 MB in the threads'
+arenas and 30 MB more in the main heap. ``release_free_memory()`` asks glibc
+(``malloc_trim(0)``: every arena) to return the free pages; the rounds then allocate
+what they need. Elsewhere than glibc it does nothing. The model does not depend on it.
+"""
+import ctypes
+import os
+
+
+def _glibc():
+    """The process's glibc, when it has ``malloc_trim``; else None."""
+    try:
+        if not os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc"):
+            return None
+        libc = ctypes.CDLL(None)
+        return libc if hasattr(libc, "malloc_trim") else None
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+_LIBC = _glibc()
+
+
+def release_free_memory():
+    """Return the heap's free pages to the operating system (glibc); True if asked."""
+    if _LIBC is None:
+        return False
+    _LIBC.malloc_trim(0)
+    return True

@@ -1,0 +1,169 @@
+"""Depthwise trees grown in one compiled call each (``kernels/cpu/grow_tree.py``), where
+that path applies; ``TreeGrower`` (level by level) everywhere else.
+
+``TreeGrower`` makes a fixed number of kernel calls per level, each with Python and NumPy
+around it; on a table of a few thousand rows that costs more than the rows
+(bench/PROFILE_small.md). ``grow_tree`` runs the same algorithm in one call and makes
+the same tree, bit for bit (``tests/test_whole_tree.py`` compares the model files with
+``TreeGrower``'s over random settings). It takes: the CPU backend on one rank (no
+histogram to all-reduce), dense bins, depthwise growth to a depth limit, leaves that keep
+their values (no leaf refresh).
+"""
+import threading
+
+import numba
+import numpy as np
+
+from ..runtime.compile_ahead import compile_later
+from ..runtime.threads import PARALLEL_MIN_WORK
+from .structure import Tree
+
+ENABLED = True  # tests switch it off to compare with TreeGrower
+_MAX_NODES = 1 << 16  # more nodes a tree (deep trees on large tables): TreeGrower
+
+
+def whole_trees(params, backend, data, leaf_refresh, n_rows):
+    """A ``WholeTrees`` for this fit when its trees can grow in one call each (see the
+    module's text) and the kernel is compiled (in this process or the cache); else None,
+    and the kernel compiles in the background for later fits
+    (``gbm.runtime.compile_ahead.compile_later``): the level-by-level path gives the same
+    model meanwhile."""
+    if not use_whole_trees(params, backend, data, leaf_refresh):
+        return None
+    trees = WholeTrees(data, params, n_rows)
+    return trees if compile_later(*trees.kernel_key()) else None
+
+
+def use_whole_trees(params, backend, data, leaf_refresh):
+    """Whether this fit's trees can grow in one call each (see the module's text)."""
+    if not ENABLED or leaf_refresh or backend.name != "cpu":
+        return False
+    if backend.collective.world_size > 1 or params["grow_policy"] != "depthwise":
+        return False
+    if params["max_depth"] == 0:
+        return False
+    if not all(isinstance(a, np.ndarray) for a in (data.bins, data.bins_by_feature)):
+        return False  # another layout of the bins (sparse): the level kernels read it
+    return _capacity(params, data.bins.shape[0]) <= _MAX_NODES
+
+
+def _capacity(params, n_rows):
+    """The most nodes a tree can have: a full tree of ``max_depth``, ``2 max_leaves - 1``
+    and ``2 n_rows - 1`` (every leaf holds a row)."""
+    cap = 2 ** (min(params["max_depth"], 40) + 1) - 1
+    if params["max_leaves"]:
+        cap = min(cap, 2 * params["max_leaves"] - 1)
+    return max(1, min(cap, 2 * n_rows - 1))
+
+
+class WholeTrees:
+    """Grows a fit's trees with ``grow_tree``; the arrays a tree works in are kept from
+    tree to tree, one set per thread (``GroupRunner`` grows groups in threads)."""
+
+    def __init__(self, data, params, n_rows):
+        from ..kernels.cpu.grow_tree import grow_tree
+
+        self.data, self.kernel, self.params = data, grow_tree, params
+        self.capacity = _capacity(params, n_rows)
+        self._local = threading.local()
+        self._every_feature = None  # _sampling's arrays when every feature is drawn
+        self.features = (data.feature_offsets, data.n_bins, data.is_categorical, data.monotone,
+                         data.padded_cuts,
+                         np.zeros((0, data.n_features), np.uint8) if data.interaction is None
+                         else data.interaction.astype(np.uint8))
+
+    def _workspace(self):
+        space = getattr(self._local, "space", None)
+        if space is None:
+            c, f, words = self.capacity, self.data.n_features, self.data.cat_words
+            w = (c + 1) // 2  # the most nodes of a level: its leaves
+            paths = c if self.data.interaction is not None else 0
+            e = np.empty
+            nodes = (e(c, np.int64), e(c, np.int64), e(c, np.int32), e((c, 2), np.int64),
+                     e((c, 2)), e(c, np.int32), e(c, np.int32), e(c, np.uint8), e(c, np.uint8),
+                     e(c), e(c, np.int32), e((c, words), np.uint32), e((paths, f), np.uint8))
+            level = (e(w, np.int64), e(w, np.int64), e((w, 2), np.int64), e((w, 2)), e((w, 2)),
+                     e((w, f), np.uint8), e(w), e(w, np.int32), e(w, np.int32), e(w, np.uint8),
+                     e((w, 2), np.int64), e((w, words), np.uint32), e(w, np.int64),
+                     e(w, np.int64), e(w, np.int32), e(w, np.int32), e(w, np.uint8),
+                     e(w, np.uint8), e((w, words), np.uint32), e(w, np.int64), e(w), e(w),
+                     e(w, np.int64))
+            tree = (e(c, np.int32), e(c, np.int32), e(c, np.float32), e(c, np.uint8),
+                    e(c, np.int32), e(c, np.int32), e(c), e(c), e(c), e(c, np.uint8),
+                    e((c, words), np.uint32))
+            hist = [e((0, self.data.n_slots, 2), np.int64) for _ in range(2)]
+            space = self._local.space = [nodes, level, tree, hist]
+        return space
+
+    def grow(self, gpair, scales, rows, params, sampler, column, backend):
+        """One tree on ``rows`` (int32, the tree's rows; copied; None: every row), its
+        leaf values added to ``column`` (float64 (n_rows,), contiguous); returns the
+        ``Tree``.
+
+        gpair : int64 (n_rows, 2); scales : float64 (2,); params : the tree's parameters
+        (``learning_rate`` already divided among parallel trees); sampler :
+        ``ColumnSampler``; backend : the thread's ``Backend`` (its thread count).
+        """
+        m = gpair.shape[0] if rows is None else len(rows)
+        work_rows = backend.buffer("rows", m, np.int32)
+        if rows is not None:
+            work_rows[...] = rows
+        scratch = backend.buffer("rows_scratch", m, np.int32)
+        args = self._arguments(gpair, work_rows, scratch, scales, params, sampler, column,
+                               rows is None)
+        with backend.threads():
+            n, n_cat, hist_a, hist_b = self.kernel(*args)
+        self._workspace()[3][:] = hist_a, hist_b  # grown when a level needed more room
+        (feature, split_bin, threshold, default_left, left, right, value, gain, cover,
+         split_type, cat_bits) = args[-1]
+        return Tree(split_feature=feature[:n].copy(), split_bin=split_bin[:n].copy(),
+                    threshold=threshold[:n].copy(), default_left=default_left[:n].copy(),
+                    left_child=left[:n].copy(), right_child=right[:n].copy(),
+                    value=value[:n].copy(), gain=gain[:n].copy(), cover=cover[:n].copy(),
+                    split_type=split_type[:n].copy(), cat_bits=cat_bits[:n_cat].copy())
+
+    def _arguments(self, gpair, rows, scratch, scales, params, sampler, column, every_row):
+        """``grow_tree``'s arguments, in the thread's work space (``every_row``: ``rows``
+        to be numbered 0 .. n - 1 by the kernel)."""
+        data = self.data
+        nodes, level, tree, hist = self._workspace()
+        settings = np.array([params["max_depth"], params["max_leaves"],
+                             params["max_cat_to_onehot"], params["max_cat_threshold"],
+                             PARALLEL_MIN_WORK, sampler.trivial and data.interaction is None,
+                             every_row], dtype=np.int64)
+        numbers = np.array([params["reg_lambda"], params["reg_alpha"], params["max_delta_step"],
+                            params["min_child_weight"], params["learning_rate"],
+                            params["gamma"], scales[0], scales[1], sampler.by_node])
+        return (data.bins, data.bins_by_feature, gpair, rows, scratch, self.features,
+                self._sampling(sampler, params), settings, numbers, nodes, level, hist[0],
+                hist[1], column, tree)
+
+    def kernel_key(self):
+        """``(module, name, signature)`` of the kernel this fit calls: the Numba types of
+        its arguments (``compile_ahead.compile_later``)."""
+        empty_rows = np.empty(0, np.int32)
+        args = self._arguments(np.empty((0, 2), np.int64), empty_rows, empty_rows,
+                               np.ones(2), self.params, _AllFeatures(), np.empty(0), True)
+        return ("gbm.kernels.cpu.grow_tree", "grow_tree",
+                tuple(numba.typeof(a) for a in args))
+
+    def _sampling(self, sampler, params):
+        """``grow_level.feature_masks``' view of the tree's column draws."""
+        f, depths = self.data.n_features, params["max_depth"]
+        if sampler.trivial:  # every feature at every depth (interaction constraints aside)
+            if self._every_feature is None:
+                self._every_feature = (np.tile(np.arange(f, dtype=np.int64), (depths, 1)),
+                                       np.full(depths, f, np.int64), np.uint64(0))
+            return self._every_feature
+        levels = np.zeros((depths, f), np.int64)
+        sizes = np.empty(depths, np.int64)
+        for d in range(depths):
+            features = sampler.level_features(d)
+            levels[d, :features.shape[0]] = features
+            sizes[d] = features.shape[0]
+        return levels, sizes, np.uint64(sampler.node_key())
+
+
+class _AllFeatures:
+    """A column sampler that keeps every feature (``kernel_key``'s stand-in)."""
+    trivial, by_node = True, 1.0

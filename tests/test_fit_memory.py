@@ -1,0 +1,109 @@
+"""What a fit no longer holds or copies (issue 28, item 3; bench/PROFILE_small.md): the
+float matrix after the start, row ids nobody gave, whole-matrix temporaries of the input
+checks and the binning; with the same values and the same models as before."""
+import numpy as np
+import pytest
+
+import gbm
+from gbm.data.binning import BinMapper, _missing_columns
+from gbm.data.inputs import _first_infinity, check_X
+from gbm.data.training_data import training_data
+from gbm.runtime.memory import release_free_memory
+from gbm.training.prepare import Fit
+
+
+def _fit(X, y, **kwargs):
+    data, rounds = training_data(X, y, 2, None, None, None, None, None, None, None, None)
+    return Fit(dict({"max_depth": 3}, **kwargs), data, rounds)
+
+
+def test_the_float_matrix_is_dropped_when_the_fit_starts():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(300, 3)), columns=list("abc"))
+    fit = _fit(frame, rng.normal(size=300))
+    assert fit.X.dtype == np.float32  # the converted copy, until start()
+    with fit:
+        fit.start()
+    assert fit.X is None
+
+
+def test_no_row_ids_are_made_when_none_are_given():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(400, 3))
+    assert _fit(X, X[:, 0]).row_ids is None
+    given = np.arange(400) * 3
+    data, rounds = training_data(X, X[:, 0], 1, None, None, None, None, None, None, None,
+                                 given)
+    np.testing.assert_array_equal(Fit({}, data, rounds).row_ids, given)
+
+
+def test_row_sampling_by_position_is_the_sampling_by_row_ids_of_positions():
+    """Row ids not made (None) and row ids 0 .. n - 1 given sample the same rows: the
+    same model, on the whole-tree path and level by level (lockstep: multiclass)."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(600, 4))
+    y = (X[:, 0] > 0).astype(float) + (X[:, 1] > 0)
+    for params in ({"subsample": 0.6}, {"subsample": 0.6, "objective": "multi:softprob",
+                                        "num_class": 3}):
+        a = gbm.train(params, X, y, 3).to_json()
+        b = gbm.train(params, X, y, 3, row_ids=np.arange(600)).to_json()
+        assert a == b
+
+
+def test_a_dataframe_becomes_the_float32_matrix_of_a_float64_cast():
+    """Column by column into float32, through float64 (as the whole float64 matrix was
+    cast before): integers beyond 2**24 round twice, the same way."""
+    pd = pytest.importorskip("pandas")
+    big = np.array([2**24 + 1, 2**53 - 1, -(2**40) - 3, 7], dtype=np.int64)
+    frame = pd.DataFrame({
+        "big": big, "f32": np.array([0.1, 2.5, -3.75, 1e-8], np.float32),
+        "f64": [1 / 3, 1e38, -2.0, 0.0], "flag": [True, False, True, True],
+        "nullable": pd.array([1, None, 3, 4], dtype="Int64"),
+        "cat": pd.Categorical(["x", "y", "x", "z"])})
+    got = check_X(frame, allow_category=True)
+    numeric = frame.drop(columns="cat")
+    expected = np.column_stack(
+        [numeric[c].to_numpy(dtype=np.float64, na_value=np.nan) for c in numeric]
+        + [np.full(4, np.nan)]).astype(np.float32)
+    np.testing.assert_array_equal(got, expected)
+    assert got.dtype == np.float32 and got.flags.c_contiguous
+
+
+def test_infinities_and_missing_columns_are_found_in_any_block(monkeypatch):
+    from gbm.data import binning, inputs
+
+    monkeypatch.setattr(inputs, "_CHECK_ROWS", 7)
+    monkeypatch.setattr(binning, "_BLOCK_ROWS", 7)
+    X = np.zeros((30, 4), np.float32)
+    assert _first_infinity(X) is None
+    X[22, 3], X[25, 1] = np.inf, -np.inf
+    assert _first_infinity(X) == (22, 3)
+    X[29, 2] = np.nan
+    np.testing.assert_array_equal(_missing_columns(X), [False, False, True, False])
+
+
+@pytest.mark.parametrize("n_rows", [500, 3000])  # every row in the bin-edge sample, or not
+def test_cuts_from_each_features_sample_are_the_cuts_of_the_sample_matrix(n_rows):
+    rng = np.random.default_rng(n_rows)
+    X = rng.normal(size=(n_rows, 5)).astype(np.float32)
+    X[rng.uniform(size=X.shape) < 0.1] = np.nan
+    X[:, 2] = np.round(X[:, 2])
+    w = rng.uniform(0.5, 2.0, n_rows)
+    mapper = BinMapper(max_bin=32, sample_size=1000, seed=3).fit(X, w)
+    # the sample matrix the cuts were taken from before: X[mask], its weights w[mask]
+    from gbm.data.binning import feature_cuts, sample_mask
+
+    mask = sample_mask(np.arange(n_rows), n_rows, 1000, 3)
+    Xs, ws = X[mask], w[mask]
+    for f in range(5):
+        col = Xs[:, f]
+        ok = ~np.isnan(col)
+        np.testing.assert_array_equal(mapper.cuts[f], feature_cuts(col[ok], ws[ok], 32))
+
+
+def test_freed_memory_is_returned_on_glibc():
+    import os
+
+    glibc = os.confstr("CS_GNU_LIBC_VERSION") or ""
+    assert release_free_memory() == glibc.startswith("glibc")

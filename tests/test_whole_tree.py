@@ -1,0 +1,289 @@
+"""Trees grown in one compiled call (gbm/tree/whole_tree.py, kernels/cpu/grow_tree.py)
+against their oracle, ``TreeGrower`` level by level: the same model file, byte for byte,
+over random settings of everything that changes what a tree does; the path taken only
+where it may be; its kernel compiled in the background for later fits."""
+import json
+import os
+import subprocess
+import sys
+
+import numba
+import numpy as np
+import pandas as pd
+import pytest
+
+import gbm
+import gbm.params
+from gbm.collective import ThreadCollective, ThreadGroup
+from gbm.kernels.cpu.node_masks import feature_masks
+from gbm.runtime import compile_ahead
+from gbm.runtime.backend import get_backend
+from gbm.tree import whole_tree
+from gbm.tree.constraints import allowed_features
+from gbm.tree.grower import TreeData
+from gbm.tree.sampling import ColumnSampler
+
+
+@pytest.fixture(autouse=True)
+def _compiled_at_once(monkeypatch):
+    """The kernel compiled at the first fit that needs it (not in the background, which
+    would leave that fit on the level path): every fit here takes the path it may."""
+    monkeypatch.setenv("GBM_COMPILE_PROCESSES", "1")
+
+
+def _both(monkeypatch, params, X, y, rounds=4, **kwargs):
+    """(model file grown in one call per tree, model file grown level by level, trees
+    grown in one call)."""
+    calls = []
+    grow = whole_tree.WholeTrees.grow
+    monkeypatch.setattr(whole_tree.WholeTrees, "grow",
+                        lambda self, *a: calls.append(1) or grow(self, *a))
+    whole = gbm.train(params, X, y, rounds, **kwargs).to_json()
+    with monkeypatch.context() as m:
+        m.setattr(whole_tree, "ENABLED", False)
+        levels = gbm.train(params, X, y, rounds, **kwargs).to_json()
+    return whole, levels, len(calls)
+
+
+def _random_case(seed):
+    """A random table and parameters: objective, depth and leaf limits, regularisation,
+    sampling, constraints, categories, missing values, weights, bins, threads."""
+    rng = np.random.default_rng(seed)
+    n, f = int(rng.integers(200, 1500)), int(rng.integers(2, 9))
+    X = rng.normal(size=(n, f))
+    X[:, 0] = np.round(X[:, 0] * 2)  # ties: empty bins, repeated thresholds
+    if rng.uniform() < 0.5:
+        X[rng.uniform(size=X.shape) < 0.1] = np.nan
+    categorical = []
+    if f > 2 and rng.uniform() < 0.4:  # an integer column of categories
+        categorical = [f - 1]
+        X[:, f - 1] = rng.integers(0, int(rng.choice([3, 12, 40])), n)
+    signal = np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) ** 2 + np.sin(np.nan_to_num(X[:, -1]))
+    kind = rng.choice(["reg", "binary", "multi", "poisson", "targets", "huber"])
+    params = {"max_depth": int(rng.integers(1, 8)), "n_jobs": int(rng.choice([1, 2])),
+              "learning_rate": float(rng.choice([0.3, 1.0])),
+              "max_bin": int(rng.choice([8, 64, 256, 300])),
+              "min_child_weight": float(rng.choice([0.0, 0.5, 1.0, 5.0])),
+              "gamma": float(rng.choice([0.0, 0.0, 0.1, 1.0])),
+              "reg_lambda": float(rng.choice([0.0, 0.5, 1.0, 3.0])),
+              "reg_alpha": float(rng.choice([0.0, 0.0, 0.3])),
+              "max_delta_step": float(rng.choice([0.0, 0.0, 0.5])),
+              "subsample": float(rng.choice([1.0, 1.0, 0.7])),
+              "colsample_bytree": float(rng.choice([1.0, 0.8])),
+              "colsample_bylevel": float(rng.choice([1.0, 0.7])),
+              "colsample_bynode": float(rng.choice([1.0, 0.6])),
+              "num_parallel_tree": int(rng.choice([1, 1, 2])),
+              "max_cat_to_onehot": int(rng.choice([1, 4, 64])), "seed": seed}
+    if params["reg_lambda"] == 0.0 and params["min_child_weight"] == 0.0:
+        params["reg_lambda"] = 0.1  # a child of zero hessian would have no weight
+    if rng.uniform() < 0.4:
+        params["max_leaves"] = int(rng.integers(2, 20))
+    numeric = [j for j in range(f) if j not in categorical]
+    if rng.uniform() < 0.3:
+        params["monotone_constraints"] = [int(rng.choice([-1, 0, 1])) if j in numeric else 0
+                                          for j in range(f)]
+    if rng.uniform() < 0.3:
+        cut = int(rng.integers(1, f))
+        params["interaction_constraints"] = [list(range(cut)), list(range(cut - 1, f))]
+    y = signal + rng.normal(scale=0.5, size=n)
+    if kind == "binary":
+        params["objective"] = "binary:logistic"
+        y = (y > np.median(y)).astype(float)
+    elif kind == "multi":
+        params.update(objective="multi:softprob", num_class=3)
+        y = np.digitize(y, np.quantile(y, [0.33, 0.66])).astype(float)
+    elif kind == "poisson":
+        params["objective"] = "count:poisson"
+        y = rng.poisson(np.exp(np.clip(signal, -3, 3) / 3)).astype(float)
+    elif kind == "targets":
+        y = np.column_stack([y, -signal + rng.normal(size=n)])
+    elif kind == "huber":
+        params["objective"] = "reg:pseudohubererror"
+    weights = rng.uniform(0.2, 3.0, n) if rng.uniform() < 0.4 else None
+    return params, X, y, weights, categorical
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_model_of_trees_grown_level_by_level(seed, monkeypatch):
+    params, X, y, weights, categorical = _random_case(seed)
+    whole, levels, calls = _both(monkeypatch, params, X, y, sample_weight=weights,
+                                 categorical_features=categorical or None)
+    assert calls > 0
+    assert whole == levels
+
+
+def test_large_nodes_take_the_parallel_steps(monkeypatch):
+    """Enough rows that the histograms, the partition and the split evaluation of the
+    first levels run on two threads inside the call."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(24_000, 8))
+    X[::7, 2] = np.nan
+    y = X[:, 0] + np.nan_to_num(X[:, 2]) ** 2 + rng.normal(size=len(X))
+    params = {"max_depth": 5, "n_jobs": 2, "max_bin": 256, "subsample": 0.9}
+    whole, levels, calls = _both(monkeypatch, params, X, y, rounds=3)
+    assert calls == 3
+    assert whole == levels
+
+
+def test_deep_trees_grow_their_histogram_room(monkeypatch):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(3000, 5))
+    y = np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2] + rng.normal(scale=0.1, size=len(X))
+    params = {"max_depth": 11, "min_child_weight": 0.0, "reg_lambda": 0.1, "max_bin": 64}
+    whole, levels, calls = _both(monkeypatch, params, X, y, rounds=3)
+    assert calls == 3
+    assert whole == levels
+    assert max(json.loads(whole)["trees"][0]["split_feature"].count(-1), 0) > 100  # wide
+
+
+def test_categories_of_a_dataframe_and_early_stopping(monkeypatch):
+    rng = np.random.default_rng(5)
+    n = 2500
+    frame = pd.DataFrame(rng.normal(size=(n, 3)), columns=list("abc"))
+    codes = rng.integers(0, 30, n)
+    frame["cat"] = pd.Categorical.from_codes(codes, [f"c{i}" for i in range(30)])
+    y = frame["a"].to_numpy() + (codes % 5) + rng.normal(size=n)
+    evals = [(frame[2000:], y[2000:], "valid")]
+    params = {"max_depth": 4, "learning_rate": 0.8, "max_cat_to_onehot": 4}
+    whole, levels, calls = _both(monkeypatch, params, frame[:2000], y[:2000], rounds=60,
+                                 evals=evals, early_stopping_rounds=3)
+    assert 3 < calls < 60
+    assert whole == levels
+
+
+def test_continued_training_and_base_margins(monkeypatch):
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(800, 4))
+    y = (X[:, 0] + rng.logistic(size=800) > 0).astype(float)
+    first = gbm.train({"objective": "binary:logistic"}, X, y, 3)
+    params = {"objective": "binary:logistic", "max_depth": 3}
+    whole, levels, calls = _both(monkeypatch, params, X, y, init_model=first,
+                                 base_margin=rng.normal(size=800))
+    assert calls == 4
+    assert whole == levels
+
+
+def _tree_data(n_rows=100, n_features=4):
+    bins = np.zeros((n_rows, n_features), np.uint8)
+    offsets = np.arange(0, 5 * n_features + 1, 5, dtype=np.int32)
+    return TreeData(bins, bins.T.copy(), np.full(n_features, 4, np.int32), offsets,
+                    np.zeros((n_features, 4), np.float32), np.zeros(n_features, np.uint8),
+                    np.zeros(n_features, np.int8))
+
+
+def test_used_only_where_it_may_be():
+    p = gbm.params.validate_params({})
+    cpu, data = get_backend("cpu", 2), _tree_data()
+    assert whole_tree.use_whole_trees(p, cpu, data, False)
+    assert not whole_tree.use_whole_trees(p, cpu, data, True)  # leaves refreshed
+    for change in ({"grow_policy": "lossguide"}, {"max_depth": 0, "max_leaves": 8}):
+        assert not whole_tree.use_whole_trees(gbm.params.validate_params(change), cpu, data,
+                                              False)
+    rank = ThreadCollective(ThreadGroup(2), 0)
+    assert not whole_tree.use_whole_trees(p, get_backend("cpu", 2, rank), data, False)
+    deep = gbm.params.validate_params({"max_depth": 20})  # 2**21 nodes: level by level
+    assert not whole_tree.use_whole_trees(deep, cpu, _tree_data(10**6, 2), False)
+    assert whole_tree.use_whole_trees(deep, cpu, _tree_data(1000, 2), False)  # 1,999 at most
+
+
+def test_absolute_error_refreshes_leaves_level_by_level(monkeypatch):
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(500, 3))
+    y = X[:, 0] + rng.laplace(size=500)
+    _, _, calls = _both(monkeypatch, {"objective": "reg:absoluteerror"}, X, y)
+    assert calls == 0
+
+
+def test_the_kernel_key_is_the_signature_a_fit_compiles(monkeypatch):
+    """What ``compile_later`` compiles is what the fit calls (else a fit would compile
+    again, at once)."""
+    from gbm.kernels.cpu.grow_tree import grow_tree
+    from gbm.training import prepare
+
+    made = []
+    real = whole_tree.whole_trees
+    monkeypatch.setattr(prepare, "whole_trees", lambda *a: made.append(real(*a)) or made[-1])
+    rng = np.random.default_rng(8)
+    for max_bin in (256, 1000):  # uint8 and uint16 bins
+        X = rng.normal(size=(3000, 3))
+        gbm.train({"max_bin": max_bin}, X, X[:, 0], 1)
+        module, name, signature = made[-1].kernel_key()
+        assert (module, name) == ("gbm.kernels.cpu.grow_tree", "grow_tree")
+        assert signature in grow_tree.overloads
+
+
+def test_a_fit_leaves_numbas_thread_count_as_it_was():
+    X = np.random.default_rng(9).normal(size=(30_000, 4))
+    numba.set_num_threads(1)
+    try:
+        backend = get_backend("cpu", 2)
+        with backend.threads() as n:
+            gbm.train({"n_jobs": 2, "max_depth": 3}, X, X[:, 0], 2)
+            assert numba.get_num_threads() == n == 2
+        assert numba.get_num_threads() == 1
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_feature_masks_are_the_samplers_and_constraints(seed):
+    """``node_masks.feature_masks`` against ``ColumnSampler.masks`` and
+    ``allowed_features`` (its Python twin), node by node."""
+    rng = np.random.default_rng(seed)
+    f = int(rng.integers(3, 30))
+    params = gbm.params.validate_params({"colsample_bytree": 0.8, "colsample_bylevel": 0.7,
+                                         "colsample_bynode": float(rng.choice([1.0, 0.5]))})
+    sampler = ColumnSampler(params, f, int(rng.integers(0, 100)), 1)
+    depth = int(rng.integers(0, 4))
+    levels = np.zeros((4, f), np.int64)
+    sizes = np.zeros(4, np.int64)
+    for d in range(4):
+        features = sampler.level_features(d)
+        levels[d, :features.size], sizes[d] = features, features.size
+    ids = rng.choice(200, size=12, replace=False).astype(np.int64)
+    paths = (rng.uniform(size=(200, f)) < 0.15).astype(np.uint8)
+    paths[ids[0]] = 0  # a node with no feature above it
+    sets = (rng.uniform(size=(3, f)) < 0.4)
+    masks = np.empty((12, f), np.uint8)
+    feature_masks(ids, 12, depth, levels, sizes, np.uint64(sampler.node_key()),
+                  sampler.by_node, sets.astype(np.uint8), paths, masks)
+    expected = sampler.masks(ids, np.full(12, depth)) & allowed_features(sets, paths[ids])
+    np.testing.assert_array_equal(masks, expected)
+
+
+# In a process with an empty cache: a cheap kernel compiled later, in the background or
+# (one process) at once.
+_LATER = r"""
+import json, time
+from gbm.runtime import compile_ahead as ca
+entry = next(e for e in ca.STANDARD if e[1] == "max_abs")
+key = (entry[0], entry[1], entry[2])
+first = ca.compile_later(*key)
+again = ca.compile_later(*key)
+for _ in range(600):
+    if ca.ready(*key):
+        break
+    time.sleep(0.1)
+print(json.dumps({"first": first, "again": again, "ready": ca.ready(*key),
+                  "compiled_here": len(ca._dispatcher(key).overloads),
+                  "background": len(ca._background)}))
+"""
+
+
+def _run(code, **env):
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, **env), timeout=600)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_compile_later_in_a_background_process(tmp_path):
+    report = _run(_LATER, NUMBA_CACHE_DIR=str(tmp_path), GBM_COMPILE_PROCESSES="2")
+    assert report == {"first": False, "again": False, "ready": True, "compiled_here": 0,
+                      "background": 1}
+
+
+def test_compile_later_with_one_process_compiles_at_once(tmp_path):
+    report = _run(_LATER, NUMBA_CACHE_DIR=str(tmp_path), GBM_COMPILE_PROCESSES="1")
+    assert report == {"first": True, "again": True, "ready": True, "compiled_here": 1,
+                      "background": 0}
