@@ -11,6 +11,7 @@ import contextlib
 import numpy as np
 
 from ..collective import LOCAL
+from ..data.bin_matrix import choose_layout
 from ..data.binning import BinMapper
 from ..data.categorical import check_same_categorical, encode_X, fit_categories
 from ..data.compat import objective_function
@@ -244,14 +245,16 @@ def _with_targets(p, params, y):
 
 
 def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
-    """Bin edges (the same for any split of the rows), the binned rows and the features'
+    """Bin edges (the same for any split of the rows), the binned rows (a bin matrix of
+    the layout ``bin_layout`` asks for or the data's density picks) and the features'
     layout and constraints: ``(TreeData, BinMapper)``."""
     n_categories = None if categories is None else np.array(
         [-1 if c is None else len(c) for c in categories], dtype=np.int64)
     mapper = BinMapper(p["max_bin"], p["bin_sample_size"], p["random_state"])
     mapper.fit(X, w, n_rows_total=n_rows_total, n_threads=backend.n_threads,
                n_categories=n_categories, row_ids=row_ids, collective=backend.collective)
-    bins = mapper.transform(X, backend.kernels, backend.xp, fitted_on_X=True)
+    layout = choose_layout(p["bin_layout"], X, backend.collective)
+    matrix = mapper.bin_matrix(X, layout, backend.kernels, backend.xp, fitted_on_X=True)
     is_categorical = np.zeros(X.shape[1], dtype=np.uint8)
     if categories is not None:
         is_categorical[[f for f, c in enumerate(categories) if c is not None]] = 1
@@ -263,8 +266,7 @@ def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
                          "have no order, so only numeric features can be monotone")
     interaction = interaction_matrix(
         parse_interaction_constraints(p["interaction_constraints"], names, X.shape[1]), X.shape[1])
-    data = TreeData(bins, backend.xp.ascontiguousarray(bins.T), mapper.n_bins, mapper.feature_offsets,
-                    mapper.padded_cuts(), is_categorical,
+    data = TreeData(matrix, mapper.n_bins, mapper.cuts, is_categorical,
                     np.zeros(X.shape[1], np.int8) if monotone is None else monotone, interaction)
     return data, mapper
 

@@ -43,33 +43,46 @@ _MAX_BATCH_BYTES = 256 << 20  # cap on one batch's histograms (and each thread's
 class TreeData:
     """What every tree of a fit reads: the binned rows and the features' layout.
 
-    bins : uint8/uint16 (n_rows, n_features); bins_by_feature : the same, feature-major
-        (both on the backend's device; the small arrays below stay on the host)
+    matrix : the binned rows, a bin matrix of any layout (``gbm.data.bin_matrix``: its
+        arrays on the backend's device; the small arrays below stay on the host). The
+        grower reads the rows only through it: histograms, partitions, leaf values.
     n_bins : int32 (n_features,), value bins (bin n_bins[f] = missing)
-    feature_offsets : int32 (n_features + 1,), histogram slots (kernels/layout.py)
-    padded_cuts : float32 (n_features, width), the bin edges (for raw thresholds)
+    cuts : the bin edges, ``gbm.data.binning.RaggedCuts`` (for raw thresholds)
     is_categorical : uint8 (n_features,)
     monotone : int8 (n_features,), +1 / -1 / 0
     interaction : bool (n_sets, n_features) or None, ``interaction_constraints``
         (``gbm.tree.constraints.interaction_matrix``)
     """
 
-    bins: np.ndarray
-    bins_by_feature: np.ndarray
+    matrix: object
     n_bins: np.ndarray
-    feature_offsets: np.ndarray
-    padded_cuts: np.ndarray
+    cuts: object
     is_categorical: np.ndarray
     monotone: np.ndarray
     interaction: np.ndarray = None
 
     @property
     def n_features(self):
-        return self.bins.shape[1]
+        return self.matrix.n_features
+
+    @property
+    def feature_offsets(self):
+        """int32 (n_features + 1,): each feature's histogram slots (the matrix's layout)."""
+        return self.matrix.feature_offsets
+
+    @property
+    def missing_slots(self):
+        """1 when a feature's last slot holds its missing rows' sums, 0 when histograms
+        have value slots only (``evaluate_splits``' ``missing_slots``)."""
+        return self.matrix.missing_slots
 
     @property
     def n_slots(self):
         return int(self.feature_offsets[-1])
+
+    def thresholds(self, feature, split_bin):
+        """float32: the raw thresholds of numeric splits, the cut after each split bin."""
+        return self.cuts.values[self.cuts.offsets[feature] + split_bin]
 
     @property
     def cat_words(self):
@@ -251,10 +264,10 @@ class TreeGrower:
         size = max(1, _MAX_BATCH_BYTES // per_node)
         for lo in range(0, ids.shape[0], size):
             hi = min(lo + size, ids.shape[0])
-            work = int((ends[lo:hi] - starts[lo:hi]).sum()) * data.n_features
+            work = int((ends[lo:hi] - starts[lo:hi]).sum()) * data.matrix.row_cost
             with self.backend.threads(work) as n:
-                self.k.build_histograms(data.bins, self.gpair, self.rows, starts[lo:hi],
-                                        ends[lo:hi], data.feature_offsets, hist[lo:hi], n)
+                data.matrix.build_histograms(self.k, self.gpair, self.rows, starts[lo:hi],
+                                             ends[lo:hi], hist[lo:hi], n)
         if self.backend.collective.world_size > 1:
             hist[...] = self.backend.collective.allreduce(hist, "sum")
         return hist
@@ -284,7 +297,8 @@ class TreeGrower:
                       np.empty(n, np.uint8), np.empty((n, 2), np.int64),
                       np.empty((n, nodes.cat_words), np.uint32), None)
         with self.backend.threads(hist.size // 2):
-            self.k.evaluate_splits(hist, data.feature_offsets, data.is_categorical,
+            self.k.evaluate_splits(hist, data.feature_offsets, data.missing_slots,
+                                   data.is_categorical,
                                    nodes.sums[ids], self._feature_mask(ids), data.monotone,
                                    nodes.bounds[ids], self._scales(ids), self.split_params,
                                    p["max_cat_to_onehot"], p["max_cat_threshold"], out.gain,
@@ -329,20 +343,19 @@ class TreeGrower:
             path = nodes.path[ids]
             path[np.arange(ids.shape[0]), nodes.feature[ids]] = True
             nodes.path[left] = nodes.path[right] = path
-        split = (data.bins_by_feature, self.rows, starts, ends, nodes.feature[ids],
-                 nodes.split_bin[ids], nodes.default_left[ids], nodes.split_type[ids],
-                 nodes.cat_bits[ids], data.n_bins)
+        split = (self.k, self.rows, starts, ends, nodes.feature[ids], nodes.split_bin[ids],
+                 nodes.default_left[ids], nodes.split_type[ids], nodes.cat_bits[ids])
         work = 4 * int((ends - starts).sum())
         if last and self.column is not None:  # leaves: add their values, leave the rows
             values = self._leaf_values(children)
             with self.backend.threads(work):
-                self.k.add_split_values(*split, np.ascontiguousarray(values[0::2]),
-                                        np.ascontiguousarray(values[1::2]), self.column)
+                data.matrix.add_split_values(*split, np.ascontiguousarray(values[0::2]),
+                                             np.ascontiguousarray(values[1::2]), self.column)
             nodes.start[children] = nodes.end[children] = 0
             return np.empty(0, np.int64), None
         n_left = np.empty(ids.shape[0], dtype=np.int64)
         with self.backend.threads(work):
-            self.k.partition_rows(*split, self.scratch, n_left)
+            data.matrix.partition_rows(*split, self.scratch, n_left)
         middle = starts + n_left
         nodes.start[left], nodes.end[left] = starts, middle
         nodes.start[right], nodes.end[right] = middle, ends
@@ -407,11 +420,12 @@ class TreeGrower:
         ids, hist = np.empty(0, np.int64), None
         if self._can_split_deeper(0):
             hist = self._build(roots)
+            ids = roots
+        if hist is not None and self.data.missing_slots:
             offsets = self.data.feature_offsets  # every feature's slots hold all the rows
             nodes.sums[roots] = self.backend.to_host(
                 hist[:, offsets[0]:offsets[1]].sum(axis=1))
-            ids = roots
-        else:
+        else:  # no slot holds the missing rows: the roots' sums from their rows
             for t in roots:
                 rows = self.rows[segments[t]:segments[t + 1]]
                 nodes.sums[t] = self.backend.collective.allreduce(
@@ -490,8 +504,8 @@ class TreeGrower:
         split_type = np.where(inner, nodes.split_type[sel], 0).astype(np.uint8)
         numeric = inner & (split_type == 0)
         arrays["split_bin"][numeric] = split_bin[numeric]
-        arrays["threshold"][numeric] = self.data.padded_cuts[feature[numeric],
-                                                             split_bin[numeric]]
+        arrays["threshold"][numeric] = self.data.thresholds(feature[numeric],
+                                                            split_bin[numeric])
         categorical = split_type == 1
         cat_bits = nodes.cat_bits[sel][categorical]
         cat_bounds = np.concatenate([[0], np.cumsum(categorical)])[bounds]

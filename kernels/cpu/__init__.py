@@ -15,6 +15,9 @@ they compute are then the same bits whatever the device.
 """
 from .auc import split_by_label, twice_mann_whitney
 from .binning import bin_values
+from .csr import (add_split_values_csr, bin_values_csr, build_histograms_csr,
+                  partition_rows_csr)
+from .csr_predict import predict_binned_csr, predict_csr, predict_leaf_csr
 from .elementwise import exp_into, log2_into, log_into
 from .exact import add_exact_parts
 from .histogram import build_histograms, subtract_histograms
@@ -36,6 +39,9 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "partition_rows", "pointwise_gradients", "predict", "predict_binned",
            "predict_leaf", "quantize_gradients", "subtract_histograms", "tree_shap",
            "tree_shap_interactions", "tree_saabas",
+           # sparse bin matrices and raw CSR rows (csr.py, csr_predict.py)
+           "add_split_values_csr", "bin_values_csr", "build_histograms_csr",
+           "partition_rows_csr", "predict_binned_csr", "predict_csr", "predict_leaf_csr",
            "cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms", "gradient_csc",
            "gradient_dense", "gram_dense", "hessian_diagonal_csc",
            "hessian_diagonal_dense", "loss_terms", "margins_csc", "margins_csr",

@@ -19,9 +19,10 @@ leaf_weight = _split_math.leaf_weight
 
 
 @helper
-def _numeric_best(h, n, total_g, total_h, parent, direction_sign, lower, upper, scales,
-                  reg_lambda, reg_alpha, max_delta_step, min_child_weight, out, task):
-    """Best threshold of one numeric feature; writes ``out`` row ``task`` when any.
+def _numeric_best(h, n, miss_g, miss_h, total_g, total_h, parent, direction_sign, lower, upper,
+                  scales, reg_lambda, reg_alpha, max_delta_step, min_child_weight, out, task):
+    """Best threshold of one numeric feature (value bins ``h[:n]``, missing sums
+    ``miss_g, miss_h``); writes ``out`` row ``task`` when any.
 
     Thresholds are scanned from the lowest bin up, first with missing values right, then
     (only if the node has missing values here) with them left; a candidate replaces the
@@ -37,7 +38,6 @@ def _numeric_best(h, n, total_g, total_h, parent, direction_sign, lower, upper, 
     # bounded_gain returns then, bit for bit, without its branches (the common case)
     plain = (direction_sign == 0 and reg_alpha == 0.0 and max_delta_step == 0.0
              and lower == -np.inf and upper == np.inf)
-    miss_g, miss_h = h[n, 0], h[n, 1]
     n_directions = 2 if (miss_g != 0 or miss_h != 0) else 1
     best = -np.inf
     for direction in range(n_directions):
@@ -157,8 +157,8 @@ def _merge_sort(weight, n, order):
 
 
 @helper
-def _categorical_best(h, n, total_g, total_h, parent, lower, upper, scales, reg_lambda,
-                      reg_alpha, max_delta_step, min_child_weight, max_cat_to_onehot,
+def _categorical_best(h, n, miss_g, miss_h, total_g, total_h, parent, lower, upper, scales,
+                      reg_lambda, reg_alpha, max_delta_step, min_child_weight, max_cat_to_onehot,
                       max_cat_threshold, out, task_bits, task, bits_row):
     """Best set of one categorical feature (XGBoost's ``hist`` evaluator candidates):
 
@@ -175,7 +175,6 @@ def _categorical_best(h, n, total_g, total_h, parent, lower, upper, scales, reg_
     The set goes to row ``bits_row`` of ``task_bits`` (zeroed by the caller).
     """
     task_gain, task_bin, task_left, task_sum = out
-    miss_g, miss_h = h[n, 0], h[n, 1]
     n_directions = 2 if (miss_g != 0 or miss_h != 0) else 1
     best = -np.inf
     if n < max_cat_to_onehot:
@@ -225,18 +224,24 @@ def _categorical_best(h, n, total_g, total_h, parent, lower, upper, scales, reg_
 
 
 @kernel
-def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_mask, monotone,
-                    node_bounds, scales, split_params, max_cat_to_onehot, max_cat_threshold,
-                    out_gain, out_feature, out_bin, out_default_left, out_left_sum,
-                    out_cat_bits):
+def evaluate_splits(hist, feature_offsets, missing_slots, is_categorical, node_sums,
+                    feature_mask, monotone, node_bounds, scales, split_params,
+                    max_cat_to_onehot, max_cat_threshold, out_gain, out_feature, out_bin,
+                    out_default_left, out_left_sum, out_cat_bits):
     """Best split of each node over its allowed features, missing values tried both ways.
 
     Parameters
     ----------
     hist : int64 (n_nodes, n_slots, 2)                  # IN  ragged layout (layout.py)
-    feature_offsets : int32 (n_features + 1,)           # IN  feature f: value bins at
-                                                        #     offsets[f] .. offsets[f+1]-2,
-                                                        #     then its missing slot
+    feature_offsets : int32 (n_features + 1,)           # IN  feature f's slots: its value
+                                                        #     bins from offsets[f] on, then
+                                                        #     (missing_slots) its missing slot
+    missing_slots : int                                 # IN  1: each feature's last slot
+                                                        #     holds its missing rows' sums (a
+                                                        #     dense bin matrix); 0: value bins
+                                                        #     only, the missing sums are the
+                                                        #     node's less the value bins' (a
+                                                        #     sparse one stores no missing entry)
     is_categorical : uint8 (n_features,)                # IN  1: bins are category codes
     node_sums : int64 (n_nodes, 2)                      # IN  (G, H) of each node
     feature_mask : uint8 (n_nodes, n_features)          # IN  1 = may split on it
@@ -280,54 +285,70 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
     n_cat = max(1, n_cat)
     task_bits = np.zeros((n_nodes * n_cat, out_cat_bits.shape[1]), dtype=np.uint32)
     out = (task_gain, task_bin, task_left, task_sum)
-    _evaluate_tasks(n_tasks, hist, feature_offsets, is_categorical, node_sums, feature_mask,
-                    monotone, node_bounds, scales, split_params, max_cat_to_onehot,
-                    max_cat_threshold, out, task_bits, cat_slot, n_cat)
+    _evaluate_tasks(n_tasks, hist, feature_offsets, missing_slots, is_categorical, node_sums,
+                    feature_mask, monotone, node_bounds, scales, split_params,
+                    max_cat_to_onehot, max_cat_threshold, out, task_bits, cat_slot, n_cat)
     for k in range(n_nodes):  # a few features a node: not worth a parallel loop to compile
         _best_of_node(k, n_features, out, task_bits, is_categorical, cat_slot, n_cat, out_gain,
                       out_feature, out_bin, out_default_left, out_left_sum, out_cat_bits)
 
 
 @helper(parallel=True)
-def _evaluate_tasks(n_tasks, hist, feature_offsets, is_categorical, node_sums, feature_mask,
-                    monotone, node_bounds, scales, split_params, max_cat_to_onehot,
-                    max_cat_threshold, out, task_bits, cat_slot, n_cat):
+def _evaluate_tasks(n_tasks, hist, feature_offsets, missing_slots, is_categorical, node_sums,
+                    feature_mask, monotone, node_bounds, scales, split_params,
+                    max_cat_to_onehot, max_cat_threshold, out, task_bits, cat_slot, n_cat):
     """Every (node, feature) task, in parallel. Numba's parallel passes analyse the whole
     function they compile, so the loop has a function of its own; its body is one call,
     the index cast to uint64 (its type in the parallel code), so that the callee compiles
     once, not for the typing pass's int64 as well."""
     for task in prange(n_tasks):
-        _evaluate_task(np.uint64(task), hist, feature_offsets, is_categorical, node_sums,
-                       feature_mask, monotone, node_bounds, scales, split_params,
+        _evaluate_task(np.uint64(task), hist, feature_offsets, missing_slots, is_categorical,
+                       node_sums, feature_mask, monotone, node_bounds, scales, split_params,
                        max_cat_to_onehot, max_cat_threshold, out, task_bits, cat_slot, n_cat)
 
 
 @helper
-def _evaluate_task(task, hist, feature_offsets, is_categorical, node_sums, feature_mask, monotone,
-                   node_bounds, scales, split_params, max_cat_to_onehot, max_cat_threshold, out,
-                   task_bits, cat_slot, n_cat):
+def _evaluate_task(task, hist, feature_offsets, missing_slots, is_categorical, node_sums,
+                   feature_mask, monotone, node_bounds, scales, split_params, max_cat_to_onehot,
+                   max_cat_threshold, out, task_bits, cat_slot, n_cat):
     """The best split of one (node, feature) pair into row ``task`` of ``out``."""
     n_features = feature_offsets.shape[0] - 1
     k = task // n_features
     f = task % n_features
-    n = feature_offsets[f + 1] - feature_offsets[f] - 1  # value bins
+    n = feature_offsets[f + 1] - feature_offsets[f] - missing_slots  # value bins
     if feature_mask[k, f] == 0 or (n < 2 and is_categorical[f] == 0):
         return
     reg_lambda, reg_alpha = split_params[0], split_params[1]
     max_delta_step, min_child_weight = split_params[2], split_params[3]
     h = hist[k, feature_offsets[f]:feature_offsets[f + 1]]
     total_g, total_h = node_sums[k, 0], node_sums[k, 1]
+    miss_g, miss_h = _missing_sums(h, n, missing_slots, total_g, total_h)
     lower, upper = node_bounds[k, 0], node_bounds[k, 1]
     node_scales = scales[k]
     parent = bounded_gain(total_g / node_scales[0], total_h / node_scales[1], reg_lambda,
                           reg_alpha, max_delta_step, lower, upper)
     if is_categorical[f]:
-        _categorical_best(h, n, total_g, total_h, parent, lower, upper, node_scales, reg_lambda,
-                          reg_alpha, max_delta_step, min_child_weight, max_cat_to_onehot,
-                          max_cat_threshold, out, task_bits, task, k * n_cat + cat_slot[f])
+        _categorical_best(h, n, miss_g, miss_h, total_g, total_h, parent, lower, upper,
+                          node_scales, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
+                          max_cat_to_onehot, max_cat_threshold, out, task_bits, task,
+                          k * n_cat + cat_slot[f])
     else:
-        _numeric_best(h, n, total_g, total_h, parent, monotone[f], lower, upper, node_scales,
-                      reg_lambda, reg_alpha, max_delta_step, min_child_weight, out, task)
+        _numeric_best(h, n, miss_g, miss_h, total_g, total_h, parent, monotone[f], lower, upper,
+                      node_scales, reg_lambda, reg_alpha, max_delta_step, min_child_weight, out,
+                      task)
+
+
+@helper
+def _missing_sums(h, n, missing_slots, total_g, total_h):
+    """(G, H) of a feature's missing rows in a node: its missing slot ``h[n]``, or
+    without one the node's sums less its value bins' (integers: exact)."""
+    if missing_slots:
+        return h[n, 0], h[n, 1]
+    value_g, value_h = 0, 0
+    for b in range(n):
+        value_g += h[b, 0]
+        value_h += h[b, 1]
+    return total_g - value_g, total_h - value_h
 
 
 @helper

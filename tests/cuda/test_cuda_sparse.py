@@ -1,0 +1,140 @@
+"""Sparse bin matrices on the device (issue 25): every CSR kernel of ``kernels/cuda`` against
+the CPU's (and so the reference's), split evaluation without missing slots, and
+``device="cuda"`` fits on sparse input giving the CPU's model file, in the sparse and the
+dense layout; under Numba's CUDA simulator in CI, on a GPU with ``GBM_TEST_GPU=1``."""
+import numpy as np
+import pytest
+
+import gbm
+from gbm.kernels import cpu, cuda
+from gbm.kernels.layout import CAT_WORDS
+from tests.support.device_arrays import device_array as dev
+from tests.support.device_arrays import host
+from tests.support.kernel_inputs import (make_inputs, offsets_of, random_forest_arrays,
+                                         random_histograms, random_splits, segments)
+from tests.support.sparse_inputs import csr_bins, csr_values, drop_missing_slots, value_offsets
+
+pytest.importorskip("pandas")
+
+
+@pytest.mark.parametrize("n_rows, n_nodes", [(1, 1), (300, 3), (900, 12)])
+def test_build_histograms_csr(n_rows, n_nodes):
+    rng = np.random.default_rng(n_rows)
+    n_bins = np.array([5, 1, 17, 2, 40], dtype=np.int32)
+    bins, gpair = make_inputs(rng, n_rows, n_bins, missing_rate=0.6)
+    rows, starts, ends = segments(rng, n_rows, n_nodes)
+    indptr, slots, offsets = csr_bins(bins, n_bins)
+    expected = np.empty((n_nodes, int(offsets[-1]), 2), np.int64)
+    cpu.build_histograms_csr(indptr, slots, gpair, rows, starts, ends, expected, 1)
+    got = dev(np.full(expected.shape, -3, np.int64))
+    cuda.build_histograms_csr(dev(indptr), dev(slots), dev(gpair), dev(rows), starts, ends, got)
+    np.testing.assert_array_equal(host(got), expected)
+
+
+def test_evaluate_splits_without_missing_slots():
+    rng = np.random.default_rng(5)
+    n_bins = np.array([6, 3, 12, 2, 9], dtype=np.int32)
+    hist = random_histograms(rng, 4, n_bins)
+    sums = hist[:, :n_bins[0] + 1].sum(axis=1)
+    is_cat = np.array([0, 1, 0, 0, 1], np.uint8)
+    n = hist.shape[0]
+    results = []
+    for module, h, offsets, missing_slots in (
+            (cpu, hist, offsets_of(n_bins), 1),
+            (cuda, dev(drop_missing_slots(hist, n_bins)), value_offsets(n_bins), 0)):
+        out = (np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32),
+               np.empty(n, np.uint8), np.empty((n, 2), np.int64),
+               np.empty((n, CAT_WORDS), np.uint32))
+        module.evaluate_splits(h, offsets, missing_slots, is_cat, sums,
+                               np.ones((n, 5), np.uint8), np.array([1, 0, -1, 0, 0], np.int8),
+                               np.tile([-np.inf, np.inf], (n, 1)),
+                               np.tile([2.0**20, 2.0**22], (n, 1)),
+                               np.array([1.0, 0.0, 0.0, 1.0]), 4, 64, *out)
+        results.append(out)
+    assert (results[0][1] >= 0).any()
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("n_rows, n_nodes", [(1, 1), (400, 3)])
+def test_partition_and_split_values_csr(n_rows, n_nodes):
+    rng = np.random.default_rng(n_rows + 1)
+    by_feature, rows, split = random_splits(rng, n_rows, n_nodes,
+                                            np.array([5, 17, 40, 1], np.int32), 0.4)
+    matrix = csr_bins(np.ascontiguousarray(by_feature.T), split[-1])
+    expected, expected_n = rows.copy(), np.empty(n_nodes, np.int64)
+    cpu.partition_rows_csr(*matrix, expected, *split[:-1], np.empty_like(rows), expected_n)
+    got, got_n = dev(rows), np.empty(n_nodes, np.int64)
+    cuda.partition_rows_csr(*(dev(a) for a in matrix), got, *split[:-1],
+                            dev(np.empty_like(rows)), got_n)
+    np.testing.assert_array_equal(host(got), expected)
+    np.testing.assert_array_equal(got_n, expected_n)
+    left, right = rng.normal(size=n_nodes), rng.normal(size=n_nodes)
+    base = rng.normal(size=n_rows)
+    want = base.copy()
+    cpu.add_split_values_csr(*matrix, rows, *split[:-1], left, right, want)
+    out = dev(base)
+    cuda.add_split_values_csr(*(dev(a) for a in matrix), dev(rows), *split[:-1], left, right,
+                              out)
+    np.testing.assert_array_equal(host(out), want)
+
+
+def test_predict_and_bin_kernels_csr():
+    rng = np.random.default_rng(9)
+    n_rows, n_groups = 120, 2
+    n_bins = np.array([4, 9, 2, 30], dtype=np.int32)
+    bins, _ = make_inputs(rng, n_rows, n_bins, missing_rate=0.5)
+    f = random_forest_arrays(rng, 12, 4, n_bins, n_groups)
+    trees = (f.walk_binned, f.cat_bits, f.value, f.tree_offsets, f.tree_group, f.tree_depth)
+    matrix = csr_bins(bins, n_bins)
+    rows = np.arange(n_rows)[1::2]
+    expected = np.zeros((n_rows, n_groups))
+    cpu.predict_binned_csr(*matrix, rows, *trees, expected)
+    got = dev(np.zeros((n_rows, n_groups)))
+    cuda.predict_binned_csr(*(dev(a) for a in matrix), dev(rows), *trees, got)
+    np.testing.assert_array_equal(host(got), expected)
+    X = bins.astype(np.float32)
+    X[bins == n_bins] = np.nan
+    values = csr_values(X)
+    raw = (f.walk, f.cat_bits, f.value, f.tree_offsets, f.tree_group, f.tree_depth)
+    expected = np.zeros((n_rows, n_groups))
+    cpu.predict_csr(*values, *raw, expected)
+    got = dev(np.zeros((n_rows, n_groups)))
+    cuda.predict_csr(*(dev(a) for a in values), *raw, got)
+    np.testing.assert_array_equal(host(got), expected)
+    leaves = np.empty((n_rows, f.n_trees), np.int32)
+    cpu.predict_leaf_csr(*values, f.walk, f.cat_bits, f.tree_offsets, f.tree_depth, leaves)
+    got = dev(np.empty_like(leaves))
+    cuda.predict_leaf_csr(*(dev(a) for a in values), f.walk, f.cat_bits, f.tree_offsets,
+                          f.tree_depth, got)
+    np.testing.assert_array_equal(host(got), leaves)
+    cut_values = np.array([-0.5, 0.5, 1.5, 2.5, 3.5], np.float32)
+    cut_offsets = np.array([0, 1, 3, 3, 5])
+    slots = np.empty(values[2].shape, np.int32)
+    cpu.bin_values_csr(*values, cut_values, cut_offsets, value_offsets(n_bins), slots)
+    got = dev(np.full(slots.shape, -1, np.int32))
+    cuda.bin_values_csr(*(dev(a) for a in values), cut_values, cut_offsets,
+                        value_offsets(n_bins), got)
+    np.testing.assert_array_equal(host(got), slots)
+
+
+@pytest.mark.parametrize("params", [
+    {},
+    {"objective": "binary:logistic", "subsample": 0.8, "colsample_bynode": 0.7},
+    {"objective": "multi:softprob", "num_class": 4},
+], ids=["squared", "binary-sampled", "softprob"])
+def test_same_model_as_the_cpu_on_sparse_input(params):
+    from tests.test_sparse_models import _label, sparse_data
+
+    dense, csr = sparse_data(n=160, n_features=10, density=0.3, seed=2, categorical=(3,))
+    kind = {"binary:logistic": "binary", "multi:softprob": "multiclass"}.get(
+        params.get("objective"), "regression")
+    y = _label(dense, np.random.default_rng(3), kind)
+    params = dict(params, max_depth=3, max_bin=16)
+    expected = gbm.train(dict(params, bin_layout="dense"), dense, y, 2,
+                         categorical_features=[3]).to_json()
+    for layout in ("sparse", "dense"):
+        got = gbm.train(dict(params, device="cuda", bin_layout=layout), csr, y, 2,
+                        categorical_features=[3])
+        assert got.to_json() == expected, layout
+    np.testing.assert_array_equal(got.predict(csr), gbm.Booster.from_json(expected).predict(dense))
