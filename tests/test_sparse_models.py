@@ -202,3 +202,44 @@ def test_sparse_training_never_makes_a_dense_copy(monkeypatch):
     booster.predict(csr, pred_leaf=True)
     monkeypatch.undo()
     np.testing.assert_array_equal(booster.predict(csr), booster.predict(dense))
+
+
+def _layout(params, X, y):
+    from gbm.data.training_data import TrainingData
+    from gbm.training.prepare import Fit
+
+    return Fit(params, TrainingData(X, y), 1).data.matrix.layout
+
+
+def test_the_layout_follows_the_density_unless_forced():
+    from gbm.data.bin_matrix import SPARSE_BELOW
+
+    sparse_dense, csr = sparse_data(n=300, density=0.05, seed=14)
+    y = _label(sparse_dense, np.random.default_rng(14))
+    assert csr.nnz < SPARSE_BELOW * np.prod(csr.shape)
+    assert _layout({}, csr, y) == "sparse"
+    assert _layout({}, sparse_dense, y) == "sparse"  # a dense matrix mostly NaN
+    assert _layout({"bin_layout": "dense"}, csr, y) == "dense"
+    full = np.nan_to_num(sparse_dense)  # every cell a value
+    assert _layout({}, full, y) == "dense"
+    rows, cols = np.indices(full.shape).reshape(2, -1)
+    every = sp.csr_matrix((full.ravel(), (rows, cols)), shape=full.shape)  # zeros stored
+    assert _layout({}, every, y) == "dense"
+    assert _layout({"bin_layout": "sparse"}, full, y) == "sparse"
+    with pytest.raises(ValueError, match="bin_layout"):
+        gbm.train({"bin_layout": "csr"}, csr, y, 1)
+    # a run setting: not in the model file
+    assert "bin_layout" not in gbm.train({"bin_layout": "sparse"}, csr, y, 1).to_json()
+
+
+def test_the_layout_is_decided_over_every_rank():
+    from gbm.collective import ThreadGroup
+    from gbm.data.bin_matrix import choose_layout
+
+    dense, _ = sparse_data(n=300, density=0.05, seed=15)
+    dense[:100] = 1.0  # one rank's rows are full, the others' sparse: 0.37 of the cells
+    parts = [dense[:100], dense[100:110], dense[110:]]
+    picked = ThreadGroup(3).run(lambda c: choose_layout("auto", parts[c.rank], c))
+    assert picked == ["dense"] * 3
+    parts = [dense[110:], dense[:0], dense[100:110]]
+    assert ThreadGroup(3).run(lambda c: choose_layout("auto", parts[c.rank], c)) == ["sparse"] * 3

@@ -90,7 +90,7 @@ class CsrBins:
     feature_offsets : int32 (n_features + 1,), feature ``f``'s value slots (no missing slot)
     """
 
-    layout = "csr"
+    layout = "sparse"
     missing_slots = 0
 
     def __init__(self, indptr, slots, feature_offsets):
