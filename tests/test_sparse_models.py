@@ -49,7 +49,9 @@ def forms(dense, csr):
             ("CSR, auto", csr, {"n_jobs": 2}),
             ("CSR, dense bins", csr, {"bin_layout": "dense", "n_jobs": 1}),
             ("CSC", csr.tocsc(), {"bin_layout": "sparse", "n_jobs": 1}),
-            ("COO", csr.tocoo(), {"n_jobs": 2})]
+            ("COO", csr.tocoo(), {"n_jobs": 2}),
+            ("CSR, bundled", csr, {"bin_layout": "bundled", "n_jobs": 2}),
+            ("dense NaN, bundled", dense, {"bin_layout": "bundled", "n_jobs": 1})]
 
 
 def same_models(params, dense, csr, y, rounds=4, **kwargs):
@@ -102,7 +104,8 @@ def test_weights_eval_sets_and_early_stopping():
     files = set()
     for (_, X, extra), valid in zip(forms(dense, csr),
                                     [valid_dense, valid_csr, valid_csr, valid_dense,
-                                     valid_csr.tocsc(), valid_csr.tocoo()]):
+                                     valid_csr.tocsc(), valid_csr.tocoo(), valid_csr,
+                                     valid_dense]):
         booster = gbm.train(dict(BASE, objective="binary:logistic", learning_rate=0.9, **extra),
                             X, y, 40, sample_weight=w, evals=[(valid, y_valid, "valid")],
                             early_stopping_rounds=2)
@@ -212,7 +215,7 @@ def _layout(params, X, y):
 
 
 def test_the_layout_follows_the_density_unless_forced():
-    from gbm.data.bin_matrix import SPARSE_BELOW
+    from gbm.data.layout_choice import SPARSE_BELOW
 
     sparse_dense, csr = sparse_data(n=300, density=0.05, seed=14)
     y = _label(sparse_dense, np.random.default_rng(14))
@@ -234,7 +237,7 @@ def test_the_layout_follows_the_density_unless_forced():
 
 def test_the_layout_is_decided_over_every_rank():
     from gbm.collective import ThreadGroup
-    from gbm.data.bin_matrix import choose_layout
+    from gbm.data.layout_choice import choose_layout
 
     dense, _ = sparse_data(n=300, density=0.05, seed=15)
     dense[:100] = 1.0  # one rank's rows are full, the others' sparse: 0.37 of the cells

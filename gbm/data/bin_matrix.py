@@ -9,6 +9,10 @@ interface, so that the grower, the margins and the eval sets never ask which
   slot of its (feature, value bin); an absent entry is missing. Histograms have value
   slots only: a feature's missing sums are the node's less its value bins' (integers,
   so exactly what a missing slot would hold). Memory grows with the stored entries.
+* ``BundledBins``: exactly exclusive features bundled (``gbm.data.bundling``), a column
+  of codes per bundle (row- and bundle-major), code 0 where none of the bundle's
+  features is stored; histograms as ``CsrBins``' (value slots in feature order), so the
+  memory and the work of a histogram pass follow the bundles, not the columns.
 
 Every layout gives the same histograms of value bins, the same rows to each child and
 the same leaf for each row, so the layout never changes a model (the tests train every
@@ -145,32 +149,76 @@ class CsrBins:
         return CsrBins(indptr, xp.tile(self.slots, n), self.feature_offsets)
 
 
-# The sparse layout below this share of non-missing entries (LightGBM stores a feature
-# sparse when more than 80% of it is its default value: ``sparse_threshold``). A dense
-# matrix keeps every cell twice (row- and feature-major, a byte each); the sparse one 4
-# bytes per stored entry: the sparse one is smaller below a share of 1/2, and its
-# histograms cheaper, but a partition reads a row's entry by a binary search.
-SPARSE_BELOW = 0.2
+class BundledBins:
+    """Bundle codes of the binned rows (``gbm.data.bundling``), on the backend's device.
 
+    bins : uint8/uint16 (n_rows, n_bundles) C order; bins_by_bundle : its transpose, C
+    code_slot : int32 (n_codes,), code_base : int64 (n_bundles + 1,): bundle ``j``'s code
+        ``c`` is histogram slot ``code_slot[code_base[j] + c]``
+    feature_bundle, feature_code : int32 (n_features,): feature ``f``'s bundle and its
+        first code there (its bin ``b`` is code ``feature_code[f] + b``)
+    feature_offsets : int32 (n_features + 1,), value slots (as ``CsrBins``')
+    """
 
-def stored_entries(X):
-    """The non-missing entries of ``X`` (a ``SparseMatrix``: its stored ones; a dense
-    matrix, NumPy or CuPy: its non-NaN cells)."""
-    if hasattr(X, "nnz"):
-        return int(X.nnz)
-    xp = np
-    if hasattr(X, "__cuda_array_interface__"):
-        import cupy as xp
-    return int(X.size - int(xp.count_nonzero(xp.isnan(X))))
+    layout = "bundled"
+    missing_slots = 0
 
+    def __init__(self, bins, bins_by_bundle, code_slot, code_base, feature_bundle,
+                 feature_code, feature_offsets):
+        self.bins, self.bins_by_bundle = bins, bins_by_bundle
+        self.code_slot, self.code_base = code_slot, code_base
+        self.feature_bundle, self.feature_code = feature_bundle, feature_code
+        self.feature_offsets = np.asarray(feature_offsets, dtype=np.int32)
+        self.n_bins = np.diff(self.feature_offsets).astype(np.int32)
 
-def choose_layout(requested, X, collective):
-    """The bin layout of a fit: ``requested`` ("dense" or "sparse"), or for "auto" the
-    sparse one when the non-missing entries of the whole data set (every rank's, through
-    ``collective``: every rank decides the same) are fewer than ``SPARSE_BELOW`` of its
-    cells. The layout changes the memory and the speed, never the model."""
-    if requested != "auto":
-        return requested
-    counts = collective.allreduce(
-        np.array([stored_entries(X), X.shape[0] * X.shape[1]], dtype=np.int64), "sum")
-    return "sparse" if counts[0] < SPARSE_BELOW * counts[1] else "dense"
+    @property
+    def n_rows(self):
+        return self.bins.shape[0]
+
+    @property
+    def n_features(self):
+        return self.feature_offsets.shape[0] - 1
+
+    @property
+    def n_bundles(self):
+        return self.bins.shape[1]
+
+    @property
+    def nbytes(self):
+        return self.bins.nbytes + self.bins_by_bundle.nbytes + self.code_slot.nbytes
+
+    @property
+    def row_cost(self):
+        return max(1, self.n_bundles)
+
+    def _rows(self):
+        return (self.bins_by_bundle, self.feature_bundle, self.feature_code,
+                self.feature_offsets)
+
+    def build_histograms(self, k, gpair, rows, starts, ends, hist, n_threads):
+        k.build_histograms_bundled(self.bins, self.code_slot, self.code_base,
+                                   self.feature_offsets, gpair, rows, starts, ends, hist,
+                                   n_threads)
+
+    def partition_rows(self, k, rows, starts, ends, feature, split_bin, default_left,
+                       split_type, cat_bits, scratch, out_n_left):
+        k.partition_rows_bundled(*self._rows(), rows, starts, ends, feature, split_bin,
+                                 default_left, split_type, cat_bits, scratch, out_n_left)
+
+    def add_split_values(self, k, rows, starts, ends, feature, split_bin, default_left,
+                         split_type, cat_bits, left_values, right_values, out):
+        k.add_split_values_bundled(*self._rows(), rows, starts, ends, feature, split_bin,
+                                   default_left, split_type, cat_bits, left_values,
+                                   right_values, out)
+
+    def predict_binned(self, k, rows, walk, cat_bits, value, tree_offsets, tree_group,
+                       tree_depth, out):
+        k.predict_binned_bundled(*self._rows(), rows, walk, cat_bits, value, tree_offsets,
+                                 tree_group, tree_depth, out)
+
+    def tile(self, n, xp):
+        """The rows repeated ``n`` times (row ``g * n_rows + i`` is row ``i``)."""
+        return BundledBins(xp.tile(self.bins, (n, 1)), xp.tile(self.bins_by_bundle, (1, n)),
+                           self.code_slot, self.code_base, self.feature_bundle,
+                           self.feature_code, self.feature_offsets)
+

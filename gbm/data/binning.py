@@ -37,7 +37,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..collective import LOCAL
-from .bin_matrix import CsrBins, DenseBins
+from .bin_matrix import BundledBins, CsrBins, DenseBins
+from .bundling import code_slots
 from .cuts import _midpoints, feature_cuts
 from .inputs import is_device_array, to_host
 from .sparse import SparseMatrix, from_dense
@@ -172,6 +173,7 @@ class BinMapper:
             mine = [shares[f % world][f // world] for f in range(n_features)]
         self.cuts = RaggedCuts.of(mine)
         self._set_layout(has_missing)
+        self.sample = Xs  # the (gathered) sample rows: what bundles are proposed from
         return self
 
     def _fit_sparse(self, X, w, rows, mask, n_threads, n_categories, collective):
@@ -179,7 +181,7 @@ class BinMapper:
         feature the multiset of values (and weights) its dense form's non-missing sample
         values are, so ``feature_cuts`` gives the same cuts. Features whose distinct
         values each get a bin (most of a wide sparse matrix's) are cut all at once."""
-        Xs, ws = X.take_rows(mask), w[mask]
+        Xs, ws = (X, w) if mask.all() else (X.take_rows(mask), w[mask])
         has_missing = collective.allreduce(
             (X.stored_per_feature() < X.shape[0]).astype(np.uint8), "max")
         if collective.world_size > 1:  # the sample of the whole data set, in row order
@@ -189,6 +191,7 @@ class BinMapper:
             ws = np.concatenate([p[2] for p in parts])[order]
         self.cuts = _sparse_cuts(Xs, ws, self._limits(has_missing), n_categories, n_threads)
         self._set_layout(has_missing)
+        self.sample = Xs
         return self
 
     def _limits(self, has_missing):
@@ -270,16 +273,17 @@ class BinMapper:
                                xp.asarray(feature_offsets), out)
         return out
 
-    def bin_matrix(self, X, layout, kernels=None, xp=np, fitted_on_X=False):
-        """``X`` binned as a bin matrix (``gbm.data.bin_matrix``) of ``layout``: "dense"
-        (``DenseBins``, as ``transform``) or "sparse" (``CsrBins`` of the non-missing
-        entries, whatever the input's own layout), on ``xp``'s device."""
+    def bin_matrix(self, X, layout, kernels=None, xp=np, fitted_on_X=False, bundles=None):
+        """``X`` binned as a bin matrix (``gbm.data.bin_matrix``) of ``layout``, on ``xp``'s
+        device: "dense" (``DenseBins``, as ``transform``), "sparse" (``CsrBins`` of the
+        non-missing entries, whatever the input's own layout) or "bundled"
+        (``BundledBins`` of ``bundles``, ``gbm.data.bundling.Bundles`` found on ``X``)."""
         if kernels is None:
             from ..kernels import cpu as kernels
         if layout == "dense":
             bins = self.transform(X, kernels, xp, fitted_on_X)
             return DenseBins(bins, xp.ascontiguousarray(bins.T), self.n_bins)
-        if layout != "sparse":
+        if layout not in ("sparse", "bundled"):
             raise ValueError(f"unknown bin layout {layout!r}")
         if not isinstance(X, SparseMatrix):
             X = from_dense(to_host(X))
@@ -288,7 +292,25 @@ class BinMapper:
             raise ValueError(f"the features have {int(offsets[-1])} value bins in all; a sparse "
                              f"bin matrix holds at most {np.iinfo(np.int32).max}: lower max_bin")
         offsets = offsets.astype(np.int32)
-        return CsrBins(xp.asarray(X.indptr), self._slots(X, kernels, xp, offsets), offsets)
+        if layout == "sparse":
+            return CsrBins(xp.asarray(X.indptr), self._slots(X, kernels, xp, offsets), offsets)
+        return _bundled(X, bundles, offsets, self._slots(X, kernels, np, np.zeros_like(offsets)),
+                        xp)
+
+
+def _bundled(X, bundles, offsets, bins, xp):
+    """``BundledBins`` of the stored entries of ``X`` (their value ``bins``, int32 (nnz,))
+    in ``bundles``: each entry's code at (its row, its feature's bundle). The bundles are
+    exactly exclusive (checked on every row), so no two entries share a cell."""
+    dtype = np.uint8 if bundles.widths.max(initial=1) <= 256 else np.uint16
+    codes = np.zeros((X.shape[0], bundles.n_bundles), dtype=dtype)
+    codes[X.row_of_entries(), bundles.bundle_of[X.indices]] = \
+        bundles.feature_code[X.indices] + bins
+    code_slot, code_base = code_slots(bundles, offsets)
+    return BundledBins(xp.asarray(codes), xp.ascontiguousarray(xp.asarray(codes.T)),
+                       xp.asarray(code_slot), xp.asarray(code_base),
+                       xp.asarray(bundles.bundle_of), xp.asarray(bundles.feature_code),
+                       offsets)
 
 
 def _sparse_cuts(Xs, ws, limits, n_categories, n_threads):

@@ -11,7 +11,7 @@ import contextlib
 import numpy as np
 
 from ..collective import LOCAL
-from ..data.bin_matrix import choose_layout
+from ..data.layout_choice import binned_rows
 from ..data.binning import BinMapper
 from ..data.categorical import check_same_categorical, encode_X, fit_categories
 from ..data.compat import objective_function
@@ -253,8 +253,9 @@ def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
     mapper = BinMapper(p["max_bin"], p["bin_sample_size"], p["random_state"])
     mapper.fit(X, w, n_rows_total=n_rows_total, n_threads=backend.n_threads,
                n_categories=n_categories, row_ids=row_ids, collective=backend.collective)
-    layout = choose_layout(p["bin_layout"], X, backend.collective)
-    matrix = mapper.bin_matrix(X, layout, backend.kernels, backend.xp, fitted_on_X=True)
+    matrix = binned_rows(mapper, X, p["bin_layout"], backend.kernels, backend.xp,
+                         backend.collective)
+    mapper.sample = None  # what bundles were proposed from: not kept
     is_categorical = np.zeros(X.shape[1], dtype=np.uint8)
     if categories is not None:
         is_categorical[[f for f, c in enumerate(categories) if c is not None]] = 1

@@ -1,5 +1,7 @@
 """Kernels over a sparse bin matrix (``gbm.data.bin_matrix.CsrBins``): histograms, the row
-partition, the last level's leaf values, and raw values to bins.
+partition, the last level's leaf values, and raw values to bins; and those loops for any
+sparse layout (``*_of``, which ``bundled.py`` calls too), written over ``sparse_rows``'
+row access.
 
 The matrix is CSR over the stored entries only: row ``r``'s entries are
 ``slots[indptr[r]:indptr[r + 1]]``, each the histogram slot of its (feature, value bin),
@@ -8,7 +10,7 @@ absent entry is a missing value: it is never visited, and a histogram has no mis
 (``evaluate_splits`` with ``missing_slots=0`` takes a feature's missing sums as the
 node's less its value bins'). Every sum is an integer sum, so the thread count cannot
 change a result; a row's bin for a split's feature is found by a binary search of its
-entries (``entry_bin``).
+entries (``sparse_rows.entry_bin``).
 """
 import numpy as np
 from numba import prange
@@ -16,39 +18,8 @@ from numba import prange
 from ..jit import helper, kernel
 from .histogram import _add_private, _segment_of
 from .partition import _PARTITION_CHUNK, _chunk_tasks, _goes_left, _place_chunk
+from .sparse_rows import add_row, feature_offsets_of, row_bin
 from .views import flat
-
-
-@helper
-def entry_bin(indptr, slots, r, first, n):
-    """Row ``r``'s bin of the feature whose slots are ``first .. first + n - 1``: its
-    stored entry's ``slot - first``, or ``n`` (missing) when it has none there."""
-    lo = indptr[r]
-    end = indptr[r + 1]
-    hi = end
-    while lo < hi:  # the first entry at or after the feature's first slot
-        mid = (lo + hi) >> 1
-        if slots[mid] < first:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < end and slots[lo] < first + n:
-        return np.int32(slots[lo] - first)
-    return np.int32(n)
-
-
-@helper
-def _accumulate(indptr, slots, flat_gpair, rows, lo, hi, h):
-    """Add the gradient pairs of ``rows[lo:hi]`` into one flat histogram ``h``, one
-    stored entry at a time."""
-    for p in range(lo, hi):
-        r = np.uint64(rows[p])
-        g = flat_gpair[np.uint64(2) * r]
-        hess = flat_gpair[np.uint64(2) * r + np.uint64(1)]
-        for j in range(indptr[r], indptr[r + np.uint64(1)]):
-            at = np.uint64(2) * np.uint64(slots[j])
-            h[at] += g
-            h[at + np.uint64(1)] += hess
 
 
 @kernel
@@ -67,6 +38,13 @@ def build_histograms_csr(indptr, slots, gpair, rows, node_starts, node_ends, his
     nodes; with few, each sums its share of the rows into a private histogram, added up
     after (integers: the order does not matter).
     """
+    build_histograms_of((indptr, slots, np.zeros(0, dtype=np.int32)), gpair, rows,
+                        node_starts, node_ends, hist, n_threads)
+
+
+@helper
+def build_histograms_of(matrix, gpair, rows, node_starts, node_ends, hist, n_threads):
+    """``build_histograms_csr`` over any sparse layout (``matrix``: see sparse_rows.py)."""
     n_nodes = node_starts.shape[0]
     n_slots = hist.shape[1]
     cumulative = np.zeros(n_nodes + 1, dtype=np.int64)
@@ -80,27 +58,37 @@ def build_histograms_csr(indptr, slots, gpair, rows, node_starts, node_ends, his
             h = flat(hist[k])
             for i in range(h.shape[0]):
                 h[i] = 0
-            _accumulate(indptr, slots, flat_gpair, rows, node_starts[k], node_ends[k], h)
+            _accumulate(matrix, flat_gpair, rows, node_starts[k], node_ends[k], h)
         return
     whole_nodes = n_nodes >= 4 * n_parts
     private = np.zeros((0 if whole_nodes else n_parts, n_nodes, 2 * n_slots), dtype=np.int64)
-    _accumulate_parts(n_parts, whole_nodes, total, cumulative, indptr, slots, flat_gpair, rows,
+    _accumulate_parts(n_parts, whole_nodes, total, cumulative, matrix, flat_gpair, rows,
                       node_starts, node_ends, hist, private)
     if not whole_nodes:
         _add_private(private, hist)
 
 
+@helper
+def _accumulate(matrix, flat_gpair, rows, lo, hi, h):
+    """Add the gradient pairs of ``rows[lo:hi]`` into one flat histogram ``h``, at each
+    row's stored entries."""
+    for p in range(lo, hi):
+        r = np.uint64(rows[p])
+        add_row(matrix, r, flat_gpair[np.uint64(2) * r],
+                flat_gpair[np.uint64(2) * r + np.uint64(1)], h)
+
+
 @helper(parallel=True)
-def _accumulate_parts(n_parts, whole_nodes, total, cumulative, indptr, slots, flat_gpair,
-                      rows, node_starts, node_ends, hist, private):
+def _accumulate_parts(n_parts, whole_nodes, total, cumulative, matrix, flat_gpair, rows,
+                      node_starts, node_ends, hist, private):
     for t in prange(n_parts):
-        _accumulate_part(np.uint64(t), n_parts, whole_nodes, total, cumulative, indptr, slots,
+        _accumulate_part(np.uint64(t), n_parts, whole_nodes, total, cumulative, matrix,
                          flat_gpair, rows, node_starts, node_ends, hist, private)
 
 
 @helper
-def _accumulate_part(t, n_parts, whole_nodes, total, cumulative, indptr, slots, flat_gpair,
-                     rows, node_starts, node_ends, hist, private):
+def _accumulate_part(t, n_parts, whole_nodes, total, cumulative, matrix, flat_gpair, rows,
+                     node_starts, node_ends, hist, private):
     """Thread ``t``'s share: its whole nodes into ``hist``, or its rows into
     ``private[t]`` (as ``histogram._accumulate_part``)."""
     lo = total * t // n_parts
@@ -113,7 +101,7 @@ def _accumulate_part(t, n_parts, whole_nodes, total, cumulative, indptr, slots, 
             h = flat(hist[k])
             for i in range(h.shape[0]):
                 h[i] = 0
-            _accumulate(indptr, slots, flat_gpair, rows, node_starts[k], node_ends[k], h)
+            _accumulate(matrix, flat_gpair, rows, node_starts[k], node_ends[k], h)
         return
     if lo >= hi:
         return
@@ -122,13 +110,13 @@ def _accumulate_part(t, n_parts, whole_nodes, total, cumulative, indptr, slots, 
     while position < hi:
         seg_end = min(hi, cumulative[k + 1])
         offset = node_starts[k] - cumulative[k]
-        _accumulate(indptr, slots, flat_gpair, rows, position + offset, seg_end + offset,
+        _accumulate(matrix, flat_gpair, rows, position + offset, seg_end + offset,
                     private[t, k])
         position = seg_end
         k += 1
 
 
-@kernel(parallel=True)
+@kernel
 def partition_rows_csr(indptr, slots, feature_offsets, rows, node_starts, node_ends,
                        split_feature, split_bin, default_left, split_type, cat_bits, scratch,
                        out_n_left):
@@ -140,15 +128,23 @@ def partition_rows_csr(indptr, slots, feature_offsets, rows, node_starts, node_e
     feature_offsets : int32 (n_features + 1,)     # IN  feature f's slots (value bins only)
     rows ... cat_bits, scratch, out_n_left : as in ``partition_rows``
     """
+    partition_rows_of((indptr, slots, feature_offsets), rows, node_starts, node_ends,
+                      split_feature, split_bin, default_left, split_type, cat_bits, scratch,
+                      out_n_left)
+
+
+@helper(parallel=True)
+def partition_rows_of(matrix, rows, node_starts, node_ends, split_feature, split_bin,
+                      default_left, split_type, cat_bits, scratch, out_n_left):
+    """``partition_rows_csr`` over any sparse layout (``matrix``: see sparse_rows.py)."""
     n_nodes = node_starts.shape[0]
     first_chunk, task_node = _chunk_tasks(node_starts, node_ends)
     n_tasks = task_node.shape[0]
     left_count = np.zeros(n_tasks, dtype=np.int64)
     for task in prange(n_tasks):
-        left_count[task] = _split_chunk(np.uint64(task), task_node, first_chunk, indptr, slots,
-                                        feature_offsets, rows, node_starts, node_ends,
-                                        split_feature, split_bin, default_left, split_type,
-                                        cat_bits, scratch)
+        left_count[task] = _split_chunk(np.uint64(task), task_node, first_chunk, matrix, rows,
+                                        node_starts, node_ends, split_feature, split_bin,
+                                        default_left, split_type, cat_bits, scratch)
     left_before = np.zeros(n_tasks, dtype=np.int64)
     for k in range(n_nodes):
         running = 0
@@ -162,15 +158,14 @@ def partition_rows_csr(indptr, slots, feature_offsets, rows, node_starts, node_e
 
 
 @helper
-def _split_chunk(task, task_node, first_chunk, indptr, slots, feature_offsets, rows,
-                 node_starts, node_ends, split_feature, split_bin, default_left, split_type,
-                 cat_bits, scratch):
+def _split_chunk(task, task_node, first_chunk, matrix, rows, node_starts, node_ends,
+                 split_feature, split_bin, default_left, split_type, cat_bits, scratch):
     """One chunk's rows into its stretch of ``scratch`` (as ``partition._split_chunk``:
     left rows forward from the start, right rows backward from the end)."""
     k = task_node[task]
     f = split_feature[k]
-    first = feature_offsets[f]
-    n = feature_offsets[f + 1] - first
+    offsets = feature_offsets_of(matrix)
+    n = offsets[f + 1] - offsets[f]
     threshold = split_bin[k]
     missing_left = default_left[k] == 1
     categorical = split_type[k] == 1
@@ -180,8 +175,8 @@ def _split_chunk(task, task_node, first_chunk, indptr, slots, feature_offsets, r
     right = hi - 1
     for p in range(lo, hi):
         r = rows[p]
-        b = entry_bin(indptr, slots, r, first, n)
-        go = np.int64(_goes_left(b, n, threshold, missing_left, categorical, cat_bits, k))
+        go = np.int64(_goes_left(row_bin(matrix, r, f), n, threshold, missing_left,
+                                 categorical, cat_bits, k))
         scratch[np.uint64(left)] = r
         scratch[np.uint64(right)] = r
         left += go
@@ -189,7 +184,7 @@ def _split_chunk(task, task_node, first_chunk, indptr, slots, feature_offsets, r
     return left - lo
 
 
-@kernel(parallel=True)
+@kernel
 def add_split_values_csr(indptr, slots, feature_offsets, rows, node_starts, node_ends,
                          split_feature, split_bin, default_left, split_type, cat_bits,
                          left_values, right_values, out):
@@ -200,21 +195,30 @@ def add_split_values_csr(indptr, slots, feature_offsets, rows, node_starts, node
     left_values, right_values : float64 (n_nodes,)                 # IN
     out : float64 (n_rows,)                                        # IN/OUT
     """
+    add_split_values_of((indptr, slots, feature_offsets), rows, node_starts, node_ends,
+                        split_feature, split_bin, default_left, split_type, cat_bits,
+                        left_values, right_values, out)
+
+
+@helper(parallel=True)
+def add_split_values_of(matrix, rows, node_starts, node_ends, split_feature, split_bin,
+                        default_left, split_type, cat_bits, left_values, right_values, out):
+    """``add_split_values_csr`` over any sparse layout (``matrix``: see sparse_rows.py)."""
     first_chunk, task_node = _chunk_tasks(node_starts, node_ends)
     for task in prange(task_node.shape[0]):
-        _add_chunk(np.uint64(task), task_node, first_chunk, indptr, slots, feature_offsets,
-                   rows, node_starts, node_ends, split_feature, split_bin, default_left,
-                   split_type, cat_bits, left_values, right_values, out)
+        _add_chunk(np.uint64(task), task_node, first_chunk, matrix, rows, node_starts,
+                   node_ends, split_feature, split_bin, default_left, split_type, cat_bits,
+                   left_values, right_values, out)
 
 
 @helper
-def _add_chunk(task, task_node, first_chunk, indptr, slots, feature_offsets, rows, node_starts,
-               node_ends, split_feature, split_bin, default_left, split_type, cat_bits,
-               left_values, right_values, out):
+def _add_chunk(task, task_node, first_chunk, matrix, rows, node_starts, node_ends,
+               split_feature, split_bin, default_left, split_type, cat_bits, left_values,
+               right_values, out):
     k = task_node[task]
     f = split_feature[k]
-    first = feature_offsets[f]
-    n = feature_offsets[f + 1] - first
+    offsets = feature_offsets_of(matrix)
+    n = offsets[f + 1] - offsets[f]
     threshold = split_bin[k]
     missing_left = default_left[k] == 1
     categorical = split_type[k] == 1
@@ -222,8 +226,8 @@ def _add_chunk(task, task_node, first_chunk, indptr, slots, feature_offsets, row
     hi = min(lo + _PARTITION_CHUNK, node_ends[k])
     for p in range(lo, hi):
         r = rows[p]
-        b = entry_bin(indptr, slots, r, first, n)
-        if _goes_left(b, n, threshold, missing_left, categorical, cat_bits, k):
+        if _goes_left(row_bin(matrix, r, f), n, threshold, missing_left, categorical,
+                      cat_bits, k):
             out[r] += left_values[k]
         else:
             out[r] += right_values[k]

@@ -138,3 +138,59 @@ def test_same_model_as_the_cpu_on_sparse_input(params):
                         categorical_features=[3])
         assert got.to_json() == expected, layout
     np.testing.assert_array_equal(got.predict(csr), gbm.Booster.from_json(expected).predict(dense))
+
+
+def test_bundled_kernels():
+    from tests.test_bundling import _bundled_inputs
+
+    rng = np.random.default_rng(12)
+    n_rows, n_nodes = 300, 3
+    n_bins = np.array([5, 17, 1, 40, 2, 9], dtype=np.int32)
+    _, matrix = _bundled_inputs(rng, n_rows, n_bins)
+    codes, by_bundle, code_slot, code_base, feature_bundle, feature_code, offsets = matrix
+    rows_arg = (by_bundle, feature_bundle, feature_code, offsets)
+    _, gpair = make_inputs(rng, n_rows, n_bins)
+    rows, starts, ends = segments(rng, n_rows, n_nodes)
+    expected = np.empty((n_nodes, int(offsets[-1]), 2), np.int64)
+    cpu.build_histograms_bundled(codes, code_slot, code_base, offsets, gpair, rows, starts,
+                                 ends, expected, 1)
+    got = dev(np.full(expected.shape, 4, np.int64))
+    cuda.build_histograms_bundled(dev(codes), code_slot, code_base, offsets, dev(gpair),
+                                  dev(rows), starts, ends, got)
+    np.testing.assert_array_equal(host(got), expected)
+    _, _, split = random_splits(rng, n_rows, n_nodes, n_bins, 0.4)
+    want_rows, want_n = rows.copy(), np.empty(n_nodes, np.int64)
+    cpu.partition_rows_bundled(*rows_arg, want_rows, starts, ends, *split[2:-1],
+                               np.empty_like(rows), want_n)
+    got_rows, got_n = dev(rows), np.empty(n_nodes, np.int64)
+    cuda.partition_rows_bundled(*(dev(a) for a in rows_arg), got_rows, starts, ends,
+                                *split[2:-1], dev(np.empty_like(rows)), got_n)
+    np.testing.assert_array_equal(host(got_rows), want_rows)
+    np.testing.assert_array_equal(got_n, want_n)
+    left, right = rng.normal(size=n_nodes), rng.normal(size=n_nodes)
+    want = np.zeros(n_rows)
+    cpu.add_split_values_bundled(*rows_arg, rows, starts, ends, *split[2:-1], left, right, want)
+    got = dev(np.zeros(n_rows))
+    cuda.add_split_values_bundled(*(dev(a) for a in rows_arg), dev(rows), starts, ends,
+                                  *split[2:-1], left, right, got)
+    np.testing.assert_array_equal(host(got), want)
+    f = random_forest_arrays(rng, 10, n_bins.size, n_bins, 2)
+    trees = (f.walk_binned, f.cat_bits, f.value, f.tree_offsets, f.tree_group, f.tree_depth)
+    want = np.zeros((n_rows, 2))
+    cpu.predict_binned_bundled(*rows_arg, np.arange(n_rows), *trees, want)
+    got = dev(np.zeros((n_rows, 2)))
+    cuda.predict_binned_bundled(*(dev(a) for a in rows_arg), dev(np.arange(n_rows)), *trees,
+                                got)
+    np.testing.assert_array_equal(host(got), want)
+
+
+def test_bundled_fit_on_the_device():
+    from tests.test_bundling import one_hot
+
+    X, codes = one_hot(n=150, levels=(6, 4), seed=5)
+    y = codes[0] % 3 - (codes[1] == 2) * 1.5
+    params = {"max_depth": 3, "learning_rate": 0.5}
+    expected = gbm.train(dict(params, bin_layout="dense"), X, y, 2).to_json()
+    for layout in ("bundled", "auto"):
+        assert gbm.train(dict(params, device="cuda", bin_layout=layout), X, y, 2).to_json() \
+            == expected, layout
