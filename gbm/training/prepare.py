@@ -12,6 +12,7 @@ import numpy as np
 
 from ..collective import LOCAL
 from ..data.layout_choice import binned_rows
+from ..data.sparse import SparseMatrix, from_dense
 from ..data.binning import BinMapper
 from ..data.categorical import check_same_categorical, encode_X, fit_categories
 from ..data.compat import objective_function
@@ -113,6 +114,11 @@ class Fit:
             raise ValueError(f"feature_names has {len(names)} names but X has {X.shape[1]} columns")
         if self.backend.name == "cpu":  # GPU input to a CPU fit: copied to the host once
             X = to_host(X)
+        # every rank's rows of one kind (a rank without rows of a sparse data set gets a
+        # dense empty block): the binning then takes the same path, and exchanges, on all
+        if self.shard and agree(self.collective, isinstance(X, SparseMatrix)) \
+                and not isinstance(X, SparseMatrix):
+            X = from_dense(to_host(X))
         return X
 
     def _rows(self, X, row_ids):
