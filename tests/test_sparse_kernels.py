@@ -64,10 +64,19 @@ def test_build_histograms_csr(n_rows, n_nodes, n_threads):
     dense = np.empty((n_nodes, int(offsets_of(N_BINS)[-1]), 2), np.int64)
     reference.build_histograms(bins, gpair, rows, starts, ends, offsets_of(N_BINS), dense)
     expected = drop_missing_slots(dense, N_BINS)
+    # some features only: slots of features 0, 2 and 4, in a histogram of their own
+    kept = np.concatenate([np.arange(offsets[f], offsets[f + 1]) for f in (0, 2, 4)])
+    slot_map = np.full(int(offsets[-1]), -1, np.int32)
+    slot_map[kept] = np.arange(kept.size)
     for module in (reference, cpu):
         hist = np.full((n_nodes, int(offsets[-1]), 2), 7, np.int64)  # overwritten
-        module.build_histograms_csr(indptr, slots, gpair, rows, starts, ends, hist, n_threads)
+        module.build_histograms_csr(indptr, slots, np.zeros(0, np.int32), gpair, rows, starts,
+                                    ends, hist, n_threads)
         np.testing.assert_array_equal(hist, expected)
+        some = np.full((n_nodes, kept.size, 2), 7, np.int64)
+        module.build_histograms_csr(indptr, slots, slot_map, gpair, rows, starts, ends, some,
+                                    n_threads)
+        np.testing.assert_array_equal(some, expected[:, kept])
 
 
 def _sparse_split(rng, n_rows, n_nodes, categorical_rate):

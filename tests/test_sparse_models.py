@@ -246,3 +246,89 @@ def test_the_layout_is_decided_over_every_rank():
     assert picked == ["dense"] * 3
     parts = [dense[110:], dense[:0], dense[100:110]]
     assert ThreadGroup(3).run(lambda c: choose_layout("auto", parts[c.rank], c)) == ["sparse"] * 3
+
+
+def _hashed(n=600, n_features=3000, per_row=12, seed=0):
+    """Count columns of hashed tokens (Zipf): a few frequent, most seen in a row or two."""
+    rng = np.random.default_rng(seed)
+    cols = (np.minimum(rng.zipf(1.2, n * per_row), 10**6) * 7919) % n_features
+    X = sp.csr_matrix((np.ones(n * per_row), (np.repeat(np.arange(n), per_row), cols)),
+                      shape=(n, n_features))
+    X.sum_duplicates()
+    y = (X[:, cols[:40]].sum(axis=1).A.ravel() + rng.normal(size=n) > 1).astype(float)
+    return X, y
+
+
+@pytest.mark.parametrize("params", [
+    {"objective": "binary:logistic", "min_child_weight": 2.0},
+    {"min_child_weight": 0.0, "grow_policy": "lossguide", "max_leaves": 12, "max_depth": 0},
+    {"objective": "multi:softprob", "num_class": 3, "min_child_weight": 1.5},
+])
+def test_histograms_of_the_features_that_can_split(monkeypatch, params):
+    from gbm.tree import grower
+
+    X, y = _hashed()
+    if params.get("num_class"):
+        y = (y + (X[:, 0].toarray().ravel() > 0)).astype(float)
+    params = dict(BASE, **params)
+    kept = []
+    real = grower.active_layout
+
+    def spy(*args):
+        found = real(*args)
+        kept.append(None if found is None else found[0].features.size)
+        return found
+
+    monkeypatch.setattr(grower, "active_layout", spy)
+    files = {layout: gbm.train(dict(params, bin_layout=layout), X, y, 4).to_json()
+             for layout in ("sparse", "bundled")}
+    assert kept and all(k is not None and k < X.shape[1] / 2 for k in kept), kept
+    monkeypatch.setattr(grower, "active_layout", lambda *args: None)  # every feature
+    files["every feature"] = gbm.train(dict(params, bin_layout="sparse"), X, y, 4).to_json()
+    files["dense"] = gbm.train(dict(params, bin_layout="dense"), X, y, 4).to_json()
+    assert len(set(files.values())) == 1, list(files)
+
+
+def test_every_feature_kept_under_negative_hessians(monkeypatch):
+    from gbm.tree import grower
+
+    X, y = _hashed(seed=3)
+
+    def objective(predt, dtrain):  # a made-up loss with some negative hessians
+        label = dtrain.get_label()
+        return predt - label, np.where(label > 0, 1.0, -0.25)
+
+    calls = []
+    monkeypatch.setattr(grower, "active_layout", lambda *a: calls.append(1))
+    a = gbm.train(dict(BASE, min_child_weight=0.0), X, y, 3, obj=objective).to_json()
+    assert not calls  # no bound holds: not even tried
+    monkeypatch.undo()
+    assert a == gbm.train(dict(BASE, min_child_weight=0.0, bin_layout="dense"), X, y, 3,
+                          obj=objective).to_json()
+
+
+def test_a_one_valued_feature_splits_its_rows_from_its_missing_ones():
+    # indicator columns (one value stored, missing elsewhere: one-hot data): each has one
+    # value bin, and splits its rows (right) from its missing ones (left) as XGBoost's do
+    xgb = pytest.importorskip("xgboost")
+    rng = np.random.default_rng(0)
+    n = 2000
+    on = rng.random((n, 6)) < np.array([0.5, 0.3, 0.2, 0.6, 0.1, 0.4])
+    y = on[:, 0] * 2 - on[:, 1] + on[:, 2] * on[:, 3] + rng.normal(size=n)
+    rows, cols = np.nonzero(on)
+    X = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=on.shape)
+    for extra in ({}, {"reg_lambda": 5.0}, {"max_delta_step": 0.3}, {"min_child_weight": 50.0}):
+        params = dict(max_depth=3, learning_rate=0.5, base_score=0.3, **extra)
+        ours = gbm.train(dict(params, eval_metric="rmse"), X, y, 3, evals=[(X, y, "train")])
+        theirs = xgb.train(dict(params, tree_method="hist"), xgb.DMatrix(X, y), 3)
+        np.testing.assert_allclose(ours.predict(X), theirs.predict(xgb.DMatrix(X)), rtol=1e-5,
+                                   atol=1e-5)
+        tree = ours.trees[0]
+        inner = tree.left_child >= 0
+        assert inner.sum() >= 3 and (tree.split_bin[inner] == -1).all()
+        assert (tree.default_left[inner] == 1).all()
+        assert (tree.threshold[inner] == np.finfo(np.float32).min).all()
+        # the raw threshold sends every value where its bin went: the score of the
+        # training margins (binned) is the score of the predictions (raw)
+        rmse = float(np.sqrt(np.mean((ours.predict(X) - y) ** 2)))
+        assert ours.evals_result["train"]["rmse"][-1] == pytest.approx(rmse, rel=1e-12)

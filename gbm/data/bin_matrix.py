@@ -23,7 +23,9 @@ such matrices, streamed) implements too:
 ``f``'s slots) and ``missing_slots`` (1: its last slot is its missing slot; 0: none);
 ``row_cost`` (work per row of a histogram pass); ``build_histograms``, ``partition_rows``,
 ``add_split_values``, ``predict_binned`` (the kernels over it); ``tile`` (the rows
-repeated, for a round's groups grown in lockstep).
+repeated, for a round's groups grown in lockstep). A layout without missing slots also
+builds histograms of some features only (``slot_map``: each slot's place in the smaller
+histogram, or -1; ``gbm.tree.active``).
 """
 import numpy as np
 
@@ -60,7 +62,9 @@ class DenseBins:
     def row_cost(self):
         return self.n_features
 
-    def build_histograms(self, k, gpair, rows, starts, ends, hist, n_threads):
+    def build_histograms(self, k, gpair, rows, starts, ends, hist, n_threads, slot_map=None):
+        if slot_map is not None:
+            raise ValueError("a dense bin matrix builds histograms of every feature")
         k.build_histograms(self.bins, gpair, rows, starts, ends, self.feature_offsets, hist,
                            n_threads)
 
@@ -101,6 +105,7 @@ class CsrBins:
         self.indptr, self.slots = indptr, slots
         self.feature_offsets = np.asarray(feature_offsets, dtype=np.int32)
         self.n_bins = np.diff(self.feature_offsets).astype(np.int32)
+        self._no_map = np.zeros(0, dtype=np.int32)
 
     @property
     def n_rows(self):
@@ -119,9 +124,9 @@ class CsrBins:
         """Stored entries per row (at least one): what a histogram pass reads per row."""
         return max(1, -(-int(self.slots.shape[0]) // max(1, self.n_rows)))
 
-    def build_histograms(self, k, gpair, rows, starts, ends, hist, n_threads):
-        k.build_histograms_csr(self.indptr, self.slots, gpair, rows, starts, ends, hist,
-                               n_threads)
+    def build_histograms(self, k, gpair, rows, starts, ends, hist, n_threads, slot_map=None):
+        k.build_histograms_csr(self.indptr, self.slots, self._no_map if slot_map is None
+                               else slot_map, gpair, rows, starts, ends, hist, n_threads)
 
     def partition_rows(self, k, rows, starts, ends, feature, split_bin, default_left,
                        split_type, cat_bits, scratch, out_n_left):
@@ -170,6 +175,7 @@ class BundledBins:
         self.feature_bundle, self.feature_code = feature_bundle, feature_code
         self.feature_offsets = np.asarray(feature_offsets, dtype=np.int32)
         self.n_bins = np.diff(self.feature_offsets).astype(np.int32)
+        self._mapped = None  # (slot_map, code_slot through it): the last one asked for
 
     @property
     def n_rows(self):
@@ -195,10 +201,15 @@ class BundledBins:
         return (self.bins_by_bundle, self.feature_bundle, self.feature_code,
                 self.feature_offsets)
 
-    def build_histograms(self, k, gpair, rows, starts, ends, hist, n_threads):
-        k.build_histograms_bundled(self.bins, self.code_slot, self.code_base,
-                                   self.feature_offsets, gpair, rows, starts, ends, hist,
-                                   n_threads)
+    def build_histograms(self, k, gpair, rows, starts, ends, hist, n_threads, slot_map=None):
+        code_slot = self.code_slot
+        if slot_map is not None:  # the codes' slots in the smaller histogram (kept a tree)
+            if self._mapped is None or self._mapped[0] is not slot_map:
+                self._mapped = (slot_map, slot_map[code_slot] * (code_slot >= 0)
+                                - (code_slot < 0))
+            code_slot = self._mapped[1]
+        k.build_histograms_bundled(self.bins, code_slot, self.code_base, self.feature_offsets,
+                                   gpair, rows, starts, ends, hist, n_threads)
 
     def partition_rows(self, k, rows, starts, ends, feature, split_bin, default_left,
                        split_type, cat_bits, scratch, out_n_left):

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .active import HistogramLayout, active_layout
 from .constraints import allowed_features
 from ..kernels.layout import cat_words
 from .structure import NODE_FIELDS, Tree
@@ -81,8 +82,14 @@ class TreeData:
         return int(self.feature_offsets[-1])
 
     def thresholds(self, feature, split_bin):
-        """float32: the raw thresholds of numeric splits, the cut after each split bin."""
-        return self.cuts.values[self.cuts.offsets[feature] + split_bin]
+        """float32: the raw thresholds of numeric splits, the cut after each split bin; for
+        split bin -1 (no value goes left: a one-bin feature's value rows against its
+        missing ones) float32's lowest number, below which no value lies."""
+        below = np.asarray(split_bin) < 0
+        at = self.cuts.offsets[feature] + np.where(below, 0, split_bin)
+        values = self.cuts.values[np.minimum(at, max(0, self.cuts.values.size - 1))] \
+            if self.cuts.values.size else np.zeros(at.shape, np.float32)
+        return np.where(below, np.finfo(np.float32).min, values).astype(np.float32)
 
     @property
     def cat_words(self):
@@ -241,6 +248,9 @@ class TreeGrower:
         self.has_monotone = bool(data.monotone.any())
         self.has_categorical = bool(np.asarray(data.is_categorical).any())
         self.column = column if depthwise else None
+        # the histograms' features: every one, or (sparse layouts) those that can split in
+        # the tree, found at the root (gbm.tree.active)
+        self.layout = HistogramLayout.of(data)
 
     def _can_split_deeper(self, depth):
         max_depth = self.params["max_depth"]
@@ -250,8 +260,8 @@ class TreeGrower:
     def _histograms(self, n_nodes):
         """Room for ``n_nodes`` histograms: int64 (n_nodes, n_slots, 2), contents undefined."""
         if self.buffers is not None:
-            return self.buffers.take(n_nodes, self.data.n_slots)
-        return self.xp.empty((n_nodes, self.data.n_slots, 2), dtype=np.int64)
+            return self.buffers.take(n_nodes, self.layout.n_slots)
+        return self.xp.empty((n_nodes, self.layout.n_slots, 2), dtype=np.int64)
 
     def _build(self, ids, hist=None):
         """Histograms of nodes ``ids`` from their rows, summed over every rank, into
@@ -260,14 +270,15 @@ class TreeGrower:
         if hist is None:
             hist = self._histograms(ids.shape[0])
         starts, ends = nodes.start[ids], nodes.end[ids]
-        per_node = data.n_slots * 16 * max(1, self.backend.n_threads)
+        per_node = max(1, self.layout.n_slots) * 16 * max(1, self.backend.n_threads)
         size = max(1, _MAX_BATCH_BYTES // per_node)
         for lo in range(0, ids.shape[0], size):
             hi = min(lo + size, ids.shape[0])
             work = int((ends[lo:hi] - starts[lo:hi]).sum()) * data.matrix.row_cost
             with self.backend.threads(work) as n:
                 data.matrix.build_histograms(self.k, self.gpair, self.rows, starts[lo:hi],
-                                             ends[lo:hi], hist[lo:hi], n)
+                                             ends[lo:hi], hist[lo:hi], n,
+                                             self.layout.slot_map)
         if self.backend.collective.world_size > 1:
             hist[...] = self.backend.collective.allreduce(hist, "sum")
         return hist
@@ -291,19 +302,25 @@ class TreeGrower:
         return mask
 
     def _evaluate(self, ids, hist):
-        nodes, data, p = self.nodes, self.data, self.params
+        nodes, layout, p = self.nodes, self.layout, self.params
         n = ids.shape[0]
         out = _Splits(np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32),
                       np.empty(n, np.uint8), np.empty((n, 2), np.int64),
                       np.empty((n, nodes.cat_words), np.uint32), None)
+        mask = self._feature_mask(ids)
+        if layout.features is not None:  # histograms of some features: their columns
+            mask = np.ascontiguousarray(mask[:, layout.features])
         with self.backend.threads(hist.size // 2):
-            self.k.evaluate_splits(hist, data.feature_offsets, data.missing_slots,
-                                   data.is_categorical,
-                                   nodes.sums[ids], self._feature_mask(ids), data.monotone,
-                                   nodes.bounds[ids], self._scales(ids), self.split_params,
-                                   p["max_cat_to_onehot"], p["max_cat_threshold"], out.gain,
-                                   out.feature, out.split_bin, out.default_left, out.left_sums,
+            self.k.evaluate_splits(hist, layout.feature_offsets, layout.missing_slots,
+                                   layout.is_categorical, nodes.sums[ids], mask,
+                                   layout.monotone, nodes.bounds[ids], self._scales(ids),
+                                   self.split_params, p["max_cat_to_onehot"],
+                                   p["max_cat_threshold"], out.gain, out.feature,
+                                   out.split_bin, out.default_left, out.left_sums,
                                    out.cat_bits)
+        if layout.features is not None:  # back to the features' own ids
+            found = out.feature >= 0
+            out.feature[found] = layout.features[out.feature[found]]
         out.ok = (out.gain > _MIN_GAIN) & (out.gain >= p["gamma"])
         return out
 
@@ -418,9 +435,15 @@ class TreeGrower:
         nodes.start[roots], nodes.end[roots] = segments[:-1], segments[1:]
         nodes.bounds[roots] = (-np.inf, np.inf)
         ids, hist = np.empty(0, np.int64), None
+        self.layout = HistogramLayout.of(self.data)
         if self._can_split_deeper(0):
             hist = self._build(roots)
             ids = roots
+            if not self.data.missing_slots and self._hessians_nonnegative():
+                found = active_layout(self.data, hist, self.tree_scales,
+                                      self.params["min_child_weight"], self.backend)
+                if found is not None:
+                    self.layout, hist = found
         if hist is not None and self.data.missing_slots:
             offsets = self.data.feature_offsets  # every feature's slots hold all the rows
             nodes.sums[roots] = self.backend.to_host(
@@ -435,6 +458,12 @@ class TreeGrower:
         else:
             self._grow_depthwise(ids, hist)
         return self._finish()
+
+    def _hessians_nonnegative(self):
+        """Whether no hessian of the trees' rows is negative, on any rank (a user's
+        objective may give some): the bound ``gbm.tree.active`` stands on."""
+        local = 1 if self.rows.shape[0] == 0 else int(self.gpair[self.rows, 1].min() >= 0)
+        return bool(self.backend.collective.allreduce(np.array([local], np.uint8), "min")[0])
 
     def _grow_depthwise(self, ids, hist):
         max_leaves = self.params["max_leaves"]

@@ -23,11 +23,15 @@ from .views import flat
 
 
 @kernel
-def build_histograms_csr(indptr, slots, gpair, rows, node_starts, node_ends, hist, n_threads):
+def build_histograms_csr(indptr, slots, slot_map, gpair, rows, node_starts, node_ends, hist,
+                         n_threads):
     """Sum the gradient pairs of each node's rows into its histogram, over their stored
     entries.
 
     indptr : int64 (n_rows + 1,); slots : int32 (nnz,)   # IN  the sparse bin matrix
+    slot_map : int32 (n_slots_all,) or (0,)        # IN  an entry's slot in ``hist``
+                                                   #     (negative: left out); empty:
+                                                   #     its own slot (every feature)
     gpair : int64 (n_rows, 2)                      # IN  fixed-point (g, h)
     rows : int32 (m,)                              # IN  row ids grouped by node
     node_starts, node_ends : int64 (n_nodes,)      # IN  each node's segment of ``rows``
@@ -38,8 +42,13 @@ def build_histograms_csr(indptr, slots, gpair, rows, node_starts, node_ends, his
     nodes; with few, each sums its share of the rows into a private histogram, added up
     after (integers: the order does not matter).
     """
-    build_histograms_of((indptr, slots, np.zeros(0, dtype=np.int32)), gpair, rows,
-                        node_starts, node_ends, hist, n_threads)
+    no_offsets = np.zeros(0, dtype=np.int32)
+    if slot_map.shape[0] == 0:
+        build_histograms_of((indptr, slots, no_offsets), gpair, rows, node_starts, node_ends,
+                            hist, n_threads)
+    else:
+        build_histograms_of((indptr, slots, slot_map, no_offsets), gpair, rows, node_starts,
+                            node_ends, hist, n_threads)
 
 
 @helper

@@ -8,15 +8,19 @@ A layout's arrays travel as one tuple, ``matrix``, its last array ``feature_offs
 
 * CSR, 3 arrays: ``(indptr, slots, feature_offsets)``: row ``r``'s entries are
   ``slots[indptr[r]:indptr[r + 1]]``, each the histogram slot of its (feature, bin),
-  increasing along the row; for histograms and for a row's bins alike;
+  increasing along the row; for histograms and for a row's bins alike; for histograms
+  also 4, ``(indptr, slots, slot_map, feature_offsets)``: an entry goes to slot
+  ``slot_map[slot]``, none when negative (a histogram of some features only);
 * bundled, 4 arrays: for histograms ``(bins, code_slot, code_base, feature_offsets)``:
   ``bins[r, j]`` is row ``r``'s code in bundle ``j`` (0: none of the bundle's features is
-  stored there), ``code_slot[code_base[j] + code]`` its histogram slot; for a row's bins
+  stored there), ``code_slot[code_base[j] + code]`` its histogram slot (none when
+  negative); for a row's bins
   ``(bins_by_bundle, feature_bundle, feature_code, feature_offsets)``: the codes
   bundle-major, and feature ``f`` holds codes ``feature_code[f] .. feature_code[f] +
   n_bins[f] - 1`` of bundle ``feature_bundle[f]``.
 
-A row with no entry of a feature is missing there.
+A row with no entry of a feature is missing there. The layouts are told apart by their
+first array: a bundled matrix's is 2-d.
 """
 import numpy as np
 from numba.extending import overload
@@ -38,9 +42,8 @@ def feature_offsets_of(matrix):
 
 @overload(feature_offsets_of)
 def _feature_offsets_of(matrix):
-    if len(matrix) == 3:
-        return lambda matrix: matrix[2]
-    return lambda matrix: matrix[3]
+    last = len(matrix) - 1
+    return lambda matrix: matrix[last]
 
 
 @helper
@@ -63,29 +66,41 @@ def entry_bin(indptr, slots, r, first, n):
 
 @overload(add_row)
 def _add_row(matrix, r, g, hess, h):
-    if len(matrix) == 3:
-        def csr(matrix, r, g, hess, h):
-            indptr, slots = matrix[0], matrix[1]
+    if matrix[0].ndim == 2:
+        def bundled(matrix, r, g, hess, h):
+            bins, code_slot, code_base = matrix[0], matrix[1], matrix[2]
+            for j in range(bins.shape[1]):
+                code = np.int64(bins[r, j])
+                if code != 0:
+                    slot = code_slot[code_base[j] + code]
+                    if slot >= 0:
+                        at = np.uint64(2) * np.uint64(slot)
+                        h[at] += g
+                        h[at + np.uint64(1)] += hess
+        return bundled
+    if len(matrix) == 4:
+        def csr_mapped(matrix, r, g, hess, h):
+            indptr, slots, slot_map = matrix[0], matrix[1], matrix[2]
             for j in range(indptr[r], indptr[r + np.uint64(1)]):
-                at = np.uint64(2) * np.uint64(slots[j])
-                h[at] += g
-                h[at + np.uint64(1)] += hess
-        return csr
+                slot = slot_map[slots[j]]
+                if slot >= 0:
+                    at = np.uint64(2) * np.uint64(slot)
+                    h[at] += g
+                    h[at + np.uint64(1)] += hess
+        return csr_mapped
 
-    def bundled(matrix, r, g, hess, h):
-        bins, code_slot, code_base = matrix[0], matrix[1], matrix[2]
-        for j in range(bins.shape[1]):
-            code = np.int64(bins[r, j])
-            if code != 0:
-                at = np.uint64(2) * np.uint64(code_slot[code_base[j] + code])
-                h[at] += g
-                h[at + np.uint64(1)] += hess
-    return bundled
+    def csr(matrix, r, g, hess, h):
+        indptr, slots = matrix[0], matrix[1]
+        for j in range(indptr[r], indptr[r + np.uint64(1)]):
+            at = np.uint64(2) * np.uint64(slots[j])
+            h[at] += g
+            h[at + np.uint64(1)] += hess
+    return csr
 
 
 @overload(row_bin)
 def _row_bin(matrix, r, f):
-    if len(matrix) == 3:
+    if matrix[0].ndim == 1:
         def csr(matrix, r, f):
             offsets = matrix[2]
             first = offsets[f]

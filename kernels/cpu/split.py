@@ -36,7 +36,9 @@ def _numeric_best(h, n, miss_g, miss_h, used, n_used, total_g, total_h, parent, 
     split of the bin before it, not strictly better: skipped. ``used[:n_used]`` (when
     ``n_used >= 0``) lists the bins ``1 .. n - 2`` that are not empty, in order: only
     those are read (a sparse node's features have few); ``n_used < 0``: every bin is
-    read and the empty ones skipped, the same candidates.
+    read and the empty ones skipped, the same candidates. A feature with one value bin
+    has one candidate: its value rows right, its missing ones left (split bin -1: no bin
+    goes left), when the node has both.
     """
     task_gain, task_bin, task_left, task_sum = out
     # the best so far stays in locals, written to the task's row of ``out`` once at the end
@@ -49,19 +51,23 @@ def _numeric_best(h, n, miss_g, miss_h, used, n_used, total_g, total_h, parent, 
              and lower == -np.inf and upper == np.inf)
     n_directions = 2 if (miss_g != 0 or miss_h != 0) else 1
     best = -np.inf
-    n_steps = n - 1 if n_used < 0 else min(n - 1, n_used + 1)
+    single = n == 1
+    n_steps = 1 if single else (n - 1 if n_used < 0 else min(n - 1, n_used + 1))
     for direction in range(n_directions):
         left_g = miss_g if direction == 1 else 0
         left_h = miss_h if direction == 1 else 0
         for i in range(n_steps):
-            if n_used < 0:
+            if single:
+                b = -1  # no value bin left: with missing values left, the missing rows alone
+            elif n_used < 0:
                 b = i
                 if b > 0 and h[b, 0] == 0 and h[b, 1] == 0:
                     continue  # an empty bin: the split before it, not strictly better
             else:
                 b = 0 if i == 0 else used[i - 1]
-            left_g += h[b, 0]
-            left_h += h[b, 1]
+            if b >= 0:
+                left_g += h[b, 0]
+                left_h += h[b, 1]
             right_g = total_g - left_g
             right_h = total_h - left_h
             if left_h <= 0 or right_h <= 0:
@@ -280,7 +286,8 @@ def evaluate_splits(hist, feature_offsets, missing_slots, is_categorical, node_s
                                                         #     of the widest categorical
                                                         #     feature's bins
 
-    Among equal gains the lowest feature wins (a numeric feature needs at least 2 bins).
+    Among equal gains the lowest feature wins. A numeric feature with one value bin
+    splits its value rows (right) from its missing rows (left) with ``out_bin`` -1.
     A feature whose value bins are all empty in a node (a sparse feature without rows
     there) has no candidate: every split leaves one child with its value rows only.
     """
@@ -347,7 +354,7 @@ def _evaluate_task(task, n_chunks, widest, hist, feature_offsets, missing_slots,
     n_words = task_bits.shape[1]
     for f in range(f0, f1):
         n = feature_offsets[f + 1] - feature_offsets[f] - missing_slots  # value bins
-        if feature_mask[k, f] == 0 or (n < 2 and is_categorical[f] == 0):
+        if feature_mask[k, f] == 0 or n < 1:
             continue
         h = hist[k, feature_offsets[f]:feature_offsets[f + 1]]
         n_used = -1

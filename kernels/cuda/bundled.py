@@ -36,8 +36,9 @@ def _histogram_kernel(bins, code_slot, code_base, gpair, rows, task_node, task_l
                 code = int64(bins[r, j])
                 if code != 0:
                     slot = int64(code_slot[code_base[j] + code])
-                    cuda.atomic.add(hist, (k, slot, 0), g)
-                    cuda.atomic.add(hist, (k, slot, 1), h)
+                    if slot >= 0:
+                        cuda.atomic.add(hist, (k, slot, 0), g)
+                        cuda.atomic.add(hist, (k, slot, 1), h)
 
 
 def build_histograms_bundled(bins, code_slot, code_base, feature_offsets, gpair, rows,

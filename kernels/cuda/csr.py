@@ -33,7 +33,8 @@ def entry_bin(indptr, slots, r, first, n):
 
 
 @cuda.jit
-def _histogram_kernel(indptr, slots, gpair, rows, task_node, task_lo, task_hi, hist):
+def _histogram_kernel(indptr, slots, slot_map, mapped, gpair, rows, task_node, task_lo, task_hi,
+                      hist):
     for piece in range(cuda.blockIdx.x, task_node.shape[0], cuda.gridDim.x):
         k = task_node[piece]
         for p in range(task_lo[piece] + cuda.threadIdx.x, task_hi[piece], cuda.blockDim.x):
@@ -42,21 +43,27 @@ def _histogram_kernel(indptr, slots, gpair, rows, task_node, task_lo, task_hi, h
             h = gpair[r, 1]
             for j in range(indptr[r], indptr[r + 1]):
                 slot = int64(slots[j])
-                cuda.atomic.add(hist, (k, slot, 0), g)
-                cuda.atomic.add(hist, (k, slot, 1), h)
+                if mapped:
+                    slot = int64(slot_map[slot])
+                if slot >= 0:
+                    cuda.atomic.add(hist, (k, slot, 0), g)
+                    cuda.atomic.add(hist, (k, slot, 1), h)
 
 
-def build_histograms_csr(indptr, slots, gpair, rows, node_starts, node_ends, hist,
+def build_histograms_csr(indptr, slots, slot_map, gpair, rows, node_starts, node_ends, hist,
                          n_threads=1):
     """Each node's histogram over its rows' stored entries (as
     ``cpu.build_histograms_csr``; ``n_threads`` is ignored)."""
     d_hist, finish = device_output(hist)
     d_hist[...] = 0
     task_node, task_lo, task_hi = segment_tasks(node_starts, node_ends)
+    mapped = slot_map.shape[0] > 0
+    if not mapped:  # a launch needs a non-empty array of the right type
+        slot_map = np.zeros(1, dtype=np.int32)
     if task_node.shape[0]:
         _histogram_kernel[min(MAX_BLOCKS, task_node.shape[0]), THREADS](
-            to_device(indptr), to_device(slots), to_device(gpair), to_device(rows), task_node,
-            task_lo, task_hi, d_hist)
+            to_device(indptr), to_device(slots), to_device(slot_map), mapped, to_device(gpair),
+            to_device(rows), task_node, task_lo, task_hi, d_hist)
     finish()
 
 

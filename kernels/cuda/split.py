@@ -36,9 +36,11 @@ def _numeric_best(hist, k, first, n, miss_g, miss_h, total_g, total_h, parent, d
     for direction in range(n_directions):
         left_g = miss_g if direction == 1 else int64(0)
         left_h = miss_h if direction == 1 else int64(0)
-        for b in range(n - 1):
-            left_g += hist[k, first + b, 0]
-            left_h += hist[k, first + b, 1]
+        for i in range(1 if n == 1 else n - 1):
+            b = -1 if n == 1 else i  # one value bin: the missing rows alone on the left
+            if b >= 0:
+                left_g += hist[k, first + b, 0]
+                left_h += hist[k, first + b, 1]
             right_g = total_g - left_g
             right_h = total_h - left_h
             if left_h <= 0 or right_h <= 0:
@@ -173,7 +175,7 @@ def _task_kernel(hist, feature_offsets, missing_slots, is_categorical, node_sums
             task_bits[task, word] = 0
         first = feature_offsets[f]
         n = feature_offsets[f + 1] - first - missing_slots  # value bins
-        if feature_mask[k, f] == 0 or (n < 2 and is_categorical[f] == 0):
+        if feature_mask[k, f] == 0 or n < 1:
             continue
         total_g, total_h = node_sums[k, 0], node_sums[k, 1]
         if missing_slots:

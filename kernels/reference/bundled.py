@@ -22,7 +22,7 @@ def build_histograms_bundled(bins, code_slot, code_base, feature_offsets, gpair,
         for r in rows[node_starts[k]:node_ends[k]]:
             for j in range(bins.shape[1]):
                 code = int(bins[r, j])
-                if code:
+                if code and code_slot[code_base[j] + code] >= 0:
                     hist[k, code_slot[code_base[j] + code]] += gpair[r]
 
 

@@ -20,12 +20,15 @@ def dense_bins(indptr, slots, feature_offsets):
     return out
 
 
-def build_histograms_csr(indptr, slots, gpair, rows, node_starts, node_ends, hist,
+def build_histograms_csr(indptr, slots, slot_map, gpair, rows, node_starts, node_ends, hist,
                          n_threads=1):
     hist[...] = 0
     for k in range(node_starts.shape[0]):
         for r in rows[node_starts[k]:node_ends[k]]:
             entries = slots[indptr[r]:indptr[r + 1]]
+            if slot_map.shape[0]:
+                entries = slot_map[entries]
+                entries = entries[entries >= 0]
             hist[k, entries, 0] += gpair[r, 0]  # a row's slots are distinct
             hist[k, entries, 1] += gpair[r, 1]
 

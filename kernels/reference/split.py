@@ -12,7 +12,12 @@ def _bits_of(codes, n_words):
 
 
 def _numeric_candidates(h, n, missing, monotone):
-    """(left sums, default left, bin) in scan order: missing right, then missing left."""
+    """(left sums, default left, bin) in scan order: missing right, then missing left; a
+    feature of one value bin: the missing rows alone on the left (bin -1)."""
+    if n == 1:
+        if missing.any():
+            yield missing, 1, -1, None
+        return
     for direction in ((0, 1) if missing.any() else (0,)):
         for b in range(n - 1):
             yield h[:b + 1].sum(axis=0) + (missing if direction else 0), direction, b, None
@@ -54,7 +59,7 @@ def evaluate_splits(hist, feature_offsets, missing_slots, is_categorical, node_s
         for f in range(feature_offsets.shape[0] - 1):
             h = hist[k, feature_offsets[f]:feature_offsets[f + 1]]
             n = h.shape[0] - missing_slots
-            if not feature_mask[k, f] or (n < 2 and not is_categorical[f]):
+            if not feature_mask[k, f] or n < 1:
                 continue
             # the missing rows' sums: their slot, or (no slot) what the value bins lack
             missing = h[n] if missing_slots else total - h[:n].sum(axis=0)

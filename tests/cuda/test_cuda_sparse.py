@@ -25,9 +25,18 @@ def test_build_histograms_csr(n_rows, n_nodes):
     rows, starts, ends = segments(rng, n_rows, n_nodes)
     indptr, slots, offsets = csr_bins(bins, n_bins)
     expected = np.empty((n_nodes, int(offsets[-1]), 2), np.int64)
-    cpu.build_histograms_csr(indptr, slots, gpair, rows, starts, ends, expected, 1)
+    no_map = np.zeros(0, np.int32)
+    cpu.build_histograms_csr(indptr, slots, no_map, gpair, rows, starts, ends, expected, 1)
     got = dev(np.full(expected.shape, -3, np.int64))
-    cuda.build_histograms_csr(dev(indptr), dev(slots), dev(gpair), dev(rows), starts, ends, got)
+    cuda.build_histograms_csr(dev(indptr), dev(slots), no_map, dev(gpair), dev(rows), starts,
+                              ends, got)
+    np.testing.assert_array_equal(host(got), expected)
+    slot_map = np.where(np.arange(int(offsets[-1])) % 3 == 1, -1,
+                        np.arange(int(offsets[-1]))).astype(np.int32)  # every third left out
+    cpu.build_histograms_csr(indptr, slots, slot_map, gpair, rows, starts, ends, expected, 1)
+    got = dev(np.full(expected.shape, -3, np.int64))
+    cuda.build_histograms_csr(dev(indptr), dev(slots), dev(slot_map), dev(gpair), dev(rows),
+                              starts, ends, got)
     np.testing.assert_array_equal(host(got), expected)
 
 
