@@ -5,13 +5,14 @@
 * ``gpu``: the GPU benchmark (``bench/gpu.py``);
 * ``linear``: the linear models against scikit-learn and Snap ML (``bench/linear.py``);
 * ``mutation``: the mutation score of the tests (``bench/mutation.py``);
-* ``dask``: distributed scaling, collective times and xgboost.dask (``bench/dask.py``).
+* ``dask``: distributed scaling, collective times and xgboost.dask (``bench/dask.py``);
+* ``sparse``: wide sparse data against xgboost and LightGBM (``bench/sparse.py``).
 """
 import importlib
 import sys
 
 SUBCOMMANDS = {"binning": "bench.binning", "gpu": "bench.gpu", "linear": "bench.linear",
-               "mutation": "bench.mutation", "dask": "bench.dask"}
+               "mutation": "bench.mutation", "dask": "bench.dask", "sparse": "bench.sparse"}
 
 if __name__ == "__main__":
     argv = sys.argv[1:]
