@@ -11,9 +11,10 @@ max_bin 256, all cores):
   row drawn from a Zipf law (a = 1.1) over 2,000,000 n-grams, hashed into the columns
   (about 27 distinct a row), binary: a logistic draw from the counts of 2,000 of the
   20,000 most frequent columns;
-* ``onehot-3x10k``: three categorical variables of 10,000 equally likely levels, one-hot
-  encoded (30,000 columns, 3 entries a row), 200,000 rows, regression: the sum of a
-  normal effect per level and unit noise.
+* ``onehot-3x10k``: three categorical variables of 10,000 levels, one-hot encoded (30,000
+  columns, 3 entries a row), 200,000 rows, regression: level ``k`` drawn with weight
+  ``1 / (k + 10)`` (a few common levels, a long tail), the label the sum of a normal
+  effect per level and unit noise.
 
 Test sets: 25% more rows drawn the same way. Each library runs in its own ``spawn``
 process per case: a first fit (round 0: compile and warm caches, not in the medians),
@@ -87,7 +88,8 @@ def make_data(case, scale=1.0):
         y = (rng.random(n) < 1 / (1 + np.exp(-2 * (logit - np.median(logit))))).astype(np.float64)
     else:
         levels = 10_000
-        codes = rng.integers(0, levels, size=(n, 3))
+        p = 1.0 / (np.arange(levels) + 10.0)
+        codes = rng.choice(levels, size=(n, 3), p=p / p.sum())
         effects = rng.normal(size=(3, levels))
         y = effects[0, codes[:, 0]] + effects[1, codes[:, 1]] + effects[2, codes[:, 2]] \
             + rng.normal(size=n)

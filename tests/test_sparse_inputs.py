@@ -122,7 +122,11 @@ def _cuts_equal(a, b):
 
 @pytest.mark.parametrize("max_bin", [4, 32, 256, 1024])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_sparse_cuts_are_the_dense_cuts(max_bin, weighted):
+@pytest.mark.parametrize("run", [1 << 20, 97])  # runs of features: one, or many
+def test_sparse_cuts_are_the_dense_cuts(monkeypatch, max_bin, weighted, run):
+    import gbm.data.binning
+
+    monkeypatch.setattr(gbm.data.binning, "_CUT_CHUNK", run)
     rng = np.random.default_rng(max_bin)
     n = 3000
     dense = np.full((n, 6), np.nan, np.float32)

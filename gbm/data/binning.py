@@ -313,6 +313,9 @@ def _bundled(X, bundles, offsets, bins, xp):
                        offsets)
 
 
+_CUT_CHUNK = 1 << 20  # stored entries a pass of _sparse_cuts takes (features in runs)
+
+
 def _sparse_cuts(Xs, ws, limits, n_categories, n_threads):
     """``RaggedCuts`` of every feature from the stored entries of the sample rows ``Xs``
     (a ``SparseMatrix``) and the rows' weights ``ws``, equal to ``feature_cuts`` of each
@@ -322,13 +325,45 @@ def _sparse_cuts(Xs, ws, limits, n_categories, n_threads):
     A feature with at most ``limits[f]`` distinct values (weight > 0) gets a cut halfway
     between each two adjacent ones (``feature_cuts``' exact bins): all such features at
     once, from the sorted distinct (feature, value) pairs. The others go through
-    ``feature_cuts`` one by one.
+    ``feature_cuts`` one by one. Runs of features of about ``_CUT_CHUNK`` entries are
+    taken in turn, so the working memory is a run's, not the sample's.
     """
     n_features = Xs.shape[1]
-    weights = ws[Xs.row_of_entries()]
-    keep = weights > 0
-    features, weights = Xs.indices[keep], weights[keep]
-    values = Xs.data[keep] + np.float32(0.0)  # -0.0 as 0.0, as feature_cuts does
+    categorical = (np.zeros(n_features, bool) if n_categories is None
+                   else np.asarray(n_categories) >= 0)
+    # equal positive weights: every entry counts once (feature_cuts' unweighted case)
+    uniform = ws.shape[0] == 0 or (ws[0] > 0 and bool((ws == ws[0]).all()))
+    counts = np.cumsum(Xs.stored_per_feature())
+    ends = np.unique(np.searchsorted(counts, np.arange(1, counts[-1] // _CUT_CHUNK + 1)
+                                     * _CUT_CHUNK if counts.size else [], side="right"))
+    bounds = np.unique(np.concatenate(([0], ends, [n_features])))
+    cut_feature, cut_values = [], []
+    with ThreadPoolExecutor(max_workers=max(1, n_threads)) as pool:
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            run_f, run_v = _run_cuts(Xs, ws, uniform, lo, hi, limits, categorical, pool)
+            cut_feature += run_f
+            cut_values += run_v
+    for f in np.flatnonzero(categorical):  # code c in bin c
+        cuts = np.arange(1, max(1, n_categories[f]), dtype=np.float32)
+        cut_feature.append(np.full(cuts.size, f, dtype=np.int64))
+        cut_values.append(cuts)
+    cut_feature = np.concatenate(cut_feature) if cut_feature else np.zeros(0, np.int64)
+    cut_values = np.concatenate(cut_values) if cut_values else np.zeros(0, np.float32)
+    order = np.argsort(cut_feature, kind="stable")  # each feature's cuts stay increasing
+    offsets = np.concatenate(([0], np.cumsum(np.bincount(cut_feature, minlength=n_features))))
+    return RaggedCuts(cut_values[order], offsets)
+
+
+def _run_cuts(Xs, ws, uniform, lo, hi, limits, categorical, pool):
+    """Features ``lo .. hi - 1``'s cuts, as lists of (feature ids, cuts) arrays."""
+    at = np.flatnonzero((Xs.indices >= lo) & (Xs.indices < hi))
+    features = Xs.indices[at]
+    values = Xs.data[at] + np.float32(0.0)  # -0.0 as 0.0, as feature_cuts does
+    weights = None
+    if not uniform:
+        weights = ws[np.searchsorted(Xs.indptr, at, side="right") - 1]
+        keep = weights > 0
+        features, values, weights = features[keep], values[keep], weights[keep]
     # (feature, value) as one sortable integer: the feature above the value's bits, the
     # bits of a negative float flipped so that integers order as the floats do
     bits = values.view(np.uint32)
@@ -337,34 +372,24 @@ def _sparse_cuts(Xs, ws, limits, n_categories, n_threads):
     pair_feature = (pairs >> np.uint64(32)).astype(np.int64)
     low = (pairs & np.uint64(0xFFFFFFFF)).astype(np.uint32)
     distinct = np.where(low >> np.uint32(31), low & np.uint32(0x7FFFFFFF), ~low).view(np.float32)
-    n_distinct = np.bincount(pair_feature, minlength=n_features)
-    categorical = (np.zeros(n_features, bool) if n_categories is None
-                   else np.asarray(n_categories) >= 0)
-    exact = (n_distinct <= limits) & ~categorical
+    n_distinct = np.bincount(pair_feature - lo, minlength=hi - lo)
+    exact = (n_distinct <= limits[lo:hi]) & ~categorical[lo:hi]
     # a cut between each two adjacent distinct values of an exact feature
-    starts = np.flatnonzero((pair_feature[1:] == pair_feature[:-1]) & exact[pair_feature[1:]]) + 1
-    cut_feature = [pair_feature[starts]]
-    cut_values = [_midpoints(distinct, starts)]
-    others = np.flatnonzero(~exact & ~categorical)
+    starts = np.flatnonzero((pair_feature[1:] == pair_feature[:-1])
+                            & exact[pair_feature[1:] - lo]) + 1
+    cut_feature, cut_values = [pair_feature[starts]], [_midpoints(distinct, starts)]
+    others = lo + np.flatnonzero(~exact & ~categorical[lo:hi])
     if others.size:  # feature_cuts on each of their value (and weight) multisets
-        at = np.flatnonzero(~exact[features] & ~categorical[features])
-        at = at[np.argsort(features[at], kind="stable")]
-        bounds = np.searchsorted(features[at], np.append(others, n_features))
+        own = np.flatnonzero(~exact[features - lo] & ~categorical[features])
+        own = own[np.argsort(features[own], kind="stable")]
+        edges = np.searchsorted(features[own], np.append(others, hi))
 
         def cuts_of(i):
-            own = at[bounds[i]:bounds[i + 1]]
-            return feature_cuts(values[own], weights[own], int(limits[others[i]]))
+            mine = own[edges[i]:edges[i + 1]]
+            w = np.ones(mine.size) if weights is None else weights[mine]
+            return feature_cuts(values[mine], w, int(limits[others[i]]))
 
-        with ThreadPoolExecutor(max_workers=max(1, n_threads)) as pool:
-            for f, cuts in zip(others, pool.map(cuts_of, range(others.size))):
-                cut_feature.append(np.full(cuts.size, f, dtype=np.int64))
-                cut_values.append(cuts)
-    for f in np.flatnonzero(categorical):  # code c in bin c
-        cuts = np.arange(1, max(1, n_categories[f]), dtype=np.float32)
-        cut_feature.append(np.full(cuts.size, f, dtype=np.int64))
-        cut_values.append(cuts)
-    cut_feature, cut_values = np.concatenate(cut_feature), np.concatenate(cut_values)
-    order = np.argsort(cut_feature, kind="stable")  # each feature's cuts stay increasing
-    offsets = np.concatenate(([0], np.cumsum(np.bincount(cut_feature, minlength=n_features))))
-    return RaggedCuts(cut_values[order], offsets)
-
+        for f, cuts in zip(others, pool.map(cuts_of, range(others.size))):
+            cut_feature.append(np.full(cuts.size, f, dtype=np.int64))
+            cut_values.append(cuts)
+    return cut_feature, cut_values

@@ -6,7 +6,7 @@ summed over all of them and bundles found over all of them.
 """
 import numpy as np
 
-from .bundling import bundles_fit, find_bundles
+from .bundling import bundles_fit, find_bundles, propose
 from .inputs import to_host
 from .sparse import SparseMatrix, from_dense
 
@@ -16,6 +16,8 @@ from .sparse import SparseMatrix, from_dense
 # bytes per stored entry: the sparse one is smaller below a share of 1/2, and its
 # histograms cheaper, but a partition reads a row's entry by a binary search.
 SPARSE_BELOW = 0.2
+TRIAL_ROWS = 2000  # "auto" first bundles the sample's first rows: too many bundles there,
+# too many over all the rows (fewer rows, fewer conflicts), and bundling is not tried
 
 
 def stored_entries(X):
@@ -62,21 +64,34 @@ def binned_rows(mapper, X, requested, kernels, xp, collective):
         else:
             from ..kernels import cpu as host_kernels  # bundling runs on the host
 
-            rows = X if isinstance(X, SparseMatrix) else from_dense(to_host(X))
             sample = mapper.sample
             if not isinstance(sample, SparseMatrix):
                 sample = from_dense(to_host(sample))
-            bundles = find_bundles(sample, rows, mapper.n_bins, collective, host_kernels)
-            if layout == "sparse" and not _bundles_smaller(bundles, X, collective):
-                bundles = None
-            else:
-                layout, X = "bundled", rows
+            if layout == "bundled" or _worth_trying(sample, mapper.n_bins, X, collective,
+                                                    host_kernels):
+                rows = X if isinstance(X, SparseMatrix) else from_dense(to_host(X))
+                bundles = find_bundles(sample, rows, mapper.n_bins, collective, host_kernels)
+                if layout == "sparse" and not _bundles_smaller(bundles.n_bundles,
+                                                               bundles.widths, X, collective):
+                    bundles = None
+                else:
+                    layout, X = "bundled", rows
     return mapper.bin_matrix(X, layout, kernels, xp, fitted_on_X=True, bundles=bundles)
 
 
-def _bundles_smaller(bundles, X, collective):
-    """Whether bundle columns (two copies, row- and bundle-major) take fewer bytes than
-    the CSR entries (4 bytes each, 8 per row) of the whole data set."""
+def _worth_trying(sample, n_bins, X, collective, kernels):
+    """Whether bundles proposed from the sample's first ``TRIAL_ROWS`` rows (the same on
+    every rank) are few enough to be smaller than the CSR entries (their count, one byte
+    a cell: a lower bound of the whole sample's)."""
+    trial = sample.take_rows(np.arange(min(TRIAL_ROWS, sample.shape[0])))
+    proposed = propose(trial, n_bins, kernels)
+    return _bundles_smaller(int(proposed.max(initial=-1)) + 1, np.ones(1), X, collective)
+
+
+def _bundles_smaller(n_bundles, widths, X, collective):
+    """Whether ``n_bundles`` columns (two copies, row- and bundle-major, a byte a cell, two
+    when a bundle has more than 256 codes) take fewer bytes than the CSR entries (4 bytes
+    each, 8 per row) of the whole data set."""
     entries, _, rows = _totals(X, collective)
-    width = 1 if bundles.widths.max(initial=1) <= 256 else 2
-    return 2 * rows * bundles.n_bundles * width <= 4 * entries + 8 * rows
+    width = 1 if widths.max(initial=1) <= 256 else 2
+    return 2 * rows * n_bundles * width <= 4 * entries + 8 * rows

@@ -194,6 +194,7 @@ class Fit:
             self.dropout = Dropout(xp.ascontiguousarray(start),
                                    init is None and rows_start is None)
         self.y_fit, self.w_fit = backend.asarray(self.y), backend.asarray(self.w_grad)
+        self.X = None  # the raw rows: from here on the rounds read the bins
         return booster
 
     def eval_sets(self, evals, booster):

@@ -307,9 +307,12 @@ class TreeGrower:
         out = _Splits(np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32),
                       np.empty(n, np.uint8), np.empty((n, 2), np.int64),
                       np.empty((n, nodes.cat_words), np.uint32), None)
-        mask = self._feature_mask(ids)
-        if layout.features is not None:  # histograms of some features: their columns
-            mask = np.ascontiguousarray(mask[:, layout.features])
+        if layout.features is None:
+            mask = self._feature_mask(ids)
+        elif self.samplers[0].trivial and self.data.interaction is None:
+            mask = np.ones((n, layout.features.shape[0]), dtype=np.uint8)
+        else:  # histograms of some features: their columns
+            mask = np.ascontiguousarray(self._feature_mask(ids)[:, layout.features])
         with self.backend.threads(hist.size // 2):
             self.k.evaluate_splits(hist, layout.feature_offsets, layout.missing_slots,
                                    layout.is_categorical, nodes.sums[ids], mask,

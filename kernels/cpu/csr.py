@@ -16,7 +16,7 @@ import numpy as np
 from numba import prange
 
 from ..jit import helper, kernel
-from .histogram import _add_private, _segment_of
+from .histogram import _segment_of
 from .partition import _PARTITION_CHUNK, _chunk_tasks, _goes_left, _place_chunk
 from .sparse_rows import add_row, feature_offsets_of, row_bin
 from .views import flat
@@ -70,11 +70,23 @@ def build_histograms_of(matrix, gpair, rows, node_starts, node_ends, hist, n_thr
             _accumulate(matrix, flat_gpair, rows, node_starts[k], node_ends[k], h)
         return
     whole_nodes = n_nodes >= 4 * n_parts
-    private = np.zeros((0 if whole_nodes else n_parts, n_nodes, 2 * n_slots), dtype=np.int64)
+    # few nodes: thread 0 sums into ``hist`` itself, the others into private copies (a
+    # sparse histogram can be megabytes: one copy fewer)
+    private = np.zeros((0 if whole_nodes else n_parts - 1, n_nodes, 2 * n_slots),
+                       dtype=np.int64)
+    if not whole_nodes:
+        for k in range(n_nodes):
+            h = flat(hist[k])
+            for i in range(h.shape[0]):
+                h[i] = 0
     _accumulate_parts(n_parts, whole_nodes, total, cumulative, matrix, flat_gpair, rows,
                       node_starts, node_ends, hist, private)
-    if not whole_nodes:
-        _add_private(private, hist)
+    for t in range(private.shape[0]):  # integers: the order of the additions is free
+        for k in range(n_nodes):
+            h = flat(hist[k])
+            part = private[t, k]
+            for i in range(h.shape[0]):
+                h[i] += part[i]
 
 
 @helper
@@ -98,8 +110,8 @@ def _accumulate_parts(n_parts, whole_nodes, total, cumulative, matrix, flat_gpai
 @helper
 def _accumulate_part(t, n_parts, whole_nodes, total, cumulative, matrix, flat_gpair, rows,
                      node_starts, node_ends, hist, private):
-    """Thread ``t``'s share: its whole nodes into ``hist``, or its rows into
-    ``private[t]`` (as ``histogram._accumulate_part``)."""
+    """Thread ``t``'s share: its whole nodes into ``hist``, or its rows into ``hist``
+    (thread 0) or ``private[t - 1]``."""
     lo = total * t // n_parts
     hi = total * (t + 1) // n_parts
     n_nodes = node_starts.shape[0]
@@ -120,7 +132,7 @@ def _accumulate_part(t, n_parts, whole_nodes, total, cumulative, matrix, flat_gp
         seg_end = min(hi, cumulative[k + 1])
         offset = node_starts[k] - cumulative[k]
         _accumulate(matrix, flat_gpair, rows, position + offset, seg_end + offset,
-                    private[t, k])
+                    flat(hist[k]) if t == 0 else private[t - 1, k])
         position = seg_end
         k += 1
 
