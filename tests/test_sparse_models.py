@@ -255,7 +255,10 @@ def _hashed(n=600, n_features=3000, per_row=12, seed=0):
     X = sp.csr_matrix((np.ones(n * per_row), (np.repeat(np.arange(n), per_row), cols)),
                       shape=(n, n_features))
     X.sum_duplicates()
-    y = (X[:, cols[:40]].sum(axis=1).A.ravel() + rng.normal(size=n) > 1).astype(float)
+    counts = np.bincount(X.indices, minlength=n_features)
+    hot = np.argsort(-counts, kind="stable")[5:40]  # frequent columns (not the commonest)
+    signal = X[:, hot[::2]].sum(axis=1).A.ravel() - X[:, hot[1::2]].sum(axis=1).A.ravel()
+    y = (signal + 0.3 * rng.normal(size=n) > 0).astype(float)
     return X, y
 
 
@@ -283,6 +286,8 @@ def test_histograms_of_the_features_that_can_split(monkeypatch, params):
     files = {layout: gbm.train(dict(params, bin_layout=layout), X, y, 4).to_json()
              for layout in ("sparse", "bundled")}
     assert kept and all(k is not None and k < X.shape[1] / 2 for k in kept), kept
+    trees = gbm.Booster.from_json(files["sparse"]).trees
+    assert sum(t.n_nodes >= 5 for t in trees) >= len(trees) // 2  # the trees did split
     monkeypatch.setattr(grower, "active_layout", lambda *args: None)  # every feature
     files["every feature"] = gbm.train(dict(params, bin_layout="sparse"), X, y, 4).to_json()
     files["dense"] = gbm.train(dict(params, bin_layout="dense"), X, y, 4).to_json()
@@ -332,3 +337,22 @@ def test_a_one_valued_feature_splits_its_rows_from_its_missing_ones():
         # training margins (binned) is the score of the predictions (raw)
         rmse = float(np.sqrt(np.mean((ours.predict(X) - y) ** 2)))
         assert ours.evals_result["train"]["rmse"][-1] == pytest.approx(rmse, rel=1e-12)
+
+
+def test_pandas_sparse_columns_a_dmatrix_and_cv():
+    pd = pytest.importorskip("pandas")
+    dense, csr = sparse_data(n=500, n_features=8, seed=16)
+    y = _label(dense, np.random.default_rng(16))
+    expected = gbm.train(dict(BASE, bin_layout="dense"), dense, y, 3).to_json()
+    frame = pd.DataFrame({f"c{j}": pd.arrays.SparseArray(dense[:, j].astype(np.float64))
+                          for j in range(dense.shape[1])})  # NaN fill: absent = missing
+    got = gbm.train(BASE, frame, y, 3)
+    assert got.feature_names == list(frame.columns)
+    assert got.to_json() == gbm.train(BASE, dense, y, 3,
+                                      feature_names=list(frame.columns)).to_json()
+    assert gbm.train(BASE, gbm.DMatrix(csr, label=y), 3).to_json() == expected
+    folds = [(np.arange(0, 300), np.arange(300, 500)), (np.arange(200, 500), np.arange(0, 200))]
+    a = gbm.cv(dict(BASE, bin_layout="dense"), gbm.DMatrix(dense, label=y), 3, folds=folds)
+    b = gbm.cv(BASE, gbm.DMatrix(csr, label=y), 3, folds=folds)
+    for key in a:
+        np.testing.assert_array_equal(np.asarray(a[key]), np.asarray(b[key]))

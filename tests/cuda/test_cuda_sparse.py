@@ -203,3 +203,14 @@ def test_bundled_fit_on_the_device():
     for layout in ("bundled", "auto"):
         assert gbm.train(dict(params, device="cuda", bin_layout=layout), X, y, 2).to_json() \
             == expected, layout
+
+
+def test_histograms_of_the_features_that_can_split_on_the_device():
+    from tests.test_sparse_models import _hashed
+
+    X, y = _hashed(n=200, n_features=800, per_row=8, seed=4)
+    params = {"max_depth": 3, "learning_rate": 0.5, "min_child_weight": 0.5,
+              "objective": "binary:logistic"}
+    expected = gbm.train(dict(params, bin_layout="dense"), X, y, 2).to_json()
+    assert gbm.train(dict(params, device="cuda", bin_layout="sparse"), X, y, 2).to_json() \
+        == expected
