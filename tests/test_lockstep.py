@@ -14,7 +14,7 @@ from gbm.runtime.backend import get_backend
 from gbm.collective import ThreadCollective, ThreadGroup
 from gbm.data.bin_matrix import DenseBins
 from gbm.data.binning import RaggedCuts
-from gbm.tree.grower import TreeData
+from gbm.tree.tree_data import TreeData
 
 
 def _data(n=2500, seed=0):

@@ -29,7 +29,8 @@ from ..runtime import compile_ahead
 from ..runtime.backend import get_backend
 from ..tree.constraints import (interaction_matrix, parse_interaction_constraints,
                                 parse_monotone_constraints)
-from ..tree.grower import HistogramBuffers, TreeData
+from ..tree.grower import HistogramBuffers
+from ..tree.tree_data import TreeData
 from ..tree.group_threads import GroupRunner
 from ..tree.lockstep import Lockstep, use_lockstep
 from .callbacks import agree
