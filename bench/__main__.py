@@ -6,14 +6,15 @@
 * ``linear``: the linear models against scikit-learn and Snap ML (``bench/linear.py``);
 * ``mutation``: the mutation score of the tests (``bench/mutation.py``);
 * ``dask``: distributed scaling, collective times and xgboost.dask (``bench/dask.py``);
-* ``profile``: where a small fit's time goes (``bench/profile_small.py``).
+* ``profile``: where a small fit's time goes (``bench/profile_small.py``);
+* ``sparse``: wide sparse data against xgboost and LightGBM (``bench/sparse.py``).
 """
 import importlib
 import sys
 
 SUBCOMMANDS = {"binning": "bench.binning", "gpu": "bench.gpu", "linear": "bench.linear",
                "mutation": "bench.mutation", "dask": "bench.dask",
-               "profile": "bench.profile_small"}
+               "profile": "bench.profile_small", "sparse": "bench.sparse"}
 
 if __name__ == "__main__":
     argv = sys.argv[1:]

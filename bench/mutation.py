@@ -166,10 +166,10 @@ MUTANTS = [
            "best = np.lexsort((ids[chosen], splits.gain[chosen], trees))", GROWER,
            "depthwise with max_leaves binding keeps the worst splits of a level"),
     Mutant("threshold_next_cut", "gbm/tree/grower.py",
-           "self.data.padded_cuts[feature[numeric],\n"
-           "                                                             split_bin[numeric]]",
-           "self.data.padded_cuts[feature[numeric],\n"
-           "                                                             split_bin[numeric] + 1]",
+           "self.data.thresholds(feature[numeric],\n"
+           "                                                            split_bin[numeric])",
+           "self.data.thresholds(feature[numeric],\n"
+           "                                                            split_bin[numeric] + 1)",
            GROWER, "the raw threshold stored is the next bin's cut"),
     # -- sampling (gbm/training/rounds.py, gbm/tree/sampling.py)
     Mutant("rows_shared_by_groups", "gbm/training/rounds.py",
@@ -206,11 +206,11 @@ MUTANTS = [
            "        if bits[n:].any():\n            code = n",
            "        if bits[n + 1:].any():\n            code = n", MODEL_FILES,
            "a category set may hold the code one past the feature's categories"),
-    # -- bin edges (gbm/data/binning.py)
-    Mutant("quantile_cut_off_by_one", "gbm/data/binning.py",
+    # -- bin edges (gbm/data/cuts.py)
+    Mutant("quantile_cut_off_by_one", "gbm/data/cuts.py",
            "below = before[lo + 1:hi] - before[lo]", "below = before[lo:hi - 1] - before[lo]",
            BINNING, "quantile boundaries shifted by one distinct value"),
-    Mutant("midpoint_lower_value", "gbm/data/binning.py",
+    Mutant("midpoint_lower_value", "gbm/data/cuts.py",
            "mid = (lower.astype(np.float64) + upper.astype(np.float64)) * 0.5",
            "mid = lower.astype(np.float64)", BINNING,
            "cuts at the lower value instead of halfway (then nudged up by one float)"),

@@ -33,6 +33,9 @@ TREE_METHODS = ("hist", "auto")  # XGBoost's "auto" is "hist" since 2.0
 # out of model files, so a file is the same whatever the hardware and thread count, and
 # loads anywhere.
 RUN_SETTINGS = ("n_jobs", "device", "tree_method", "verbosity", "validate_parameters")
+# How the binned rows are stored (gbm.data.bin_matrix): never changes a model
+BIN_LAYOUTS = ("auto", "dense", "sparse", "bundled")
+RUN_SETTINGS += ("bin_layout",)
 # Parameters added after model file version 4: a file records them only when they differ
 # from their default, so files of models that do not use them stay as they were.
 OMITTED_AT_DEFAULT = ("scale_pos_weight", "num_target", "expectile_alpha",
@@ -270,6 +273,10 @@ SPEC = {
     "lambdarank_score_normalization": (True, _bool,
                                        "rank:*: divide each pair's delta by its score gap + 0.01"),
     "bin_sample_size": (200_000, _int(1), "rows in the binning sample (hash-selected) above which quantiles are approximate"),
+    "bin_layout": ("auto", _choice(BIN_LAYOUTS), "how the binned rows are stored: 'dense' "
+                   "(every cell), 'sparse' (the non-missing entries, CSR), 'bundled' "
+                   "(exactly exclusive features share columns) or 'auto' (by the share of "
+                   "non-missing entries and the bundles' size); the model is the same"),
     "max_cat_to_onehot": (4, _int(1), "a categorical feature with fewer categories than this gets "
                           "one-hot splits (one category vs the rest), else partition splits"),
     "max_cat_threshold": (64, _int(1), "partition splits scan at most this many categories from "

@@ -236,7 +236,7 @@ def test_point_mass_edges_do_not_depend_on_chunking():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_point_masses_agree_with_the_definition(seed):
-    from gbm.data.binning import _point_masses
+    from gbm.data.cuts import _point_masses
     rng = np.random.default_rng(seed)
     k, n_bins = int(rng.integers(100, 400)), int(rng.integers(3, 20))
     at_share = np.ones(2 + 20 * (n_bins - 2))  # two values of 20: exactly a bin's share

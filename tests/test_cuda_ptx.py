@@ -31,8 +31,8 @@ def _kernels():
 
     return {
         "evaluate_splits": (split._task_kernel, (
-            types.int64[:, :, ::1], types.int32[::1], types.uint8[::1], types.int64[:, ::1],
-            types.uint8[:, ::1], types.int8[::1], F64_2D, F64_2D, F64, types.int64, types.int64,
+            types.int64[:, :, ::1], types.int32[::1], types.int64, types.uint8[::1],
+            types.int64[:, ::1], types.uint8[:, ::1], types.int8[::1], F64_2D, F64_2D, F64, types.int64, types.int64,
             F64, types.int32[::1], types.uint8[::1], types.int64[:, ::1],
             types.uint32[:, ::1])),
         "node_weights": (split._weights_kernel, (types.int64[:, ::1], F64_2D, F64_2D, F64,

@@ -26,10 +26,12 @@ PENDING = {}
 HOST_ONLY = {"exact": ("add_exact_parts",),
              "elementwise": ("exp_into", "log_into", "log2_into"),
              "auc": ("split_by_label", "twice_mann_whitney"),
-             "survival": ("aft_loss_into",)}
+             "survival": ("aft_loss_into",),
+             "bundling": ("propose_bundles", "bundle_conflicts")}
 HOST_KERNELS = {name for names in HOST_ONLY.values() for name in names}
-CONCEPTS = ("binning", "histogram", "linear", "linear_cd", "objective", "partition", "predict",
-            "quantize", "rank", "shap", "split") + tuple(HOST_ONLY)
+CONCEPTS = ("binning", "bundled", "csr", "csr_predict", "histogram", "linear", "linear_cd",
+            "objective", "partition", "predict", "quantize", "rank", "shap", "split") \
+    + tuple(HOST_ONLY)
 
 
 def _parameters(fn):
@@ -76,5 +78,7 @@ def test_every_reference_kernel_is_exported():
         public = {name for name, value in vars(module).items()
                   if inspect.isfunction(value) and not name.startswith("_")
                   and value.__module__ == module.__name__}
-        helpers = {"codes_of", "categorical_goes_left"}  # decision helpers, not kernels
+        # decision helpers, and the sparse twins' densifying oracles: not kernels
+        helpers = {"codes_of", "categorical_goes_left", "dense_bins", "dense_values",
+                   "decoded_bins"}
         assert public - helpers <= exported, concept

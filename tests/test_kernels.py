@@ -85,7 +85,7 @@ def _evaluate(module, hist, sums, n_bins, mask, params, monotone=None, bounds=No
            np.empty((n, 2), np.int64), np.empty((n, CAT_WORDS), np.uint32))
     monotone = np.zeros(n_bins.size, np.int8) if monotone is None else monotone
     bounds = np.tile([-np.inf, np.inf], (n, 1)) if bounds is None else bounds
-    module.evaluate_splits(hist, offsets_of(n_bins), np.zeros(n_bins.size, np.uint8), sums, mask,
+    module.evaluate_splits(hist, offsets_of(n_bins), 1, np.zeros(n_bins.size, np.uint8), sums, mask,
                            monotone, bounds, np.tile([2.0**20, 2.0**22], (n, 1)),
                            np.array(params, np.float64), 4, 64, *out)
     assert not out[5].any()  # numeric splits hold no category set

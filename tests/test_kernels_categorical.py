@@ -24,7 +24,7 @@ def _evaluate(module, hist, n_bins, is_cat, mask, params, onehot, threshold, bou
     monotone = np.zeros(n_bins.size, np.int8) if monotone is None else monotone
     out = (np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.uint8),
            np.empty((n, 2), np.int64), np.empty((n, CAT_WORDS), np.uint32))
-    module.evaluate_splits(hist, offsets, is_cat, sums, mask, monotone, bounds,
+    module.evaluate_splits(hist, offsets, 1, is_cat, sums, mask, monotone, bounds,
                            np.tile(SCALES, (n, 1)),
                            np.array(params, np.float64), onehot, threshold, *out)
     return out

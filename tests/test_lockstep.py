@@ -12,7 +12,9 @@ from gbm.tree import lockstep, whole_tree
 from gbm.training import prepare
 from gbm.runtime.backend import get_backend
 from gbm.collective import ThreadCollective, ThreadGroup
-from gbm.tree.grower import TreeData
+from gbm.data.bin_matrix import DenseBins
+from gbm.data.binning import RaggedCuts
+from gbm.tree.tree_data import TreeData
 
 
 def _data(n=2500, seed=0):
@@ -122,8 +124,8 @@ def test_early_stopping_on_an_eval_set(monkeypatch):
 def _tree_data(n_rows, n_features, dtype=np.uint8):
     bins = np.zeros((n_rows, n_features), dtype)
     n_bins = np.full(n_features, 4, np.int32)
-    offsets = np.arange(0, 5 * n_features + 1, 5, dtype=np.int32)
-    return TreeData(bins, bins.T.copy(), n_bins, offsets, np.zeros((n_features, 4), np.float32),
+    cuts = RaggedCuts(np.zeros(3 * n_features, np.float32), np.arange(0, 3 * n_features + 1, 3))
+    return TreeData(DenseBins(bins, bins.T.copy(), n_bins), n_bins, cuts,
                     np.zeros(n_features, np.uint8), np.zeros(n_features, np.int8))
 
 

@@ -224,7 +224,7 @@ def test_evaluate_splits_on_wide_categories_matches_reference(onehot, threshold)
     for module in (cpu, reference):
         out = (np.empty(3), np.empty(3, np.int32), np.empty(3, np.int32), np.empty(3, np.uint8),
                np.empty((3, 2), np.int64), np.empty((3, words), np.uint32))
-        module.evaluate_splits(hist, offsets, is_cat, sums, np.ones((3, 4), np.uint8),
+        module.evaluate_splits(hist, offsets, 1, is_cat, sums, np.ones((3, 4), np.uint8),
                                np.zeros(4, np.int8), np.tile([-np.inf, np.inf], (3, 1)),
                                np.tile(SCALES, (3, 1)), np.array([1.0, 0.0, 0.0, 1.0]), onehot,
                                threshold, *out)

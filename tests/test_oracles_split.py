@@ -155,7 +155,7 @@ def _evaluate(module, hist, params, monotone=0, bounds=(-np.inf, np.inf), n_bins
     sums = fixed[:, :slots].sum(axis=1)
     out = (np.empty(1), np.empty(1, np.int32), np.empty(1, np.int32), np.empty(1, np.uint8),
            np.empty((1, 2), np.int64), np.empty((1, CAT_WORDS), np.uint32))
-    module.evaluate_splits(fixed, offsets, np.zeros(n_features, np.uint8), sums,
+    module.evaluate_splits(fixed, offsets, 1, np.zeros(n_features, np.uint8), sums,
                            np.ones((1, n_features), np.uint8),
                            np.full(n_features, monotone, np.int8), np.array([bounds], float),
                            SCALES[None, :], np.array(params, np.float64), 4, 64, *out)

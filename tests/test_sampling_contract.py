@@ -61,7 +61,7 @@ def spy(monkeypatch):
                 record.add((frozenset(np.asarray(rows).tolist()),
                             tuple(column_sampler.tree.tolist()), column_sampler))
             else:  # trees in lockstep: tree t's rows are numbered from t * n_rows
-                n_rows = data.bins.shape[0] // len(column_sampler)
+                n_rows = data.matrix.n_rows // len(column_sampler)
                 for t, sampler in enumerate(column_sampler):
                     own = np.asarray(rows[segments[t]:segments[t + 1]]) - t * n_rows
                     record.add((frozenset(own.tolist()), tuple(sampler.tree.tolist()),

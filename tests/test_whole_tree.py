@@ -15,13 +15,15 @@ import pytest
 import gbm
 import gbm.params
 from gbm.collective import ThreadCollective, ThreadGroup
+from gbm.data.bin_matrix import DenseBins
+from gbm.data.binning import BinMapper, RaggedCuts
 from gbm.kernels.cpu.node_masks import feature_masks
 from gbm.runtime import compile_ahead
 from gbm.runtime.backend import get_backend
 from gbm.tree import whole_tree
 from gbm.tree.constraints import allowed_features
-from gbm.tree.grower import TreeData
 from gbm.tree.sampling import ColumnSampler
+from gbm.tree.tree_data import TreeData
 
 
 @pytest.fixture(autouse=True)
@@ -163,11 +165,17 @@ def test_continued_training_and_base_margins(monkeypatch):
     assert whole == levels
 
 
-def _tree_data(n_rows=100, n_features=4):
+def _tree_data(n_rows=100, n_features=4, layout="dense"):
     bins = np.zeros((n_rows, n_features), np.uint8)
-    offsets = np.arange(0, 5 * n_features + 1, 5, dtype=np.int32)
-    return TreeData(bins, bins.T.copy(), np.full(n_features, 4, np.int32), offsets,
-                    np.zeros((n_features, 4), np.float32), np.zeros(n_features, np.uint8),
+    n_bins = np.full(n_features, 4, np.int32)
+    cuts = RaggedCuts(np.zeros(3 * n_features, np.float32), np.arange(0, 3 * n_features + 1, 3))
+    if layout == "dense":
+        matrix = DenseBins(bins, bins.T.copy(), n_bins)
+    else:
+        matrix = BinMapper.from_cuts(list(np.zeros((n_features, 3), np.float32))).bin_matrix(
+            np.where(np.eye(n_rows, n_features) == 1, 0.5, np.nan).astype(np.float32),
+            "sparse")
+    return TreeData(matrix, n_bins, cuts, np.zeros(n_features, np.uint8),
                     np.zeros(n_features, np.int8))
 
 
@@ -184,6 +192,23 @@ def test_used_only_where_it_may_be():
     deep = gbm.params.validate_params({"max_depth": 20})  # 2**21 nodes: level by level
     assert not whole_tree.use_whole_trees(deep, cpu, _tree_data(10**6, 2), False)
     assert whole_tree.use_whole_trees(deep, cpu, _tree_data(1000, 2), False)  # 1,999 at most
+    assert not whole_tree.use_whole_trees(p, cpu, _tree_data(layout="sparse"), False)
+
+
+def test_a_one_valued_feature_splits_from_its_missing_rows(monkeypatch):
+    """A feature with one value and missing rows has one split, value rows against
+    missing ones (split bin -1, threshold float32's lowest): the same in one call."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(600, 3))
+    X[:, 1] = np.where(rng.uniform(size=600) < 0.4, np.nan, 1.0)
+    y = np.isnan(X[:, 1]) * 3.0 + 0.1 * X[:, 0]
+    whole, levels, calls = _both(monkeypatch, {"max_depth": 3}, X, y, rounds=2)
+    assert calls == 2
+    assert whole == levels
+    tree = json.loads(whole)["trees"][0]
+    root = tree["split_feature"][0]
+    assert root == 1 and tree["split_bin"][0] == -1
+    assert np.float32(tree["threshold"][0]) == np.finfo(np.float32).min
 
 
 def test_absolute_error_refreshes_leaves_level_by_level(monkeypatch):

@@ -1,12 +1,14 @@
 """Bin edges that spend the whole ``max_bin`` budget, and the mapping of feature values to
-``uint8`` bins.
+``uint8`` bins, as a bin matrix of either layout (``gbm.data.bin_matrix``).
 
-Edges (``feature_cuts``): a feature with at most ``max_bin`` distinct values gets one bin
-per value. Otherwise each value holding at least a bin's share of the weight (a point mass:
-a round value, zero, a cap) gets a bin of its own, and the other bins follow the weight of
-the other values, so that a feature gets ``max_bin`` bins (weighted quantiles alone collapse
-onto repeated values and leave bins unused). Each cut lies halfway between the two adjacent
-training values it separates, so an unseen value between them goes to the nearer one.
+Edges (``feature_cuts``, ``gbm.data.cuts``): a feature with at most ``max_bin`` distinct
+values gets one bin per value. Otherwise each value holding at least a bin's share of the
+weight (a point mass: a round value, zero, a cap) gets a bin of its own, and the other bins
+follow the weight of the other values, so that a feature gets ``max_bin`` bins (weighted
+quantiles alone collapse onto repeated values and leave bins unused). Each cut lies halfway
+between the two adjacent training values it separates, so an unseen value between them
+goes to the nearer one. A sparse matrix's features get the cuts of their stored values,
+which are the non-missing values of its dense form: the same cuts.
 
 Bin edges depend only on the data, the weights and the seed, never on how rows are split
 among threads, chunks or workers:
@@ -29,13 +31,17 @@ slot). Above 256 bins (``max_bin`` up to 1,024, or a categorical feature with mo
 categories) the whole matrix is ``uint16``, and only a feature with all 65,536 codes is left
 without a missing bin (gbm.data.categorical refuses missing values there).
 """
-import heapq
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..collective import LOCAL
+from .bin_matrix import BundledBins, CsrBins, DenseBins
+from .bundling import code_slots
+from .cuts import _midpoints, feature_cuts
 from .inputs import is_device_array, to_host
+from .sparse import SparseMatrix, from_dense
 from ..kernels.hashing import splitmix64
 
 BIN_DTYPE = np.uint8  # 256 symbols: a quarter of float32's memory traffic per cell
@@ -70,182 +76,41 @@ def sample_mask(row_ids, n_rows_total, sample_size, seed):
     return h < limit
 
 
-def feature_cuts(values, weights, max_bin):
-    """Cut points of one feature from its non-missing sampled values and weights.
+class RaggedCuts(Sequence):
+    """Every feature's cuts in one array: a sequence of float32 arrays (``cuts[f]`` is a
+    view), without a Python object per feature (a million features' cuts are a few
+    megabytes, not a list of a million arrays).
 
-    The distinct values are split into ``min(max_bin, n_distinct)`` bins, so the whole
-    budget is spent (see ``_bin_starts``); each cut lies halfway between the two adjacent
-    distinct values it separates (see ``_midpoints``). The result depends only on the
-    multiset of (value, weight) pairs: not on their order, hence not on threads, chunks or
-    workers. Rows with zero weight are ignored.
-
-    Parameters
-    ----------
-    values : ndarray of float32, shape (m,)
-        Non-missing values (any order).
-    weights : ndarray of float64, shape (m,)
-        Non-negative weights of ``values``.
-    max_bin : int
-        Most value bins; the result has at most ``max_bin - 1`` cuts.
-
-    Returns
-    -------
-    ndarray of float32, shape (min(max_bin, n_distinct) - 1,), strictly increasing. Empty
-    for a constant or empty column.
+    values : float32 (n_cuts,); offsets : int64 (n_features + 1,), feature ``f``'s cuts
+    are ``values[offsets[f]:offsets[f + 1]]``
     """
-    values = np.asarray(values, dtype=np.float32)
-    weights = np.asarray(weights, dtype=np.float64)
-    keep = weights > 0
-    # + 0.0 turns -0.0 into 0.0: the two compare equal, and which one a distinct value
-    # would show must not depend on row order.
-    values, weights = values[keep] + np.float32(0.0), weights[keep]
-    if values.size == 0:
-        return np.empty(0, dtype=np.float32)
-    distinct, mass = _distinct_values(values, weights)
-    if distinct.size <= max_bin:
-        starts = np.arange(1, distinct.size)  # exact bins: one per distinct value
-    else:
-        starts = _bin_starts(mass, max_bin)
-    return _midpoints(distinct, starts)
 
+    def __init__(self, values, offsets):
+        self.values = np.asarray(values, dtype=np.float32)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
 
-def _distinct_values(values, weights):
-    """Sorted distinct values and their weights: float32 (k,), float64 (k,).
+    @classmethod
+    def of(cls, cuts):
+        """``cuts`` (a sequence of arrays) as ``RaggedCuts``."""
+        if isinstance(cuts, RaggedCuts):
+            return cuts
+        sizes = [np.size(c) for c in cuts]
+        values = (np.concatenate([np.asarray(c, np.float32).ravel() for c in cuts])
+                  if cuts else np.zeros(0, np.float32))
+        return cls(values, np.concatenate(([0], np.cumsum(sizes))))
 
-    The weights are whole numbers, so that every sum of them (per value, cumulative) is
-    exact in float64 and cannot depend on the order of the rows: equal weights become
-    row counts; others are scaled by a power of two that puts the total below ``2**52``
-    and rounded up (a relative change below ``n * 2**-52`` of the largest weight; no
-    positive weight becomes zero). The idea of gbm's fixed-point gradients.
-    """
-    if weights[0] == weights.min() == weights.max():
-        values, units = np.sort(values), None
-    else:
-        # n * max < 2**(e_n + e_max), without forming the product (it could overflow)
-        exponent = np.frexp(float(weights.size))[1] + np.frexp(weights.max())[1]
-        units = np.ceil(np.ldexp(weights, 52 - exponent))
-        order = np.argsort(values)
-        values, units = values[order], units[order]
-    first = np.empty(values.size, dtype=bool)  # first row of each distinct value
-    first[0] = True
-    np.not_equal(values[1:], values[:-1], out=first[1:])
-    start = np.flatnonzero(first)
-    if units is None:
-        mass = np.diff(np.append(start, values.size)).astype(np.float64)
-    else:
-        mass = np.add.reduceat(units, start)
-    return values[start], mass
+    def __len__(self):
+        return self.offsets.shape[0] - 1
 
+    def __getitem__(self, f):
+        if isinstance(f, slice):
+            return [self[i] for i in range(*f.indices(len(self)))]
+        f = range(len(self))[f]  # negative indices, and IndexError past the end
+        return self.values[self.offsets[f]:self.offsets[f + 1]]
 
-def _point_masses(mass, n_bins):
-    """Which distinct values get a bin of their own: bool (k,).
-
-    A value is a point mass when its weight is at least a bin's share of the weight that
-    is not in point masses, ``rest / (n_bins - n_point_masses)``. Taking values out lowers
-    the share of the rest, which can make more values point masses: repeated to a fixed
-    point (LightGBM's greedy bin finding does one round of this). The heaviest values are
-    point masses first, so only the ``n_bins`` heaviest are candidates; with more distinct
-    values than bins, fewer than ``n_bins`` are point masses.
-    """
-    k = mass.size
-    heavy = np.zeros(k, dtype=bool)
-    total = np.cumsum(mass)[-1]
-    if mass.max() * n_bins < total:
-        return heavy  # nothing reaches a bin's share: a continuous feature
-    top = np.argpartition(-mass, n_bins - 1)[:n_bins]
-    top = top[np.lexsort((top, -mass[top]))]  # heaviest first, ties by position
-    top_mass = mass[top]
-    before = np.concatenate(([0.0], np.cumsum(top_mass)))  # weight of the h heaviest
-    h = 0
-    while True:
-        share = (total - before[h]) / (n_bins - h)
-        h_next = min(int(np.count_nonzero(top_mass >= share)), n_bins - 1)
-        if h_next <= h:
-            break
-        h = h_next
-    heavy[top[:h]] = True
-    return heavy
-
-
-def _bin_starts(mass, n_bins):
-    """Where each bin but the first starts: int64 (n_bins - 1,), strictly increasing
-    indices into the ``k > n_bins`` distinct values.
-
-    Point masses get one bin each. The runs of other values between them ("segments")
-    share the remaining bins, handed out one at a time to the segment with the highest
-    priority: its weight per bin, ``mass / bins``, or twice its weight while it has none
-    (at most one bin per distinct value). This minimises the largest weight per bin, and a
-    segment gets a bin of its own only if it holds at least half the weight per bin of
-    the others (LightGBM's greedy bin finding likewise puts a run lighter than half a bin
-    into the next point mass's bin). A segment left without a bin joins the bin of its
-    heavier neighbouring point mass, whose statistics it changes least. Inside a segment
-    the bins follow its weight (``_segment_starts``).
-    """
-    k = mass.size
-    heavy = _point_masses(mass, n_bins)
-    before = np.concatenate(([0.0], np.cumsum(mass)))  # weight below each distinct value
-    edges = np.diff(np.concatenate(([1], heavy.view(np.int8), [1])))
-    seg_lo, seg_hi = np.flatnonzero(edges == -1), np.flatnonzero(edges == 1)
-    seg_mass = before[seg_hi] - before[seg_lo]
-    room = seg_hi - seg_lo  # distinct values per segment: the most bins it can use
-    bins = np.zeros(seg_lo.size, dtype=np.int64)
-    queue = [(-2.0 * seg_mass[s], s) for s in range(seg_lo.size)]  # ties: leftmost first
-    heapq.heapify(queue)
-    for _ in range(n_bins - int(heavy.sum())):  # more room than bins: the queue never empties
-        _, s = heapq.heappop(queue)
-        bins[s] += 1
-        if bins[s] < room[s]:
-            heapq.heappush(queue, (-seg_mass[s] / bins[s], s))
-    # A boundary before and after every point mass, inside the value range ...
-    point = np.flatnonzero(heavy)
-    starts = set(point.tolist()) | set((point + 1).tolist())
-    starts -= {0, k}
-    for s in np.flatnonzero(bins == 0):  # ... but not between a point mass and a run it takes in
-        lo, hi = seg_lo[s], seg_hi[s]  # neighbours: point masses lo - 1 and hi
-        left = mass[lo - 1] if lo > 0 else -np.inf
-        right = mass[hi] if hi < k else -np.inf
-        starts.discard(lo if left >= right else hi)
-    for s in np.flatnonzero(bins > 1):
-        starts.update(_segment_starts(before, seg_lo[s], seg_hi[s], bins[s]).tolist())
-    return np.array(sorted(starts), dtype=np.int64)
-
-
-def _segment_starts(before, lo, hi, n_bins):
-    """Bin starts inside distinct values ``lo .. hi - 1`` split into ``n_bins`` bins of
-    near-equal weight: int64 (n_bins - 1,), strictly increasing, in ``lo + 1 .. hi - 1``.
-
-    Each start is the boundary whose weight below it is nearest to ``j / n_bins`` of the
-    segment's weight; where two land on one boundary (a value near a bin's share), the
-    later ones move up so that no bin is empty.
-    """
-    below = before[lo + 1:hi] - before[lo]  # weight of the segment below each boundary
-    targets = (before[hi] - before[lo]) * np.arange(1, n_bins) / n_bins
-    right = np.minimum(np.searchsorted(below, targets), below.size - 1)
-    left = np.maximum(right - 1, 0)
-    nearest = np.where(targets - below[left] <= below[right] - targets, left, right)
-    j = np.arange(1, n_bins)
-    # Boundary j (1-based) may sit at positions j - 1 .. n_values - n_bins + j - 1 of
-    # `below`; "strictly increasing" is "position - j non-decreasing".
-    shifted = np.clip(nearest - (j - 1), 0, hi - lo - n_bins)
-    return lo + 1 + np.maximum.accumulate(shifted) + (j - 1)
-
-
-def _midpoints(distinct, starts):
-    """float32 cuts halfway between ``distinct[starts - 1]`` and ``distinct[starts]``.
-
-    Each cut ``c`` satisfies ``lower < c <= upper`` in float32, so ``x < c`` puts every
-    training value on the side of its bin; an unseen value between the two goes to the
-    nearer one (LightGBM also cuts at midpoints; XGBoost cuts at the upper value).
-    """
-    lower, upper = distinct[starts - 1], distinct[starts]
-    with np.errstate(invalid="ignore"):
-        mid = (lower.astype(np.float64) + upper.astype(np.float64)) * 0.5
-    mid = np.where(np.isnan(mid), 0.0, mid)  # only for -inf and +inf
-    cuts = mid.astype(np.float32)
-    # Rounding to float32 can land on `lower` (adjacent floats): take the next float up.
-    low = cuts <= lower
-    cuts[low] = np.nextafter(lower[low], np.float32(np.inf))
-    return cuts
+    def sizes(self):
+        """int64 (n_features,): each feature's number of cuts."""
+        return np.diff(self.offsets)
 
 
 class BinMapper:
@@ -253,7 +118,7 @@ class BinMapper:
 
     Attributes (after ``fit``)
     --------------------------
-    cuts : list of ndarray of float32, one per feature
+    cuts : RaggedCuts (a sequence of float32 arrays), one per feature
     n_bins : ndarray of int32, shape (n_features,)
         Value bins per feature (``len(cuts[f]) + 1``); also the feature's missing bin.
     """
@@ -265,7 +130,8 @@ class BinMapper:
 
     def fit(self, X, sample_weight=None, row_offset=0, n_rows_total=None, n_threads=1,
             n_categories=None, row_ids=None, collective=LOCAL):
-        """Learn cuts from ``X`` (float32, NaN = missing).
+        """Learn cuts from ``X`` (float32, NaN = missing; or a ``SparseMatrix``, whose
+        absent entries are missing: the same cuts as its dense form).
 
         ``row_offset`` (or ``row_ids``, int64 (n,): each row's index in the whole data
         set) and ``n_rows_total`` place these rows in a larger data set, so a shard binned
@@ -281,6 +147,8 @@ class BinMapper:
         w = np.ones(n) if sample_weight is None else sample_weight
         rows = np.arange(row_offset, row_offset + n) if row_ids is None else row_ids
         mask = sample_mask(rows, n_rows_total, self.sample_size, self.seed)
+        if isinstance(X, SparseMatrix):
+            return self._fit_sparse(X, w, rows, mask, n_threads, n_categories, collective)
         # one rank on the CPU: each feature's sample is taken from X when its cuts are
         # made, not from a copy of the sample matrix (a fit's largest temporary after X)
         local = collective.world_size == 1 and not is_device_array(X)
@@ -325,15 +193,50 @@ class BinMapper:
         if world > 1:
             shares = collective.allgather(mine)
             mine = [shares[f % world][f // world] for f in range(n_features)]
-        self.cuts = mine
+        self.cuts = RaggedCuts.of(mine)
         self._set_layout(has_missing)
+        self.sample = Xs  # the (gathered) sample rows: what bundles are proposed from
+        self._sample_mask = mask if Xs is None else None  # sample_of(X) takes them
         return self
+
+    def sample_of(self, X):
+        """The binning sample's rows, what bundles are proposed from: those ``fit`` kept
+        (gathered from several ranks, or sparse), else taken now from ``X``, the matrix
+        ``fit`` saw (one rank's dense rows are not copied unless bundling asks)."""
+        mask = getattr(self, "_sample_mask", None)
+        if self.sample is not None or mask is None:
+            return self.sample
+        return X if mask.all() else X[mask]
+
+    def _fit_sparse(self, X, w, rows, mask, n_threads, n_categories, collective):
+        """``fit`` for a ``SparseMatrix``: the stored values of the sample rows give each
+        feature the multiset of values (and weights) its dense form's non-missing sample
+        values are, so ``feature_cuts`` gives the same cuts. Features whose distinct
+        values each get a bin (most of a wide sparse matrix's) are cut all at once."""
+        Xs, ws = (X, w) if mask.all() else (X.take_rows(mask), w[mask])
+        has_missing = collective.allreduce(
+            (X.stored_per_feature() < X.shape[0]).astype(np.uint8), "max")
+        if collective.world_size > 1:  # the sample of the whole data set, in row order
+            parts = collective.allgather((rows[mask], Xs, ws))
+            order = np.argsort(np.concatenate([p[0] for p in parts]), kind="stable")
+            Xs = SparseMatrix.concatenate([p[1] for p in parts], X.shape[1]).take_rows(order)
+            ws = np.concatenate([p[2] for p in parts])[order]
+        self.cuts = _sparse_cuts(Xs, ws, self._limits(has_missing), n_categories, n_threads)
+        self._set_layout(has_missing)
+        self.sample, self._sample_mask = Xs, None
+        return self
+
+    def _limits(self, has_missing):
+        """int64 (n_features,): most value bins per feature (255 for a feature with missing
+        values when bins are bytes: its missing bin must fit)."""
+        narrow = (np.asarray(has_missing) == 1) & (self.max_bin <= 256)
+        return np.where(narrow, min(self.max_bin, 255), self.max_bin).astype(np.int64)
 
     def _set_layout(self, has_missing=None):
         """``n_bins``, the histogram layout and the bins' dtype, from ``cuts``;
         ``has_missing`` (per feature, optional): which features' training rows hold
         missing values, whose missing bin must be stored."""
-        self.n_bins = np.array([c.size + 1 for c in self.cuts], dtype=np.int32)
+        self.n_bins = (RaggedCuts.of(self.cuts).sizes() + 1).astype(np.int32)
         self.feature_offsets = np.concatenate(([0], np.cumsum(self.n_bins + 1))).astype(np.int32)
         largest = self.n_bins.max(initial=1)
         if has_missing is not None:  # a missing bin 256 (256 categories, or max_bin > 256)
@@ -345,14 +248,17 @@ class BinMapper:
         of two >= 256 and >= every feature's bin count (the binning kernel's fixed search)."""
         width = max(256, 1 << max(1, int(self.n_bins.max(initial=1)) - 1).bit_length())
         padded = np.full((len(self.cuts), width), np.inf, dtype=np.float32)
-        for f, cuts in enumerate(self.cuts):
-            padded[f, :cuts.size] = cuts
+        cuts = RaggedCuts.of(self.cuts)
+        sizes = cuts.sizes()
+        rows = np.repeat(np.arange(len(cuts)), sizes)
+        padded[rows, np.arange(cuts.values.size) - np.repeat(cuts.offsets[:-1], sizes)] = \
+            cuts.values
         return padded
 
     @classmethod
     def from_cuts(cls, cuts, max_bin=256):
         mapper = cls(max_bin=max_bin)
-        mapper.cuts = [np.asarray(c, dtype=np.float32) for c in cuts]
+        mapper.cuts = RaggedCuts.of(cuts)
         mapper._set_layout()  # uint8 up to 256 value bins: transform refuses a missing bin 256
         return mapper
 
@@ -371,13 +277,151 @@ class BinMapper:
             from ..kernels import cpu as kernels
         if not fitted_on_X:
             largest = np.iinfo(self.bin_dtype).max
+            stored = X.stored_per_feature() if isinstance(X, SparseMatrix) else None
             for f in np.flatnonzero(self.n_bins > largest):
-                if np.isnan(X[:, f]).any():
+                if (stored[f] < X.shape[0]) if stored is not None else np.isnan(X[:, f]).any():
                     raise ValueError(
                         f"feature {f} has missing values here but had none when the bins were "
                         f"learned with {largest + 1} value bins; bin it together with the "
                         "training data")
+        if isinstance(X, SparseMatrix):  # missing bins, then the stored entries' bins
+            out = xp.asarray(np.repeat(self.n_bins[None, :].astype(self.bin_dtype),
+                                       X.shape[0], axis=0))
+            stored = self._slots(X, kernels, xp, np.zeros(X.shape[1] + 1, np.int32))
+            out[xp.asarray(X.row_of_entries()), xp.asarray(X.indices)] = stored
+            return out
         out = xp.empty(X.shape, dtype=self.bin_dtype)
         X = xp.ascontiguousarray(xp.asarray(X), dtype=np.float32)
         kernels.bin_values(X, self.padded_cuts(), self.n_bins, out)
         return out
+
+    def _slots(self, X, kernels, xp, feature_offsets):
+        """int32 (nnz,) on ``xp``: each stored entry of ``X`` (a ``SparseMatrix``) placed
+        among its feature's slots ``feature_offsets[f] + bin``."""
+        cuts = RaggedCuts.of(self.cuts)
+        out = xp.empty(X.nnz, dtype=np.int32)
+        kernels.bin_values_csr(xp.asarray(X.indptr), xp.asarray(X.indices), xp.asarray(X.data),
+                               xp.asarray(cuts.values), xp.asarray(cuts.offsets),
+                               xp.asarray(feature_offsets), out)
+        return out
+
+    def bin_matrix(self, X, layout, kernels=None, xp=np, fitted_on_X=False, bundles=None):
+        """``X`` binned as a bin matrix (``gbm.data.bin_matrix``) of ``layout``, on ``xp``'s
+        device: "dense" (``DenseBins``, as ``transform``), "sparse" (``CsrBins`` of the
+        non-missing entries, whatever the input's own layout) or "bundled"
+        (``BundledBins`` of ``bundles``, ``gbm.data.bundling.Bundles`` found on ``X``)."""
+        if kernels is None:
+            from ..kernels import cpu as kernels
+        if layout == "dense":
+            bins = self.transform(X, kernels, xp, fitted_on_X)
+            return DenseBins(bins, xp.ascontiguousarray(bins.T), self.n_bins)
+        if layout not in ("sparse", "bundled"):
+            raise ValueError(f"unknown bin layout {layout!r}")
+        if not isinstance(X, SparseMatrix):
+            X = from_dense(to_host(X))
+        offsets = np.concatenate(([0], np.cumsum(self.n_bins))).astype(np.int64)
+        if offsets[-1] > np.iinfo(np.int32).max:
+            raise ValueError(f"the features have {int(offsets[-1])} value bins in all; a sparse "
+                             f"bin matrix holds at most {np.iinfo(np.int32).max}: lower max_bin")
+        offsets = offsets.astype(np.int32)
+        if layout == "sparse":
+            return CsrBins(xp.asarray(X.indptr), self._slots(X, kernels, xp, offsets), offsets)
+        return _bundled(X, bundles, offsets, self._slots(X, kernels, np, np.zeros_like(offsets)),
+                        xp)
+
+
+def _bundled(X, bundles, offsets, bins, xp):
+    """``BundledBins`` of the stored entries of ``X`` (their value ``bins``, int32 (nnz,))
+    in ``bundles``: each entry's code at (its row, its feature's bundle). The bundles are
+    exactly exclusive (checked on every row), so no two entries share a cell."""
+    dtype = np.uint8 if bundles.widths.max(initial=1) <= 256 else np.uint16
+    codes = np.zeros((X.shape[0], bundles.n_bundles), dtype=dtype)
+    codes[X.row_of_entries(), bundles.bundle_of[X.indices]] = \
+        bundles.feature_code[X.indices] + bins
+    code_slot, code_base = code_slots(bundles, offsets)
+    return BundledBins(xp.asarray(codes), xp.ascontiguousarray(xp.asarray(codes.T)),
+                       xp.asarray(code_slot), xp.asarray(code_base),
+                       xp.asarray(bundles.bundle_of), xp.asarray(bundles.feature_code),
+                       offsets)
+
+
+_CUT_CHUNK = 1 << 20  # stored entries a pass of _sparse_cuts takes (features in runs)
+
+
+def _sparse_cuts(Xs, ws, limits, n_categories, n_threads):
+    """``RaggedCuts`` of every feature from the stored entries of the sample rows ``Xs``
+    (a ``SparseMatrix``) and the rows' weights ``ws``, equal to ``feature_cuts`` of each
+    feature's values (its dense column's non-missing ones) with at most ``limits[f]``
+    bins; categorical features (``n_categories[f] >= 0``) get the cuts of their codes.
+
+    A feature with at most ``limits[f]`` distinct values (weight > 0) gets a cut halfway
+    between each two adjacent ones (``feature_cuts``' exact bins): all such features at
+    once, from the sorted distinct (feature, value) pairs. The others go through
+    ``feature_cuts`` one by one. Runs of features of about ``_CUT_CHUNK`` entries are
+    taken in turn, so the working memory is a run's, not the sample's.
+    """
+    n_features = Xs.shape[1]
+    categorical = (np.zeros(n_features, bool) if n_categories is None
+                   else np.asarray(n_categories) >= 0)
+    # equal positive weights: every entry counts once (feature_cuts' unweighted case)
+    uniform = ws.shape[0] == 0 or (ws[0] > 0 and bool((ws == ws[0]).all()))
+    counts = np.cumsum(Xs.stored_per_feature())
+    ends = np.unique(np.searchsorted(counts, np.arange(1, counts[-1] // _CUT_CHUNK + 1)
+                                     * _CUT_CHUNK if counts.size else [], side="right"))
+    bounds = np.unique(np.concatenate(([0], ends, [n_features])))
+    cut_feature, cut_values = [], []
+    with ThreadPoolExecutor(max_workers=max(1, n_threads)) as pool:
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            run_f, run_v = _run_cuts(Xs, ws, uniform, lo, hi, limits, categorical, pool)
+            cut_feature += run_f
+            cut_values += run_v
+    for f in np.flatnonzero(categorical):  # code c in bin c
+        cuts = np.arange(1, max(1, n_categories[f]), dtype=np.float32)
+        cut_feature.append(np.full(cuts.size, f, dtype=np.int64))
+        cut_values.append(cuts)
+    cut_feature = np.concatenate(cut_feature) if cut_feature else np.zeros(0, np.int64)
+    cut_values = np.concatenate(cut_values) if cut_values else np.zeros(0, np.float32)
+    order = np.argsort(cut_feature, kind="stable")  # each feature's cuts stay increasing
+    offsets = np.concatenate(([0], np.cumsum(np.bincount(cut_feature, minlength=n_features))))
+    return RaggedCuts(cut_values[order], offsets)
+
+
+def _run_cuts(Xs, ws, uniform, lo, hi, limits, categorical, pool):
+    """Features ``lo .. hi - 1``'s cuts, as lists of (feature ids, cuts) arrays."""
+    at = np.flatnonzero((Xs.indices >= lo) & (Xs.indices < hi))
+    features = Xs.indices[at]
+    values = Xs.data[at] + np.float32(0.0)  # -0.0 as 0.0, as feature_cuts does
+    weights = None
+    if not uniform:
+        weights = ws[np.searchsorted(Xs.indptr, at, side="right") - 1]
+        keep = weights > 0
+        features, values, weights = features[keep], values[keep], weights[keep]
+    # (feature, value) as one sortable integer: the feature above the value's bits, the
+    # bits of a negative float flipped so that integers order as the floats do
+    bits = values.view(np.uint32)
+    bits = np.where(bits >> np.uint32(31), ~bits, bits | np.uint32(1 << 31))
+    pairs = np.unique((features.astype(np.uint64) << np.uint64(32)) | bits.astype(np.uint64))
+    pair_feature = (pairs >> np.uint64(32)).astype(np.int64)
+    low = (pairs & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    distinct = np.where(low >> np.uint32(31), low & np.uint32(0x7FFFFFFF), ~low).view(np.float32)
+    n_distinct = np.bincount(pair_feature - lo, minlength=hi - lo)
+    exact = (n_distinct <= limits[lo:hi]) & ~categorical[lo:hi]
+    # a cut between each two adjacent distinct values of an exact feature
+    starts = np.flatnonzero((pair_feature[1:] == pair_feature[:-1])
+                            & exact[pair_feature[1:] - lo]) + 1
+    cut_feature, cut_values = [pair_feature[starts]], [_midpoints(distinct, starts)]
+    others = lo + np.flatnonzero(~exact & ~categorical[lo:hi])
+    if others.size:  # feature_cuts on each of their value (and weight) multisets
+        own = np.flatnonzero(~exact[features - lo] & ~categorical[features])
+        own = own[np.argsort(features[own], kind="stable")]
+        edges = np.searchsorted(features[own], np.append(others, hi))
+
+        def cuts_of(i):
+            mine = own[edges[i]:edges[i + 1]]
+            w = np.ones(mine.size) if weights is None else weights[mine]
+            return feature_cuts(values[mine], w, int(limits[others[i]]))
+
+        for f, cuts in zip(others, pool.map(cuts_of, range(others.size))):
+            cut_feature.append(np.full(cuts.size, f, dtype=np.int64))
+            cut_values.append(cuts)
+    return cut_feature, cut_values

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..collective import LOCAL
 from .inputs import FLOAT, check_X, feature_names_of, is_device_array, to_host
+from .sparse import SparseMatrix
 
 # Codes 0 .. 65535 are uint16 bins (gbm.data.binning stores a feature with more than 256 bins so);
 # a feature with all 65,536 categories has no symbol left for its missing bin, so its
@@ -90,15 +91,17 @@ def _column_name(feature_names, f):
     return f"{feature_names[f]!r} (position {f})" if feature_names else str(f)
 
 
-def _check_integer_codes(values, column, name):
-    """Numeric values of a categorical column: non-negative integers below 2**24, or NaN."""
+def _check_integer_codes(values, column, name, rows=None):
+    """Numeric values of a categorical column: non-negative integers below 2**24, or NaN.
+    ``rows``: each value's row (a sparse column's stored entries); None: its position."""
     ok = ~np.isnan(values)
     v = values[ok]
     bad = (v < 0) | (v != np.floor(v)) | (v >= MAX_CATEGORY_VALUE)
     if bad.any():
-        row = int(np.flatnonzero(ok)[np.flatnonzero(bad)[0]])
+        at = int(np.flatnonzero(ok)[np.flatnonzero(bad)[0]])
+        row = at if rows is None else int(rows[at])
         raise ValueError(
-            f"{name} column {column} is categorical but holds {float(values[row])!r} at row "
+            f"{name} column {column} is categorical but holds {float(values[at])!r} at row "
             f"{row}; a "
             f"numeric categorical column must hold non-negative integers below "
             f"{MAX_CATEGORY_VALUE} (or NaN for missing values)")
@@ -136,7 +139,10 @@ def fit_categories(X, categorical_features=None, feature_names=None, name="X",
     mask = categorical_mask(categorical_features, arr.shape[1], feature_names, cat_cols)
     if not mask.any():
         return arr, None
-    arr = _writable_copy(to_host(arr), X)  # codes are checked and encoded on the host
+    sparse = isinstance(arr, SparseMatrix)
+    if not sparse:
+        arr = _writable_copy(to_host(arr), X)  # codes are checked and encoded on the host
+    entries = _column_entries(arr, np.flatnonzero(mask)) if sparse else None
     categories = [None] * arr.shape[1]
     order = {}  # pandas columns: the dtype's order of the categories
     for f in np.flatnonzero(mask):
@@ -148,8 +154,9 @@ def fit_categories(X, categorical_features=None, feature_names=None, name="X",
             _check_labels(labels, column, name)
             order[f] = col.cat.categories.tolist()
         else:
-            _check_integer_codes(arr[:, f], column, name)
-            values = arr[:, f]
+            values, rows = (arr[:, f], None) if not sparse else (
+                arr.data[entries[f][1]], entries[f][0])
+            _check_integer_codes(values, column, name, rows)
             labels = [int(v) for v in np.unique(values[~np.isnan(values)])]
         categories[f] = labels
     if shard:
@@ -161,7 +168,10 @@ def fit_categories(X, categorical_features=None, feature_names=None, name="X",
             raise ValueError(
                 f"{name} column {column} has {len(labels)} categories; a categorical feature may "
                 f"have at most {MAX_CATEGORIES} (its codes are uint16 bins)")
-    _encode(frame, arr, categories, cat_cols, feature_names, name)
+    if sparse:
+        arr = _encode_sparse(frame, arr, categories, cat_cols, feature_names, name, entries)
+    else:
+        _encode(frame, arr, categories, cat_cols, feature_names, name)
     _check_missing_fits(arr, categories, feature_names, name, collective)
     return arr, categories
 
@@ -173,7 +183,11 @@ def _check_missing_fits(arr, categories, feature_names, name, collective):
             if labels is not None and len(labels) == MAX_CATEGORIES]
     if not full:
         return
-    local = np.array([np.isnan(arr[:, f]).any() for f in full], dtype=np.uint8)
+    if isinstance(arr, SparseMatrix):  # an absent entry is a missing value
+        stored = arr.stored_per_feature()
+        local = np.array([stored[f] < arr.shape[0] for f in full], dtype=np.uint8)
+    else:
+        local = np.array([np.isnan(arr[:, f]).any() for f in full], dtype=np.uint8)
     missing = collective.allreduce(local, "max")
     for f, has_missing in zip(full, missing):
         if has_missing:
@@ -223,6 +237,8 @@ def encode_X(X, categories, name="X", shard=False):
         if categories[f] is None:
             raise ValueError(f"{name} column {_column_name(names, f)} has dtype 'category' but "
                              "this feature was numeric when the model was trained")
+    if isinstance(arr, SparseMatrix):
+        return _encode_sparse(frame, arr, categories, cat_cols, names, name)
     arr = _writable_copy(arr, X)
     _encode(frame, arr, categories, cat_cols, names, name)
     return arr
@@ -273,6 +289,47 @@ def _encode(frame, arr, categories, cat_cols, feature_names, name):
             arr[:, f] = cupy.asarray(host[:, 0])
         else:
             _encode_column(frame, arr, f, f, labels, cat_cols, feature_names, name)
+
+
+def _column_entries(arr, features):
+    """Stored entries of some columns of a ``SparseMatrix``: a dict from column to
+    ``(rows, positions)`` (int64 each, in row order), from one sort of their entries."""
+    wanted = np.zeros(arr.shape[1], dtype=bool)
+    wanted[features] = True
+    positions = np.flatnonzero(wanted[arr.indices])
+    positions = positions[np.argsort(arr.indices[positions], kind="stable")]
+    bounds = np.searchsorted(arr.indices[positions], np.append(features, arr.shape[1]))
+    rows = arr.row_of_entries()
+    out = {}
+    for i, f in enumerate(features):
+        at = positions[bounds[i]:bounds[i + 1]]
+        out[int(f)] = (rows[at], at)
+    return out
+
+
+def _encode_sparse(frame, arr, categories, cat_cols, feature_names, name, entries=None):
+    """A ``SparseMatrix`` whose categorical columns hold the codes of ``categories``
+    (matched by value as ``_encode_column`` matches them): a category not seen at fit is
+    missing, so its entry is dropped; a pandas ``category`` column's entries are its
+    rows with a category (a sparse frame's category columns come without entries)."""
+    features = [f for f, labels in enumerate(categories) if labels is not None]
+    if entries is None:
+        entries = _column_entries(arr, np.array(features, dtype=np.int64))
+    columns = {}
+    for f in features:
+        if f in cat_cols:  # one dense column of codes, from the frame
+            col = np.full((arr.shape[0], 1), np.nan, dtype=FLOAT)
+            _encode_column(frame, col, 0, f, categories[f], cat_cols, feature_names, name)
+            rows = np.flatnonzero(~np.isnan(col[:, 0]))
+            columns[f] = (rows, col[rows, 0])
+            continue
+        rows, at = entries[f]
+        col = arr.data[at][:, None].copy()
+        _check_integer_codes(col[:, 0], _column_name(feature_names, f), name, rows)
+        _encode_column(None, col, 0, f, categories[f], cat_cols, feature_names, name)
+        ok = ~np.isnan(col[:, 0])
+        columns[f] = (rows[ok], col[ok, 0])
+    return arr.with_columns(columns)
 
 
 def _encode_column(frame, arr, j, f, labels, cat_cols, feature_names, name):

@@ -2,11 +2,15 @@
 
 The engine works on a C-ordered float32 matrix (NaN = missing), as XGBoost does: float64
 inputs are rounded to float32 once, at fit and at predict alike, so a split threshold
-means the same thing in both.
+means the same thing in both. Sparse input (SciPy sparse matrices, pandas frames with
+sparse columns) stays sparse: a ``gbm.data.sparse.SparseMatrix`` of its stored entries,
+absent ones missing.
 """
 import numbers
 
 import numpy as np
+
+from .sparse import SparseMatrix, has_sparse_columns, is_scipy_sparse
 
 FLOAT = np.float32  # feature values: what XGBoost and LightGBM keep, half of float64's traffic
 # Labels and weights are at most float32's largest value in magnitude (XGBoost stores them
@@ -115,8 +119,8 @@ def check_X(X, *, name="X", allow_category=False, shard=False):
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        NumPy array, pandas DataFrame, SciPy sparse matrix (densified; absent entries
-        become missing values, as in XGBoost) or a nested list.
+        NumPy array, pandas DataFrame, SciPy sparse matrix (absent entries are missing
+        values, as in XGBoost) or a nested list.
     allow_category : bool
         Let pandas ``category`` columns through as NaN placeholders, for
         ``gbm.data.categorical`` to fill with codes; otherwise they are rejected.
@@ -125,7 +129,9 @@ def check_X(X, *, name="X", allow_category=False, shard=False):
 
     Returns
     -------
-    ndarray of shape (n_samples, n_features), dtype float32
+    ndarray of shape (n_samples, n_features), dtype float32; or, for a SciPy sparse
+    matrix or a DataFrame with sparse columns, a ``SparseMatrix`` of the stored entries
+    (never densified)
     """
     if X is None:
         raise TypeError(f"{name} must be an array-like of shape (n_samples, n_features), got None")
@@ -134,14 +140,15 @@ def check_X(X, *, name="X", allow_category=False, shard=False):
     if type(X).__module__.startswith("pyarrow") and hasattr(X, "to_pandas"):
         X = X.to_pandas()  # Arrow tables: nulls become NaN (or pandas NA) on the way
     wide = None  # the values before float32, where a value beyond its range is read back
+    if isinstance(X, SparseMatrix):  # checked already
+        return _check_shape(X, name, shard)
+    if _is_pandas_frame(X) and has_sparse_columns(X):
+        return _check_shape(_sparse_frame(X, allow_category, name), name, shard)
+    if is_scipy_sparse(X):
+        return _check_shape(_check_sparse(X, name), name, shard)
     if _is_pandas_frame(X):
         arr = _frame_to_float(X, allow_category)
         wide = X
-    elif hasattr(X, "tocsr") and hasattr(X, "nnz"):  # SciPy sparse
-        csr = X.tocsr()
-        arr = np.full(csr.shape, np.nan, dtype=FLOAT)
-        rows = np.repeat(np.arange(csr.shape[0]), np.diff(csr.indptr))
-        arr[rows, csr.indices] = csr.data
     else:
         arr = np.asarray(X)
         if arr.dtype.kind in "USV":
@@ -155,20 +162,7 @@ def check_X(X, *, name="X", allow_category=False, shard=False):
             raise ValueError(f"Complex data not supported: {name} has complex values")
         if arr.dtype.kind not in "biuf":
             raise TypeError(f"{name} has unsupported dtype {arr.dtype}")
-    if arr.ndim != 2:
-        raise ValueError(
-            f"{name} must be 2-dimensional (n_samples, n_features), got {arr.ndim} dimension(s) "
-            f"with shape {arr.shape}. Reshape your data either using array.reshape(-1, 1) if it "
-            "has a single feature or array.reshape(1, -1) if it contains a single sample."
-        )
-    if arr.shape[0] == 0 and not shard:
-        raise ValueError(
-            f"{name} has 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required."
-        )
-    if arr.shape[1] == 0:
-        raise ValueError(
-            f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required."
-        )
+    _check_shape(arr, name, shard)
     if wide is None:
         wide = arr
     with np.errstate(over="ignore", invalid="ignore"):
@@ -201,6 +195,115 @@ def _first_infinity(arr):
             row, col = np.argwhere(block)[0]
             return lo + row, col
     return None
+
+
+def _check_shape(arr, name, shard):
+    """``arr`` itself, once it is 2-d with at least one column (and one row unless
+    ``shard``)."""
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-dimensional (n_samples, n_features), got {arr.ndim} dimension(s) "
+            f"with shape {arr.shape}. Reshape your data either using array.reshape(-1, 1) if it "
+            "has a single feature or array.reshape(1, -1) if it contains a single sample."
+        )
+    if arr.shape[0] == 0 and not shard:
+        raise ValueError(
+            f"{name} has 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required."
+        )
+    if arr.shape[1] == 0:
+        raise ValueError(
+            f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required."
+        )
+    return arr
+
+
+def _first_entry(indptr, indices, position):
+    """(row, column) of stored entry ``position`` of a CSR matrix."""
+    row = int(np.searchsorted(indptr, position, side="right") - 1)
+    return row, int(indices[position])
+
+
+def _check_sparse(X, name):
+    """A SciPy sparse matrix (CSR, CSC, COO or any format, matrix or array) as a
+    ``SparseMatrix``, its values checked as dense ones are.
+
+    Read as CSR (a CSC or COO matrix is converted: a sparse copy); entries put in
+    canonical order (sorted columns, duplicates summed, SciPy's meaning of them) on a
+    copy when needed, never in the caller's matrix; stored NaN entries dropped (missing,
+    as absent ones). No dense copy is made at any point.
+    """
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-dimensional (n_samples, n_features), got shape "
+                         f"{X.shape}")
+    kind = np.dtype(X.dtype).kind
+    if kind == "c":
+        raise ValueError(f"Complex data not supported: {name} has complex values")
+    if kind not in "biuf":
+        raise TypeError(f"{name} has unsupported dtype {X.dtype}")
+    csr = X.tocsr()
+    if not csr.has_canonical_format:
+        csr = csr.copy()
+        csr.sum_duplicates()  # sorts each row's columns too
+    data = csr.data
+    with np.errstate(over="ignore", invalid="ignore"):
+        values = data.astype(FLOAT)
+    inf = np.isinf(values)
+    if inf.any():
+        i = int(np.flatnonzero(inf)[0])
+        row, col = _first_entry(csr.indptr, csr.indices, i)
+        if np.isfinite(data[i]):
+            raise ValueError(
+                f"{name} contains {float(data[i])!r} at row {row}, column {col}, beyond "
+                f"float32's range (|x| <= {VALUE_LIMIT:.7g}), the precision gbm works in")
+        raise ValueError(f"{name} contains infinity at row {row}, column {col}; use NaN for "
+                         "missing values")
+    matrix = SparseMatrix(csr.indptr, csr.indices, values, csr.shape)
+    nan = np.isnan(values)
+    if nan.any():  # stored missing values: dropped, as absent ones
+        matrix = matrix.keep_entries(~nan)
+    return matrix
+
+
+def _sparse_frame(frame, allow_category, name):
+    """A DataFrame with sparse columns as a ``SparseMatrix``, column by column, never
+    densified as a whole: a sparse column filled with NaN contributes its stored values;
+    a dense column, or a sparse one filled with a number (whose absent entries hold that
+    number, as pandas reads them), every row holding a value. A ``category`` column
+    (``allow_category``) contributes no entries here: ``gbm.data.categorical`` adds its
+    codes."""
+    import pandas as pd
+    import scipy.sparse as sp
+
+    n_rows = len(frame)
+    rows, cols, vals = [], [], []
+    for i, (column_name, dtype) in enumerate(frame.dtypes.items()):
+        column = frame.iloc[:, i]
+        if isinstance(dtype, pd.SparseDtype) and _is_nan(dtype.fill_value):
+            array = column.array
+            at = np.asarray(array.sp_index.indices, dtype=np.int64)
+            values = np.asarray(array.sp_values, dtype=np.float64)
+        elif isinstance(dtype, pd.SparseDtype):
+            at = np.arange(n_rows, dtype=np.int64)
+            values = np.asarray(column.array.to_dense(), dtype=np.float64)
+        else:
+            at = np.arange(n_rows, dtype=np.int64)
+            values = _frame_to_float(frame.iloc[:, [i]], allow_category)[:, 0].astype(np.float64)
+        keep = ~np.isnan(values)
+        rows.append(at[keep])
+        cols.append(np.full(int(keep.sum()), i, dtype=np.int32))
+        vals.append(values[keep])
+    rows, cols, vals = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+    order = np.lexsort((cols, rows))  # row-major, each row's columns increasing
+    indptr = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=n_rows))))
+    return _check_sparse(sp.csr_matrix((vals[order], cols[order], indptr),
+                                       shape=(n_rows, frame.shape[1])), name)
+
+
+def _is_nan(value):
+    try:
+        return bool(np.isnan(value))
+    except TypeError:
+        return False
 
 
 def _object_to_float(arr, name):

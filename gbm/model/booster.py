@@ -7,6 +7,7 @@ from ..io import gbm_json
 from ..runtime.backend import get_backend
 from ..data.categorical import encode_X
 from ..data.inputs import feature_names_of, is_device_array
+from ..data.sparse import SparseMatrix
 from .explain import predict_contributions, predict_interactions
 from .output_shape import prediction_kind, shape_output
 from ..objectives import get_objective
@@ -279,11 +280,13 @@ class Booster:
         The kernels index rows by ``n_features`` without bounds checks, so the width is
         checked here too, against this booster (a caller may hold another's checks).
         """
-        if not _is_c_float32_matrix(X, self.n_features):
+        sparse = isinstance(X, SparseMatrix)  # raw CSR rows: never densified
+        if not (_is_c_float32_matrix(X, self.n_features)
+                or (sparse and X.shape[1] == self.n_features)):
             raise ValueError(
                 f"X must be a C-ordered float32 matrix with {self.n_features} columns, the "
-                f"model's feature count; got {getattr(X, 'shape', None)} "
-                f"{getattr(X, 'dtype', type(X).__name__)}")
+                f"model's feature count (or a gbm.data.sparse.SparseMatrix of them); got "
+                f"{getattr(X, 'shape', None)} {getattr(X, 'dtype', type(X).__name__)}")
         begin, end = _check_iteration_range(iteration_range, self.num_boosted_rounds)
         forest = self.forest(begin, end)
         on_device = is_device_array(X)  # GPU input: predicted on the GPU, returned there
@@ -303,8 +306,13 @@ class Booster:
         if kind == "leaf":
             leaves = xp.empty((X.shape[0], forest.n_trees), dtype=np.int32)
             with backend.threads():
-                k.predict_leaf(X, forest.walk, forest.cat_bits, forest.tree_offsets,
-                               forest.tree_depth, leaves)
+                if sparse:
+                    k.predict_leaf_csr(X.indptr, X.indices, X.data, forest.walk,
+                                       forest.cat_bits, forest.tree_offsets, forest.tree_depth,
+                                       leaves)
+                else:
+                    k.predict_leaf(X, forest.walk, forest.cat_bits, forest.tree_offsets,
+                                   forest.tree_depth, leaves)
             return shape_output(leaves, kind, self.n_groups, strict_shape, end - begin)
         if base_margin is None:
             margin = xp.tile(xp.asarray(self.base_margin), (X.shape[0], 1))
@@ -314,8 +322,7 @@ class Booster:
             start = check_base_margin(backend.to_host(base_margin), X.shape[0], self.n_groups)
             margin = xp.ascontiguousarray(xp.asarray(start).T)
         with backend.threads(X.size * max(1, forest.n_trees // 8)):
-            k.predict(X, forest.walk, forest.cat_bits, forest.value, forest.tree_offsets,
-                      forest.tree_group, forest.tree_depth, margin)
+            add_raw_margins(k, X, forest, margin)
         if kind == "value":
             margin = get_objective(self.params).transform(margin, xp)
         return shape_output(margin, kind, self.n_groups, strict_shape)
@@ -429,6 +436,19 @@ class Booster:
     @classmethod
     def from_json(cls, text):
         return gbm_json.loads(cls, text)
+
+
+def add_raw_margins(kernels, X, forest, out):
+    """``out`` (float64 (n_rows, n_groups)) += the leaf values of the trees of ``forest``
+    (a ``Forest``) for raw rows ``X``: a float32 matrix, or a ``SparseMatrix`` walked as
+    CSR (an absent entry is missing)."""
+    if isinstance(X, SparseMatrix):
+        kernels.predict_csr(X.indptr, X.indices, X.data, forest.walk, forest.cat_bits,
+                            forest.value, forest.tree_offsets, forest.tree_group,
+                            forest.tree_depth, out)
+    else:
+        kernels.predict(X, forest.walk, forest.cat_bits, forest.value, forest.tree_offsets,
+                        forest.tree_group, forest.tree_depth, out)
 
 
 def _check_iteration_range(iteration_range, n_rounds):

@@ -3,10 +3,24 @@ exact TreeSHAP, or Saabas's path attribution with ``approx_contribs``) and the S
 interaction values of each pair of features (``pred_interactions``)."""
 import numpy as np
 
+from ..data.sparse import SparseMatrix
+
+_DENSE_BLOCK_BYTES = 16 << 20  # a sparse matrix's rows are explained a block of rows at a time
+
 
 def _run(kernel, X, forest, backend, out, work):
     """Add ``kernel``'s values (a ``gbm.kernels`` explanation kernel) for ``forest`` to
-    ``out``, with the threads ``work`` (an estimate of the cost) deserves."""
+    ``out``, with the threads ``work`` (an estimate of the cost) deserves. A
+    ``SparseMatrix`` goes through in blocks of rows, each made dense (NaN where entries
+    are absent) only for its turn: the output, a value per row and feature, is larger
+    than a block."""
+    if isinstance(X, SparseMatrix):
+        step = max(1, _DENSE_BLOCK_BYTES // (4 * max(1, X.shape[1])))
+        for lo in range(0, X.shape[0], step):
+            hi = min(lo + step, X.shape[0])
+            _run(kernel, X.dense_rows(lo, hi), forest, backend, out[lo:hi],
+                 work * (hi - lo) // max(1, X.shape[0]))
+        return
     with backend.threads(work) as n_threads:
         complete = kernel(
             X, forest.split_feature, forest.threshold, forest.default_left, forest.split_type,
@@ -24,7 +38,7 @@ def predict_contributions(booster, X, forest, backend, approximate=False):
     Parameters
     ----------
     booster : gbm.Booster
-    X : float32 (n_rows, n_features), C order, already checked
+    X : float32 (n_rows, n_features), C order, or a ``SparseMatrix``; already checked
     forest : gbm.tree.structure.Forest, the trees to explain (an iteration range's)
     backend : gbm.runtime.backend.Backend, where it runs (kernels and threads)
     approximate : bool

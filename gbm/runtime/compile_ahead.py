@@ -62,7 +62,7 @@ STANDARD = (
     ("gbm.kernels.cpu.histogram", "build_histograms",
      (_U8_2, _I64_2, _I32_1, _I64_1, _I64_1, _I32_1, _I64_3, _I64), 2.9),
     ("gbm.kernels.cpu.split", "evaluate_splits",
-     (_I64_3, _I32_1, _U8_1, _I64_2, _U8_2, _I8_1, _F64_2, _F64_2, _F64_1, _I64, _I64, _F64_1,
+     (_I64_3, _I32_1, _I64, _U8_1, _I64_2, _U8_2, _I8_1, _F64_2, _F64_2, _F64_1, _I64, _I64, _F64_1,
       _I32_1, _I32_1, _U8_1, _I64_2, _U32_2), 8.0),
     ("gbm.kernels.cpu.split", "node_weights", (_I64_2, _F64_2, _F64_2, _F64_1, _F64_1), 0.2),
     ("gbm.kernels.cpu.partition", "partition_rows",

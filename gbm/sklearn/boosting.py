@@ -71,7 +71,7 @@ class _GBMBase(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
-        tags.input_tags.sparse = True  # densified; absent entries are missing values
+        tags.input_tags.sparse = True  # kept sparse; absent entries are missing values
         return tags
 
     def _train_params(self):

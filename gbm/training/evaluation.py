@@ -8,7 +8,9 @@ import numpy as np
 
 from ..callback import EarlyStopping, EvaluationMonitor, TrainingCallback
 from ..data.inputs import to_host
+from ..data.sparse import SparseMatrix
 from ..metrics import get_metric
+from ..model.booster import add_raw_margins
 
 
 class EvalSet:
@@ -28,12 +30,13 @@ class EvalSet:
         if backend.name == "cpu":  # GPU input to a CPU fit: copied to the host once
             self.X = to_host(self.X)
         self.binned = True
+        # a sparse eval set gets sparse bins (its leaves are the same in any layout)
+        layout = "sparse" if isinstance(self.X, SparseMatrix) else "dense"
         try:
-            self.bins = mapper.transform(self.X, backend.kernels, backend.xp)
+            self.bins = mapper.bin_matrix(self.X, layout, backend.kernels, backend.xp)
         except ValueError:  # missing values where the training data had none and 256 bins
             self.binned = False
         self.rows = backend.xp.arange(self.X.shape[0])
-        self.n_bins = mapper.n_bins
         self.base_margin = checked.base_margin
         self.margin = self._start(booster, backend, checked.base_margin)
         # a DART model's tree weights that the margins hold (None: every weight 1)
@@ -74,12 +77,11 @@ class EvalSet:
         """Add the margins of the trees of ``f`` (a ``Forest``)."""
         with backend.threads(self.X.size * max(1, f.n_trees // 8)):
             if self.binned:
-                backend.kernels.predict_binned(self.bins, self.rows, self.n_bins, f.walk_binned,
-                                               f.cat_bits, f.value, f.tree_offsets, f.tree_group,
-                                               f.tree_depth, self.margin)
+                self.bins.predict_binned(backend.kernels, self.rows, f.walk_binned, f.cat_bits,
+                                         f.value, f.tree_offsets, f.tree_group, f.tree_depth,
+                                         self.margin)
             else:
-                backend.kernels.predict(self.X, f.walk, f.cat_bits, f.value, f.tree_offsets,
-                                        f.tree_group, f.tree_depth, self.margin)
+                add_raw_margins(backend.kernels, self.X, f, self.margin)
 
 
 class Evaluation(TrainingCallback):

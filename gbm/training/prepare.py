@@ -11,6 +11,8 @@ import contextlib
 import numpy as np
 
 from ..collective import LOCAL
+from ..data.layout_choice import binned_rows
+from ..data.sparse import SparseMatrix, from_dense
 from ..data.binning import BinMapper
 from ..data.categorical import check_same_categorical, encode_X, fit_categories
 from ..data.compat import objective_function
@@ -28,7 +30,8 @@ from ..runtime.backend import get_backend
 from ..runtime.memory import release_free_memory
 from ..tree.constraints import (interaction_matrix, parse_interaction_constraints,
                                 parse_monotone_constraints)
-from ..tree.grower import HistogramBuffers, TreeData
+from ..tree.grower import HistogramBuffers
+from ..tree.tree_data import TreeData
 from ..tree.group_threads import GroupRunner
 from ..tree.lockstep import Lockstep, use_lockstep
 from ..tree.whole_tree import whole_trees
@@ -120,6 +123,11 @@ class Fit:
             raise ValueError(f"feature_names has {len(names)} names but X has {X.shape[1]} columns")
         if self.backend.name == "cpu":  # GPU input to a CPU fit: copied to the host once
             X = to_host(X)
+        # every rank's rows of one kind (a rank without rows of a sparse data set gets a
+        # dense empty block): the binning then takes the same path, and exchanges, on all
+        if self.shard and agree(self.collective, isinstance(X, SparseMatrix)) \
+                and not isinstance(X, SparseMatrix):
+            X = from_dense(to_host(X))
         return X
 
     def _rows(self, X, row_ids):
@@ -262,14 +270,17 @@ def _with_targets(p, params, y):
 
 
 def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
-    """Bin edges (the same for any split of the rows), the binned rows and the features'
+    """Bin edges (the same for any split of the rows), the binned rows (a bin matrix of
+    the layout ``bin_layout`` asks for or the data's density picks) and the features'
     layout and constraints: ``(TreeData, BinMapper)``."""
     n_categories = None if categories is None else np.array(
         [-1 if c is None else len(c) for c in categories], dtype=np.int64)
     mapper = BinMapper(p["max_bin"], p["bin_sample_size"], p["random_state"])
     mapper.fit(X, w, n_rows_total=n_rows_total, n_threads=backend.n_threads,
                n_categories=n_categories, row_ids=row_ids, collective=backend.collective)
-    bins = mapper.transform(X, backend.kernels, backend.xp, fitted_on_X=True)
+    matrix = binned_rows(mapper, X, p["bin_layout"], backend.kernels, backend.xp,
+                         backend.collective)
+    mapper.sample = None  # what bundles were proposed from: not kept
     is_categorical = np.zeros(X.shape[1], dtype=np.uint8)
     if categories is not None:
         is_categorical[[f for f, c in enumerate(categories) if c is not None]] = 1
@@ -281,8 +292,7 @@ def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
                          "have no order, so only numeric features can be monotone")
     interaction = interaction_matrix(
         parse_interaction_constraints(p["interaction_constraints"], names, X.shape[1]), X.shape[1])
-    data = TreeData(bins, backend.xp.ascontiguousarray(bins.T), mapper.n_bins, mapper.feature_offsets,
-                    mapper.padded_cuts(), is_categorical,
+    data = TreeData(matrix, mapper.n_bins, mapper.cuts, is_categorical,
                     np.zeros(X.shape[1], np.int8) if monotone is None else monotone, interaction)
     return data, mapper
 

@@ -31,52 +31,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .active import HistogramLayout, active_layout
 from .constraints import allowed_features
-from ..kernels.layout import cat_words
 from .structure import NODE_FIELDS, Tree
+from .tree_data import TreeData  # noqa: F401  (gbm.tree.grower.TreeData: where it was)
 
 _MIN_GAIN = 1e-6  # a split must reduce the loss by more than this (XGBoost's kRtEps)
 _MAX_BATCH_BYTES = 256 << 20  # cap on one batch's histograms (and each thread's copy)
-
-
-@dataclass
-class TreeData:
-    """What every tree of a fit reads: the binned rows and the features' layout.
-
-    bins : uint8/uint16 (n_rows, n_features); bins_by_feature : the same, feature-major
-        (both on the backend's device; the small arrays below stay on the host)
-    n_bins : int32 (n_features,), value bins (bin n_bins[f] = missing)
-    feature_offsets : int32 (n_features + 1,), histogram slots (kernels/layout.py)
-    padded_cuts : float32 (n_features, width), the bin edges (for raw thresholds)
-    is_categorical : uint8 (n_features,)
-    monotone : int8 (n_features,), +1 / -1 / 0
-    interaction : bool (n_sets, n_features) or None, ``interaction_constraints``
-        (``gbm.tree.constraints.interaction_matrix``)
-    """
-
-    bins: np.ndarray
-    bins_by_feature: np.ndarray
-    n_bins: np.ndarray
-    feature_offsets: np.ndarray
-    padded_cuts: np.ndarray
-    is_categorical: np.ndarray
-    monotone: np.ndarray
-    interaction: np.ndarray = None
-
-    @property
-    def n_features(self):
-        return self.bins.shape[1]
-
-    @property
-    def n_slots(self):
-        return int(self.feature_offsets[-1])
-
-    @property
-    def cat_words(self):
-        """uint32 words of a category set: enough for the widest categorical feature's
-        codes (``CAT_WORDS``, 256 codes, unless a feature has more)."""
-        cat = np.asarray(self.is_categorical) == 1
-        return cat_words(np.asarray(self.n_bins)[cat].max(initial=0))
 
 
 class _Nodes:
@@ -228,6 +189,9 @@ class TreeGrower:
         self.has_monotone = bool(data.monotone.any())
         self.has_categorical = bool(np.asarray(data.is_categorical).any())
         self.column = column if depthwise else None
+        # the histograms' features: every one, or (sparse layouts) those that can split in
+        # the tree, found at the root (gbm.tree.active)
+        self.layout = HistogramLayout.of(data)
 
     def _can_split_deeper(self, depth):
         max_depth = self.params["max_depth"]
@@ -237,8 +201,8 @@ class TreeGrower:
     def _histograms(self, n_nodes):
         """Room for ``n_nodes`` histograms: int64 (n_nodes, n_slots, 2), contents undefined."""
         if self.buffers is not None:
-            return self.buffers.take(n_nodes, self.data.n_slots)
-        return self.xp.empty((n_nodes, self.data.n_slots, 2), dtype=np.int64)
+            return self.buffers.take(n_nodes, self.layout.n_slots)
+        return self.xp.empty((n_nodes, self.layout.n_slots, 2), dtype=np.int64)
 
     def _build(self, ids, hist=None):
         """Histograms of nodes ``ids`` from their rows, summed over every rank, into
@@ -247,14 +211,15 @@ class TreeGrower:
         if hist is None:
             hist = self._histograms(ids.shape[0])
         starts, ends = nodes.start[ids], nodes.end[ids]
-        per_node = data.n_slots * 16 * max(1, self.backend.n_threads)
+        per_node = max(1, self.layout.n_slots) * 16 * max(1, self.backend.n_threads)
         size = max(1, _MAX_BATCH_BYTES // per_node)
         for lo in range(0, ids.shape[0], size):
             hi = min(lo + size, ids.shape[0])
-            work = int((ends[lo:hi] - starts[lo:hi]).sum()) * data.n_features
+            work = int((ends[lo:hi] - starts[lo:hi]).sum()) * data.matrix.row_cost
             with self.backend.threads(work) as n:
-                self.k.build_histograms(data.bins, self.gpair, self.rows, starts[lo:hi],
-                                        ends[lo:hi], data.feature_offsets, hist[lo:hi], n)
+                data.matrix.build_histograms(self.k, self.gpair, self.rows, starts[lo:hi],
+                                             ends[lo:hi], hist[lo:hi], n,
+                                             self.layout.slot_map)
         if self.backend.collective.world_size > 1:
             hist[...] = self.backend.collective.allreduce(hist, "sum")
         return hist
@@ -278,18 +243,28 @@ class TreeGrower:
         return mask
 
     def _evaluate(self, ids, hist):
-        nodes, data, p = self.nodes, self.data, self.params
+        nodes, layout, p = self.nodes, self.layout, self.params
         n = ids.shape[0]
         out = _Splits(np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32),
                       np.empty(n, np.uint8), np.empty((n, 2), np.int64),
                       np.empty((n, nodes.cat_words), np.uint32), None)
+        if layout.features is None:
+            mask = self._feature_mask(ids)
+        elif self.samplers[0].trivial and self.data.interaction is None:
+            mask = np.ones((n, layout.features.shape[0]), dtype=np.uint8)
+        else:  # histograms of some features: their columns
+            mask = np.ascontiguousarray(self._feature_mask(ids)[:, layout.features])
         with self.backend.threads(hist.size // 2):
-            self.k.evaluate_splits(hist, data.feature_offsets, data.is_categorical,
-                                   nodes.sums[ids], self._feature_mask(ids), data.monotone,
-                                   nodes.bounds[ids], self._scales(ids), self.split_params,
-                                   p["max_cat_to_onehot"], p["max_cat_threshold"], out.gain,
-                                   out.feature, out.split_bin, out.default_left, out.left_sums,
+            self.k.evaluate_splits(hist, layout.feature_offsets, layout.missing_slots,
+                                   layout.is_categorical, nodes.sums[ids], mask,
+                                   layout.monotone, nodes.bounds[ids], self._scales(ids),
+                                   self.split_params, p["max_cat_to_onehot"],
+                                   p["max_cat_threshold"], out.gain, out.feature,
+                                   out.split_bin, out.default_left, out.left_sums,
                                    out.cat_bits)
+        if layout.features is not None:  # back to the features' own ids
+            found = out.feature >= 0
+            out.feature[found] = layout.features[out.feature[found]]
         out.ok = (out.gain > _MIN_GAIN) & (out.gain >= p["gamma"])
         return out
 
@@ -329,20 +304,19 @@ class TreeGrower:
             path = nodes.path[ids]
             path[np.arange(ids.shape[0]), nodes.feature[ids]] = True
             nodes.path[left] = nodes.path[right] = path
-        split = (data.bins_by_feature, self.rows, starts, ends, nodes.feature[ids],
-                 nodes.split_bin[ids], nodes.default_left[ids], nodes.split_type[ids],
-                 nodes.cat_bits[ids], data.n_bins)
+        split = (self.k, self.rows, starts, ends, nodes.feature[ids], nodes.split_bin[ids],
+                 nodes.default_left[ids], nodes.split_type[ids], nodes.cat_bits[ids])
         work = 4 * int((ends - starts).sum())
         if last and self.column is not None:  # leaves: add their values, leave the rows
             values = self._leaf_values(children)
             with self.backend.threads(work):
-                self.k.add_split_values(*split, np.ascontiguousarray(values[0::2]),
-                                        np.ascontiguousarray(values[1::2]), self.column)
+                data.matrix.add_split_values(*split, np.ascontiguousarray(values[0::2]),
+                                             np.ascontiguousarray(values[1::2]), self.column)
             nodes.start[children] = nodes.end[children] = 0
             return np.empty(0, np.int64), None
         n_left = np.empty(ids.shape[0], dtype=np.int64)
         with self.backend.threads(work):
-            self.k.partition_rows(*split, self.scratch, n_left)
+            data.matrix.partition_rows(*split, self.scratch, n_left)
         middle = starts + n_left
         nodes.start[left], nodes.end[left] = starts, middle
         nodes.start[right], nodes.end[right] = middle, ends
@@ -405,13 +379,20 @@ class TreeGrower:
         nodes.start[roots], nodes.end[roots] = segments[:-1], segments[1:]
         nodes.bounds[roots] = (-np.inf, np.inf)
         ids, hist = np.empty(0, np.int64), None
+        self.layout = HistogramLayout.of(self.data)
         if self._can_split_deeper(0):
             hist = self._build(roots)
+            ids = roots
+            if not self.data.missing_slots and self._hessians_nonnegative():
+                found = active_layout(self.data, hist, self.tree_scales,
+                                      self.params["min_child_weight"], self.backend)
+                if found is not None:
+                    self.layout, hist = found
+        if hist is not None and self.data.missing_slots:
             offsets = self.data.feature_offsets  # every feature's slots hold all the rows
             nodes.sums[roots] = self.backend.to_host(
                 hist[:, offsets[0]:offsets[1]].sum(axis=1))
-            ids = roots
-        else:
+        else:  # no slot holds the missing rows: the roots' sums from their rows
             for t in roots:
                 rows = self.rows[segments[t]:segments[t + 1]]
                 nodes.sums[t] = self.backend.collective.allreduce(
@@ -421,6 +402,12 @@ class TreeGrower:
         else:
             self._grow_depthwise(ids, hist)
         return self._finish()
+
+    def _hessians_nonnegative(self):
+        """Whether no hessian of the trees' rows is negative, on any rank (a user's
+        objective may give some): the bound ``gbm.tree.active`` stands on."""
+        local = 1 if self.rows.shape[0] == 0 else int(self.gpair[self.rows, 1].min() >= 0)
+        return bool(self.backend.collective.allreduce(np.array([local], np.uint8), "min")[0])
 
     def _grow_depthwise(self, ids, hist):
         max_leaves = self.params["max_leaves"]
@@ -490,8 +477,8 @@ class TreeGrower:
         split_type = np.where(inner, nodes.split_type[sel], 0).astype(np.uint8)
         numeric = inner & (split_type == 0)
         arrays["split_bin"][numeric] = split_bin[numeric]
-        arrays["threshold"][numeric] = self.data.padded_cuts[feature[numeric],
-                                                             split_bin[numeric]]
+        arrays["threshold"][numeric] = self.data.thresholds(feature[numeric],
+                                                            split_bin[numeric])
         categorical = split_type == 1
         cat_bits = nodes.cat_bits[sel][categorical]
         cat_bounds = np.concatenate([[0], np.cumsum(categorical)])[bounds]

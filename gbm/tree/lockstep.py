@@ -7,8 +7,8 @@ level's calls G times larger and G times fewer, and gives the kernels' threads e
 work to share.
 
 How: the binned rows are stacked once per fit, one copy per group (row ``g * n + i`` is
-row ``i`` of group ``g``), so that one row number addresses a group's bins, its gradient
-pair and its margin (``by_group`` is group-major: ``by_group.reshape(-1)[g * n + i]``).
+row ``i`` of group ``g``: the bin matrix's ``tile``), so that one row number addresses a
+group's bins, its gradient pair and its margin (``by_group`` is group-major: ``by_group.reshape(-1)[g * n + i]``).
 The kernels need no change; the grower keeps each node's tree, its tree-local id and its
 tree's fixed-point scales. Each tree is the one the grower makes for that group alone
 (``tests/test_lockstep.py`` compares the model files).
@@ -26,7 +26,7 @@ from .margins import add_tree
 from .quantize import GPAIR_DTYPE, quantize
 from .sampling import ColumnSampler, row_sample
 
-MAX_STACKED_BYTES = 64 << 20  # both copies of the stacked bins (row- and feature-major)
+MAX_STACKED_BYTES = 64 << 20  # the stacked bin matrix (a dense one's row- and feature-major copies)
 
 
 def use_lockstep(params, backend, n_groups, data, leaf_refresh):
@@ -37,8 +37,8 @@ def use_lockstep(params, backend, n_groups, data, leaf_refresh):
         return False
     if params["grow_policy"] != "depthwise" or params["num_parallel_tree"] != 1:
         return False
-    n_rows = data.bins.shape[0]
-    stacked = 2 * n_groups * data.bins.nbytes
+    n_rows = data.matrix.n_rows
+    stacked = n_groups * data.matrix.nbytes
     return stacked <= MAX_STACKED_BYTES and n_groups * n_rows < 2**31  # int32 row numbers
 
 
@@ -47,11 +47,9 @@ class Lockstep:
 
     def __init__(self, data, n_groups, backend):
         xp = backend.xp
-        self.n_groups, self.n_rows = n_groups, data.bins.shape[0]
+        self.n_groups, self.n_rows = n_groups, data.matrix.n_rows
         self.data = data
-        self.stacked = dataclasses.replace(
-            data, bins=xp.tile(data.bins, (n_groups, 1)),
-            bins_by_feature=xp.tile(data.bins_by_feature, (1, n_groups)))
+        self.stacked = dataclasses.replace(data, matrix=data.matrix.tile(n_groups, xp))
         self.gpair = xp.empty((n_groups * self.n_rows, 2), dtype=GPAIR_DTYPE)
         self.every_row = xp.arange(n_groups * self.n_rows, dtype=np.int32)  # never written
         self.backend = backend

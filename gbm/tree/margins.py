@@ -10,9 +10,9 @@ def add_tree(backend, data, tree, rows, column):
     """``column[rows] +=`` the tree's leaf values for those binned rows (``data``: the
     fit's ``TreeData``; ``column``: float64 (n_rows,), one output group's margins)."""
     forest = Forest([tree], [0])
-    backend.kernels.predict_binned(data.bins, rows, data.n_bins, forest.walk_binned,
-                                   forest.cat_bits, forest.value, forest.tree_offsets,
-                                   forest.tree_group, forest.tree_depth, column.reshape(-1, 1))
+    data.matrix.predict_binned(backend.kernels, rows, forest.walk_binned, forest.cat_bits,
+                               forest.value, forest.tree_offsets, forest.tree_group,
+                               forest.tree_depth, column.reshape(-1, 1))
 
 
 def weighted_margins(backend, data, trees, groups, weights, start, margins):
@@ -33,11 +33,12 @@ def weighted_margins(backend, data, trees, groups, weights, start, margins):
         if not ids:
             continue
         forest = Forest([trees[i] for i in ids], [0] * len(ids), [weights[i] for i in ids])
-        with backend.threads(data.bins.size * max(1, len(ids) // 8)):
-            backend.kernels.predict_binned(data.bins, rows, data.n_bins, forest.walk_binned,
-                                           forest.cat_bits, forest.value, forest.tree_offsets,
-                                           forest.tree_group, forest.tree_depth,
-                                           margins[group].reshape(-1, 1))
+        work = data.matrix.n_rows * data.matrix.row_cost * max(1, len(ids) // 8)
+        with backend.threads(work):
+            data.matrix.predict_binned(backend.kernels, rows, forest.walk_binned,
+                                       forest.cat_bits, forest.value, forest.tree_offsets,
+                                       forest.tree_group, forest.tree_depth,
+                                       margins[group].reshape(-1, 1))
 
 
 def all_rows(backend, n):

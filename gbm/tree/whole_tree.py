@@ -42,9 +42,10 @@ def use_whole_trees(params, backend, data, leaf_refresh):
         return False
     if params["max_depth"] == 0:
         return False
-    if not all(isinstance(a, np.ndarray) for a in (data.bins, data.bins_by_feature)):
-        return False  # another layout of the bins (sparse): the level kernels read it
-    return _capacity(params, data.bins.shape[0]) <= _MAX_NODES
+    matrix = data.matrix
+    if matrix.layout != "dense" or not isinstance(matrix.bins, np.ndarray):
+        return False  # another layout of the bins (sparse, bundled): the level kernels read it
+    return _capacity(params, matrix.n_rows) <= _MAX_NODES
 
 
 def _capacity(params, n_rows):
@@ -68,7 +69,7 @@ class WholeTrees:
         self._local = threading.local()
         self._every_feature = None  # _sampling's arrays when every feature is drawn
         self.features = (data.feature_offsets, data.n_bins, data.is_categorical, data.monotone,
-                         data.padded_cuts,
+                         data.cuts.values, data.cuts.offsets,
                          np.zeros((0, data.n_features), np.uint8) if data.interaction is None
                          else data.interaction.astype(np.uint8))
 
@@ -134,7 +135,7 @@ class WholeTrees:
         numbers = np.array([params["reg_lambda"], params["reg_alpha"], params["max_delta_step"],
                             params["min_child_weight"], params["learning_rate"],
                             params["gamma"], scales[0], scales[1], sampler.by_node])
-        return (data.bins, data.bins_by_feature, gpair, rows, scratch, self.features,
+        return (data.matrix.bins, data.matrix.bins_by_feature, gpair, rows, scratch, self.features,
                 self._sampling(sampler, params), settings, numbers, nodes, level, hist[0],
                 hist[1], column, tree)
 

@@ -33,6 +33,7 @@ from .thread_count import set_thread_count, thread_count
 bounded_weight = _split_math.bounded_weight
 _MIN_GAIN = 1e-6  # gbm.tree.grower._MIN_GAIN (XGBoost's kRtEps)
 _EVALUATION_COST = 8  # a histogram slot's split evaluation, in accumulated cells
+_LOWEST = np.finfo(np.float32).min  # the threshold of split bin -1
 
 # settings: int64 (7,)
 MAX_DEPTH, MAX_LEAVES, MAX_CAT_TO_ONEHOT, MAX_CAT_THRESHOLD, MIN_WORK, ALL_FEATURES, \
@@ -60,7 +61,9 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
                                            #     first: no array of every row to copy)
     scratch : int32 (m,)                   # work space
     features : (feature_offsets int32 (n_features + 1,), n_bins int32 (n_features,),
-                is_categorical uint8, monotone int8, padded_cuts float32 (n_features, w),
+                is_categorical uint8, monotone int8, cut_values float32 (n_cuts,),
+                cut_offsets int64 (n_features + 1,): feature f's bin edges
+                cut_values[cut_offsets[f]:cut_offsets[f + 1]],
                 interaction uint8 (n_sets, n_features): no rows, no constraints)   # IN
     sampling : (level_features int64 (max_depth, n_features), level_sizes int64
                 (max_depth,), node_key uint64): ``node_masks.feature_masks``   # IN
@@ -83,7 +86,8 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
     ``n_nodes`` entries of ``tree`` (``cat_bits``: its first ``n_categorical_nodes``
     rows); the histogram buffers are new ones when a level needed more room.
     """
-    feature_offsets, n_bins, is_categorical, monotone, padded_cuts, interaction = features
+    feature_offsets, n_bins, is_categorical, monotone, cut_values, cut_offsets, \
+        interaction = features
     start, end, depth, sums, bounds, feature, split_bin, default_left, split_type, gain, \
         left, cat_bits, path = nodes
     ids, chosen, node_sums, node_bounds, node_scales, mask, best_gain, best_feature, best_bin, \
@@ -129,7 +133,7 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
         # 0.5, measured): worth a second thread from a few nodes on
         set_thread_count(_threads(n_threads, _EVALUATION_COST * n_ids * cur.shape[1],
                                   min_work))
-        evaluate_splits(cur[:n_ids], feature_offsets, is_categorical, node_sums[:n_ids],
+        evaluate_splits(cur[:n_ids], feature_offsets, one, is_categorical, node_sums[:n_ids],
                         mask[:n_ids], monotone, node_bounds[:n_ids], node_scales[:n_ids],
                         split_params, settings[MAX_CAT_TO_ONEHOT], settings[MAX_CAT_THRESHOLD],
                         best_gain[:n_ids], best_feature[:n_ids], best_bin[:n_ids],
@@ -219,7 +223,7 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
             ids[i] = next_ids[i]
         cur, spare = spare, cur
     set_thread_count(n_threads)
-    n_cat = _finish(n_nodes, nodes, padded_cuts, numbers, rows, column, tree)
+    n_cat = _finish(n_nodes, nodes, cut_values, cut_offsets, numbers, rows, column, tree)
     return n_nodes, n_cat, cur, spare
 
 
@@ -292,7 +296,7 @@ def _choose(gain, ids, n_ids, max_leaves, gamma, n_leaves, chosen):
 
 
 @helper
-def _finish(n_nodes, nodes, padded_cuts, numbers, rows, column, tree):
+def _finish(n_nodes, nodes, cut_values, cut_offsets, numbers, rows, column, tree):
     """The tree's arrays (``TreeGrower._finish``), and the values of the leaves that hold
     rows (those above the last level) added to their rows' margins; returns the number
     of categorical nodes."""
@@ -318,8 +322,12 @@ def _finish(n_nodes, nodes, padded_cuts, numbers, rows, column, tree):
                 out_bits[n_cat, w] = nodes[CAT_BITS][k, w]
             n_cat += 1
         elif inner:
-            out_bin[k] = nodes[SPLIT_BIN][k]
-            out_threshold[k] = padded_cuts[feature[k], out_bin[k]]
+            b = nodes[SPLIT_BIN][k]
+            out_bin[k] = b
+            # split bin -1 (a one-bin feature's value rows against its missing ones): no
+            # value lies below float32's lowest number (TreeData.thresholds)
+            out_threshold[k] = (_LOWEST if b < 0
+                                else cut_values[cut_offsets[feature[k]] + b])
         if inner:
             out_value[k] = weight
         else:

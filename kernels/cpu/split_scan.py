@@ -21,16 +21,15 @@ _BLOCK = 64  # thresholds a pass: a few cache lines of scratch on the stack
 
 
 @helper
-def plain_best(h, n, total_g, total_h, parent, inv_g, inv_h, reg_lambda, min_child_weight,
-               out, task):
-    """Best threshold of one numeric feature with ``n`` value bins (``h``: int64 (n + 1,
-    2), its histogram, missing last); writes ``out`` row ``task`` when any (see
-    ``split._numeric_best``, whose plain case this is)."""
+def plain_best(h, n, miss_g, miss_h, total_g, total_h, parent, inv_g, inv_h, reg_lambda,
+               min_child_weight, out, task):
+    """Best threshold of one numeric feature with ``n`` value bins (``h``: int64 (n, 2) or
+    more, its value bins' sums; ``miss_g, miss_h``: its missing rows'); writes ``out`` row
+    ``task`` when any (see ``split._numeric_best``, whose plain case this is)."""
     task_gain, task_bin, task_left, task_sum = out
     left_g = stack_array(_BLOCK, np.int64)
     left_h = stack_array(_BLOCK, np.int64)
     gains = stack_array(_BLOCK, np.float64)
-    miss_g, miss_h = h[n, 0], h[n, 1]
     n_directions = 2 if (miss_g != 0 or miss_h != 0) else 1
     best = -np.inf
     best_bin, best_left, best_g, best_h = 0, 0, 0, 0

@@ -15,6 +15,11 @@ vectorise them): they agree with the CPU to rounding, and the solvers' certifica
 bits, make the fits agree.
 """
 from .binning import bin_values
+from .bundled import (add_split_values_bundled, build_histograms_bundled,
+                      partition_rows_bundled, predict_binned_bundled)
+from .csr import (add_split_values_csr, bin_values_csr, build_histograms_csr,
+                  partition_rows_csr)
+from .csr_predict import predict_binned_csr, predict_csr, predict_leaf_csr
 from .histogram import build_histograms, subtract_histograms
 from .linear import (dual_terms, gradient_csc, gradient_dense, gram_dense, hessian_diagonal_csc,
                      hessian_diagonal_dense, loss_terms, margins_csc, margins_csr, margins_dense)
@@ -33,6 +38,11 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "partition_rows", "pointwise_gradients", "predict", "predict_binned",
            "predict_leaf", "quantize_gradients", "subtract_histograms", "tree_shap",
            "tree_shap_interactions", "tree_saabas",
+           # sparse bin matrices and raw CSR rows (csr.py, csr_predict.py)
+           "add_split_values_csr", "bin_values_csr", "build_histograms_csr",
+           "partition_rows_csr", "predict_binned_csr", "predict_csr", "predict_leaf_csr",
+           "add_split_values_bundled", "build_histograms_bundled", "partition_rows_bundled",
+           "predict_binned_bundled",
            "cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms", "gradient_csc",
            "gradient_dense", "gram_dense", "hessian_diagonal_csc",
            "hessian_diagonal_dense", "loss_terms", "margins_csc", "margins_csr",

@@ -28,19 +28,19 @@ _MAX_CODES = 32 * CAT_WORDS
 
 
 @cuda.jit(device=True)
-def _numeric_best(hist, k, first, n, total_g, total_h, parent, direction_sign, lower, upper,
-                  scale_g, scale_h, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
-                  task, task_gain, task_bin, task_left, task_sum):
-    miss_g = hist[k, first + n, 0]
-    miss_h = hist[k, first + n, 1]
+def _numeric_best(hist, k, first, n, miss_g, miss_h, total_g, total_h, parent, direction_sign,
+                  lower, upper, scale_g, scale_h, reg_lambda, reg_alpha, max_delta_step,
+                  min_child_weight, task, task_gain, task_bin, task_left, task_sum):
     n_directions = 2 if (miss_g != 0 or miss_h != 0) else 1
     best = -math.inf
     for direction in range(n_directions):
         left_g = miss_g if direction == 1 else int64(0)
         left_h = miss_h if direction == 1 else int64(0)
-        for b in range(n - 1):
-            left_g += hist[k, first + b, 0]
-            left_h += hist[k, first + b, 1]
+        for i in range(1 if n == 1 else n - 1):
+            b = -1 if n == 1 else i  # one value bin: the missing rows alone on the left
+            if b >= 0:
+                left_g += hist[k, first + b, 0]
+                left_h += hist[k, first + b, 1]
             right_g = total_g - left_g
             right_h = total_h - left_h
             if left_h <= 0 or right_h <= 0:
@@ -87,12 +87,10 @@ def _set_gain(left_g, left_h, right_g, right_h, parent, scale_g, scale_h, reg_la
 
 
 @cuda.jit(device=True)
-def _categorical_best(hist, k, first, n, total_g, total_h, parent, lower, upper, scale_g,
-                      scale_h, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
+def _categorical_best(hist, k, first, n, miss_g, miss_h, total_g, total_h, parent, lower, upper,
+                      scale_g, scale_h, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
                       max_cat_to_onehot, max_cat_threshold, task, task_gain, task_left,
                       task_sum, task_bits):
-    miss_g = hist[k, first + n, 0]
-    miss_h = hist[k, first + n, 1]
     n_directions = 2 if (miss_g != 0 or miss_h != 0) else 1
     best = -math.inf
     if n < max_cat_to_onehot:
@@ -157,9 +155,9 @@ def _categorical_best(hist, k, first, n, total_g, total_h, parent, lower, upper,
 
 
 @cuda.jit
-def _task_kernel(hist, feature_offsets, is_categorical, node_sums, feature_mask, monotone,
-                 node_bounds, scales, split_params, max_cat_to_onehot, max_cat_threshold,
-                 task_gain, task_bin, task_left, task_sum, task_bits):
+def _task_kernel(hist, feature_offsets, missing_slots, is_categorical, node_sums, feature_mask,
+                 monotone, node_bounds, scales, split_params, max_cat_to_onehot,
+                 max_cat_threshold, task_gain, task_bin, task_left, task_sum, task_bits):
     n_nodes = hist.shape[0]
     n_features = feature_offsets.shape[0] - 1
     reg_lambda, reg_alpha = split_params[0], split_params[1]
@@ -176,22 +174,32 @@ def _task_kernel(hist, feature_offsets, is_categorical, node_sums, feature_mask,
         for word in range(CAT_WORDS):
             task_bits[task, word] = 0
         first = feature_offsets[f]
-        n = feature_offsets[f + 1] - first - 1  # value bins
-        if feature_mask[k, f] == 0 or (n < 2 and is_categorical[f] == 0):
+        n = feature_offsets[f + 1] - first - missing_slots  # value bins
+        if feature_mask[k, f] == 0 or n < 1:
             continue
         total_g, total_h = node_sums[k, 0], node_sums[k, 1]
+        if missing_slots:
+            miss_g = hist[k, first + n, 0]
+            miss_h = hist[k, first + n, 1]
+        else:  # no missing slot: the node's sums less the value bins' (integers: exact)
+            miss_g = total_g
+            miss_h = total_h
+            for b in range(n):
+                miss_g -= hist[k, first + b, 0]
+                miss_h -= hist[k, first + b, 1]
         lower, upper = node_bounds[k, 0], node_bounds[k, 1]
         parent = bounded_gain(total_g / scale_g, total_h / scale_h, reg_lambda, reg_alpha,
                               max_delta_step, lower, upper)
         if is_categorical[f]:
-            _categorical_best(hist, k, first, n, total_g, total_h, parent, lower, upper, scale_g,
-                              scale_h, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
-                              max_cat_to_onehot, max_cat_threshold, task, task_gain, task_left,
-                              task_sum, task_bits)
+            _categorical_best(hist, k, first, n, miss_g, miss_h, total_g, total_h, parent, lower,
+                              upper, scale_g, scale_h, reg_lambda, reg_alpha, max_delta_step,
+                              min_child_weight, max_cat_to_onehot, max_cat_threshold, task,
+                              task_gain, task_left, task_sum, task_bits)
         else:
-            _numeric_best(hist, k, first, n, total_g, total_h, parent, monotone[f], lower,
-                          upper, scale_g, scale_h, reg_lambda, reg_alpha, max_delta_step,
-                          min_child_weight, task, task_gain, task_bin, task_left, task_sum)
+            _numeric_best(hist, k, first, n, miss_g, miss_h, total_g, total_h, parent,
+                          monotone[f], lower, upper, scale_g, scale_h, reg_lambda, reg_alpha,
+                          max_delta_step, min_child_weight, task, task_gain, task_bin,
+                          task_left, task_sum)
 
 
 @cuda.jit
@@ -221,9 +229,9 @@ def _reduce_kernel(n_features, task_gain, task_bin, task_left, task_sum, task_bi
                 out_cat_bits[k, word] = task_bits[best_task, word]
 
 
-def _check_codes_fit(feature_offsets, is_categorical):
+def _check_codes_fit(feature_offsets, missing_slots, is_categorical):
     """``ValueError`` for a categorical feature with more codes than a thread's order holds."""
-    n_bins = np.diff(to_host(feature_offsets).astype(np.int64)) - 1
+    n_bins = np.diff(to_host(feature_offsets).astype(np.int64)) - missing_slots
     too_many = np.flatnonzero((to_host(is_categorical) == 1) & (n_bins > _MAX_CODES))
     if too_many.size:
         f = int(too_many[0])
@@ -233,16 +241,16 @@ def _check_codes_fit(feature_offsets, is_categorical):
             "(which takes up to 65,536), or merge rare categories")
 
 
-def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_mask, monotone,
-                    node_bounds, scales, split_params, max_cat_to_onehot, max_cat_threshold,
-                    out_gain, out_feature, out_bin, out_default_left, out_left_sum,
-                    out_cat_bits):
+def evaluate_splits(hist, feature_offsets, missing_slots, is_categorical, node_sums,
+                    feature_mask, monotone, node_bounds, scales, split_params,
+                    max_cat_to_onehot, max_cat_threshold, out_gain, out_feature, out_bin,
+                    out_default_left, out_left_sum, out_cat_bits):
     """Best split of each node over its allowed features, missing values tried both ways.
 
     Arguments and results as in ``cpu.evaluate_splits``. ``hist`` lives on the device; the
     per-node arrays may be host arrays (copied in, and the outputs back, once per call).
     """
-    _check_codes_fit(feature_offsets, is_categorical)
+    _check_codes_fit(feature_offsets, missing_slots, is_categorical)
     xp = array_module()
     n_nodes = hist.shape[0]
     n_features = feature_offsets.shape[0] - 1
@@ -256,7 +264,8 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
                                           out_left_sum, out_cat_bits)]
     if n_tasks:
         _task_kernel[blocks_for(n_tasks), THREADS](
-            to_device(hist), to_device(feature_offsets), to_device(is_categorical),
+            to_device(hist), to_device(feature_offsets), int(missing_slots),
+            to_device(is_categorical),
             to_device(node_sums), to_device(feature_mask), to_device(monotone),
             to_device(node_bounds), to_device(scales), to_device(split_params),
             int(max_cat_to_onehot), int(max_cat_threshold), task_gain, task_bin, task_left,

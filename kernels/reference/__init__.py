@@ -1,10 +1,17 @@
 """Plain NumPy twins of the kernels: obviously correct, slow, the test oracle. Same names
 and signatures as every backend's kernels module (``n_threads`` is accepted and ignored);
-the host kernels (``exact``, ``elementwise``, ``auc``, ``survival``) are the CPU's only (see
+the host kernels (``exact``, ``elementwise``, ``auc``, ``survival``, ``bundling``) are the
+CPU's only (see
 ``kernels/cpu/__init__.py``).
 """
 from .auc import split_by_label, twice_mann_whitney
 from .binning import bin_values
+from .bundling import bundle_conflicts, propose_bundles
+from .bundled import (add_split_values_bundled, build_histograms_bundled,
+                      partition_rows_bundled, predict_binned_bundled)
+from .csr import (add_split_values_csr, bin_values_csr, build_histograms_csr,
+                  partition_rows_csr)
+from .csr_predict import predict_binned_csr, predict_csr, predict_leaf_csr
 from .elementwise import exp_into, log2_into, log_into
 from .exact import add_exact_parts
 from .histogram import build_histograms, subtract_histograms
@@ -26,13 +33,18 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "partition_rows", "pointwise_gradients", "predict", "predict_binned",
            "predict_leaf", "quantize_gradients", "subtract_histograms", "tree_shap",
            "tree_shap_interactions", "tree_saabas",
+           # sparse bin matrices and raw CSR rows (csr.py, csr_predict.py)
+           "add_split_values_csr", "bin_values_csr", "build_histograms_csr",
+           "partition_rows_csr", "predict_binned_csr", "predict_csr", "predict_leaf_csr",
+           "add_split_values_bundled", "build_histograms_bundled", "partition_rows_bundled",
+           "predict_binned_bundled",
            "cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms", "gradient_csc",
            "gradient_dense", "gram_dense", "hessian_diagonal_csc",
            "hessian_diagonal_dense", "loss_terms", "margins_csc", "margins_csr",
            "margins_dense", "svc_dual_cd_csr", "svc_dual_cd_dense",
            # host kernels (no CUDA twin by design: run on the host on every backend)
            "add_exact_parts", "exp_into", "log_into", "log2_into", "split_by_label",
-           "twice_mann_whitney", "aft_loss_into")
+           "twice_mann_whitney", "aft_loss_into", "bundle_conflicts", "propose_bundles")
 # the linear models' kernels (gbm.linear), on every backend (CUDA: kernels/cuda/linear*.py)
 LINEAR_KERNELS = ("cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms",
                   "gradient_csc", "gradient_dense", "gram_dense", "hessian_diagonal_csc",

@@ -11,17 +11,21 @@ def _bits_of(codes, n_words):
     return bits
 
 
-def _numeric_candidates(h, n, monotone):
-    """(left sums, default left, bin) in scan order: missing right, then missing left."""
-    missing = h[n]
+def _numeric_candidates(h, n, missing, monotone):
+    """(left sums, default left, bin) in scan order: missing right, then missing left; a
+    feature of one value bin: the missing rows alone on the left (bin -1)."""
+    if n == 1:
+        if missing.any():
+            yield missing, 1, -1, None
+        return
     for direction in ((0, 1) if missing.any() else (0,)):
         for b in range(n - 1):
             yield h[:b + 1].sum(axis=0) + (missing if direction else 0), direction, b, None
 
 
-def _categorical_candidates(h, n, total, scales, reg, min_child_weight, onehot, threshold):
+def _categorical_candidates(h, n, missing, total, scales, reg, min_child_weight, onehot,
+                            threshold):
     """(left sums, default left, bin 0, set) in the kernel's order."""
-    missing = h[n]
     if n < onehot:
         for c in range(n):
             yield total - h[c], 1, 0, [c]
@@ -38,10 +42,10 @@ def _categorical_candidates(h, n, total, scales, reg, min_child_weight, onehot, 
             yield total - h[chosen].sum(axis=0), 1, 0, chosen
 
 
-def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_mask, monotone,
-                    node_bounds, scales, split_params, max_cat_to_onehot, max_cat_threshold,
-                    out_gain, out_feature, out_bin, out_default_left, out_left_sum,
-                    out_cat_bits):
+def evaluate_splits(hist, feature_offsets, missing_slots, is_categorical, node_sums,
+                    feature_mask, monotone, node_bounds, scales, split_params,
+                    max_cat_to_onehot, max_cat_threshold, out_gain, out_feature, out_bin,
+                    out_default_left, out_left_sum, out_cat_bits):
     reg, min_child_weight = tuple(split_params[:3]), split_params[3]
     for k in range(hist.shape[0]):
         out_gain[k], out_feature[k], out_bin[k], out_default_left[k] = -np.inf, -1, 0, 0
@@ -54,14 +58,17 @@ def evaluate_splits(hist, feature_offsets, is_categorical, node_sums, feature_ma
                                          *bounds)
         for f in range(feature_offsets.shape[0] - 1):
             h = hist[k, feature_offsets[f]:feature_offsets[f + 1]]
-            n = h.shape[0] - 1
-            if not feature_mask[k, f] or (n < 2 and not is_categorical[f]):
+            n = h.shape[0] - missing_slots
+            if not feature_mask[k, f] or n < 1:
                 continue
+            # the missing rows' sums: their slot, or (no slot) what the value bins lack
+            missing = h[n] if missing_slots else total - h[:n].sum(axis=0)
             if is_categorical[f]:
-                candidates = _categorical_candidates(h, n, total, scales_k, reg, min_child_weight,
-                                                     max_cat_to_onehot, max_cat_threshold)
+                candidates = _categorical_candidates(h, n, missing, total, scales_k, reg,
+                                                     min_child_weight, max_cat_to_onehot,
+                                                     max_cat_threshold)
             else:
-                candidates = _numeric_candidates(h, n, monotone[f])
+                candidates = _numeric_candidates(h, n, missing, monotone[f])
             for left, default_left, b, chosen in candidates:
                 right = total - left
                 if left[1] <= 0 or right[1] <= 0:

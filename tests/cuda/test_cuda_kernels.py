@@ -76,7 +76,7 @@ def _evaluate_both(hist, n_bins, is_cat, mask, params, onehot, threshold, monoto
         out = (np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.uint8),
                np.empty((n, 2), np.int64), np.empty((n, CAT_WORDS), np.uint32))
         h = dev(hist) if module is cuda else hist
-        module.evaluate_splits(h, offsets, is_cat, sums, mask, monotone, bounds, scales,
+        module.evaluate_splits(h, offsets, 1, is_cat, sums, mask, monotone, bounds, scales,
                                np.array(params, np.float64), onehot, threshold, *out)
         results.append(out)
     return results
@@ -384,7 +384,7 @@ def test_evaluate_splits_refuses_more_than_256_categories():
     out = (np.empty(1), np.empty(1, np.int32), np.empty(1, np.int32), np.empty(1, np.uint8),
            np.empty((1, 2), np.int64), np.empty((1, layout.cat_words(300)), np.uint32))
     with pytest.raises(ValueError, match="at most 256 categories, but feature 1 has 300"):
-        cuda.evaluate_splits(dev(hist), offsets, np.array([0, 1], np.uint8),
+        cuda.evaluate_splits(dev(hist), offsets, 1, np.array([0, 1], np.uint8),
                              np.zeros((1, 2), np.int64), np.ones((1, 2), np.uint8),
                              np.zeros(2, np.int8), np.array([[-np.inf, np.inf]]),
                              np.ones((1, 2)), np.array([1.0, 0.0, 0.0, 1.0]), 4, 64, *out)
