@@ -83,7 +83,9 @@ def _numeric_best(h, n, miss_g, miss_h, used, n_used, total_g, total_h, parent, 
             if hl < min_child_weight or hr < min_child_weight:
                 continue
             gl, gr = left_g * inv_g, right_g * inv_g
-            if direction_sign == 0:
+            if plain:  # a sparse feature's used bins, or a one-bin feature
+                gain = gl * gl / (hl + reg_lambda) + gr * gr / (hr + reg_lambda) - parent
+            elif direction_sign == 0:
                 gain = (bounded_gain(gl, hl, reg_lambda, reg_alpha, max_delta_step, lower, upper)
                         + bounded_gain(gr, hr, reg_lambda, reg_alpha, max_delta_step, lower,
                                        upper) - parent)
