@@ -106,6 +106,20 @@ class CsrBins:
         self.feature_offsets = np.asarray(feature_offsets, dtype=np.int32)
         self.n_bins = np.diff(self.feature_offsets).astype(np.int32)
         self._no_map = np.zeros(0, dtype=np.int32)
+        self._counts = None
+
+    def feature_counts(self):
+        """int32 (n_features,) on the host: each feature's stored entries (counted once,
+        kept: what bounds a feature's hessian sum in ``gbm.tree.active``)."""
+        if self._counts is None:
+            from .inputs import to_host
+
+            per_slot = np.bincount(to_host(self.slots), minlength=int(self.feature_offsets[-1]))
+            counts = np.add.reduceat(per_slot, self.feature_offsets[:-1]) if per_slot.size \
+                else np.zeros(self.n_features, np.int64)
+            counts[self.n_bins == 0] = 0  # reduceat reads a slot for a width of 0
+            self._counts = counts.astype(np.int32)
+        return self._counts
 
     @property
     def n_rows(self):

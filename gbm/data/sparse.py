@@ -25,6 +25,14 @@ def has_sparse_columns(frame):
     return any(isinstance(dtype, pd.SparseDtype) for dtype in frame.dtypes)
 
 
+def is_sparse_input(X):
+    """Whether ``X`` is read as a ``SparseMatrix``: a SciPy sparse matrix, or a pandas
+    DataFrame with a sparse column."""
+    if is_scipy_sparse(X):
+        return True
+    return hasattr(X, "columns") and hasattr(X, "dtypes") and has_sparse_columns(X)
+
+
 class SparseMatrix:
     """Rows of float32 values, stored as CSR; absent entries are missing.
 
