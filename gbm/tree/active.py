@@ -18,7 +18,7 @@ import dataclasses
 import numpy as np
 
 _CHUNK = 1 << 16  # features a pass of candidate_layout bounds at once
-LEVEL_SHARE = 0.25  # a level narrows the layout when it leaves out this share of its slots
+LEVEL_SHARE = 0.1  # a level narrows the layout when it leaves out this share of its slots
 
 
 @dataclasses.dataclass
@@ -87,11 +87,20 @@ def _can_split(value_h, scales, min_child_weight):
     return (value_h > 0) & (weight >= min_child_weight)
 
 
+def _host_buffer(backend, name, size):
+    """int32 (size,) on the host, contents undefined: a CPU backend's workspace memory
+    (``Backend.buffer``: the same each tree, no fresh pages), else new."""
+    if backend.xp is np:
+        return backend.buffer(name, size, np.int32)
+    return np.empty(size, dtype=np.int32)
+
+
 def _narrowed(layout, keep, backend, share=0.5):
     """``(the HistogramLayout of layout's features where keep, their slots in layout)``:
     None when that leaves out less than ``share`` of ``layout``'s slots. ``keep``: bool
     (features of ``layout``,); the new ``slot_map`` maps the bin matrix's slots straight
-    to the new layout's."""
+    to the new layout's: ``layout``'s own map rewritten (``layout`` is done with), or
+    workspace memory (one map of every slot a tree, whatever its levels)."""
     offsets = np.asarray(layout.feature_offsets)
     ids = np.flatnonzero(keep)
     starts = offsets[ids].astype(np.int64)
@@ -102,11 +111,21 @@ def _narrowed(layout, keep, backend, share=0.5):
     within = np.arange(int(widths.sum()), dtype=np.int64) - np.repeat(
         np.cumsum(widths) - widths, widths)
     kept_slots = np.repeat(starts, widths) + within
-    slot_map = np.full(int(offsets[-1]), -1, dtype=np.int32)
-    slot_map[kept_slots] = np.arange(kept_slots.shape[0], dtype=np.int32)
-    if layout.slot_map is not None:  # through the layout's own map
+    # each slot of ``layout`` to its new place, then -1 (where "left out" reads); without
+    # a map before, that is the new map itself
+    first = layout.slot_map is None
+    remap = _host_buffer(backend, "slot_map" if first else "slot_remap", int(offsets[-1]) + 1)
+    remap.fill(-1)
+    remap[kept_slots] = np.arange(kept_slots.shape[0], dtype=np.int32)
+    if first:
+        slot_map = remap[:-1]
+    else:  # the layout's own map, rewritten in place (its layout is not used again); -1
+        # wraps to remap's last entry, -1; in chunks: take widens its indices to intp
         before = backend.to_host(layout.slot_map)
-        slot_map = np.where(before >= 0, slot_map[before], np.int32(-1)).astype(np.int32)
+        for lo in range(0, before.shape[0], _CHUNK):
+            part = before[lo:lo + _CHUNK]
+            np.take(remap, part, out=part, mode="wrap")
+        slot_map = before[:]  # a new view (BundledBins caches by the map's identity)
     features = ids if layout.features is None else layout.features[ids]
     narrowed = HistogramLayout(
         np.concatenate(([0], np.cumsum(widths))).astype(np.int32), 0, features,
@@ -149,16 +168,18 @@ def level_layout(layout, level_hist, positions, scales, min_child_weight, backen
     float64 (n_parents, 2), their trees'):
     a child's value rows are some of its parent's, so its feature's value rows weigh at
     most the parent's. None when ``layout`` is every feature's, or when less than a
-    quarter of its slots would go (a new layout costs a map of every slot)."""
+    tenth of its slots would go (a new layout costs a pass over a map of every slot).
+    ``layout`` is not used again: its map becomes the new one."""
     if layout.slot_map is None or layout.missing_slots:
         return None
     offsets = np.asarray(layout.feature_offsets, np.int64)
     if not offsets[-1]:
         return None
-    hess = backend.to_host(level_hist[:, :, 1])  # a view on the host: no copy
-    value_h = np.add.reduceat(hess, offsets[:-1], axis=1)
-    if positions is not None:
-        value_h = value_h[positions]
-    value_h[:, offsets[1:] == offsets[:-1]] = 0  # reduceat reads a slot for a width of 0
-    keep = _can_split(value_h, scales, min_child_weight).any(axis=0)
+    empty = offsets[1:] == offsets[:-1]
+    keep = np.zeros(offsets.shape[0] - 1, dtype=bool)
+    for i, at in enumerate(range(level_hist.shape[0]) if positions is None else positions):
+        hess = backend.to_host(level_hist[int(at), :, 1])  # a view on the host: no copy
+        value_h = np.add.reduceat(hess, offsets[:-1])
+        value_h[empty] = 0  # reduceat reads a slot for a width of 0
+        keep |= _can_split(value_h[None], scales[i:i + 1], min_child_weight)[0]
     return _narrowed(layout, keep, backend, LEVEL_SHARE)
