@@ -199,7 +199,8 @@ def test_chunked_counts_and_entry_runs_are_numpys(monkeypatch):
     values = rng.integers(0, 50, 1000).astype(np.int32)
     monkeypatch.setattr(sparse, "_COUNT_CHUNK", 64)
     monkeypatch.setattr(binning, "_CUT_CHUNK", 64)
-    np.testing.assert_array_equal(sparse.count_values(values, 60), np.bincount(values, minlength=60))
+    np.testing.assert_array_equal(sparse.count_values(values, 60),
+                                  np.bincount(values, minlength=60))
     np.testing.assert_array_equal(binning._entries_of(values, 10, 20),
                                   np.flatnonzero((values >= 10) & (values < 20)))
     assert sparse.count_values(values[:0], 5).tolist() == [0] * 5

@@ -9,9 +9,22 @@ histogram below the root changes no split, only the memory and the work. On wide
 data most features are such (a hashed n-gram seen in three rows): a level's histograms
 shrink from the columns to the few thousand features that can split.
 
+The same bound narrows a tree further, none of it changing a split:
+
+* before the root's histogram (``candidate_layout``): a feature's value rows weigh at
+  most its stored entries times the tree's largest hessian, so the root's histogram
+  never holds every feature's slots (16 bytes each, a million of them on hashed text);
+* level by level (``level_layout``, depthwise): a child's value rows are some of its
+  parent's, so a feature that falls short in every parent of a level is left out of
+  the level's histograms, the parents' kept slots gathered for the siblings.
+
+Each layout's ``slot_map`` takes the bin matrix's slots straight to its own, one map of
+every slot a tree, rewritten in place as the layout narrows.
+
 Used for layouts without missing slots (a histogram there holds value bins only), when
 every hessian of the tree's rows is non-negative (a user's objective may make some
-negative: then every feature stays), and when it leaves out at least half the slots.
+negative: then every feature stays), and when it leaves out at least half the slots
+(a tenth, level by level).
 """
 import dataclasses
 
@@ -183,3 +196,35 @@ def level_layout(layout, level_hist, positions, scales, min_child_weight, backen
         value_h[empty] = 0  # reduceat reads a slot for a width of 0
         keep |= _can_split(value_h[None], scales[i:i + 1], min_child_weight)[0]
     return _narrowed(layout, keep, backend, LEVEL_SHARE)
+
+
+def gather_slots(level_hist, positions, kept_slots, out, backend):
+    """``out[i] = level_hist[positions[i]][kept_slots]`` (``positions`` None: ``i``), a
+    parent at a time (no copy of every parent's histogram); returns ``out``."""
+    xp = backend.xp
+    kept = backend.asarray(kept_slots)
+    # NumPy buffers ``out`` of a take in its default mode ("raise"); the slots are valid
+    mode = {"mode": "clip"} if xp is np else {}  # CuPy's take has no mode
+    for i in range(out.shape[0]):
+        at = i if positions is None else int(positions[i])
+        xp.take(level_hist[at], kept, axis=0, out=out[i], **mode)
+    return out
+
+
+def largest_hessians(gpair, rows, segments, backend):
+    """int64 (n_trees,): the largest fixed-point hessian (``gpair[:, 1]``) of each tree's
+    rows ``rows[segments[t]:segments[t + 1]]`` over every rank (-1 for a tree without
+    rows), or -1 everywhere when a hessian of the trees' rows is negative on some rank (a
+    user's objective may give some): the bounds of this module hold only without those."""
+    n_trees = segments.shape[0] - 1
+    local = np.full(n_trees + 1, -1, dtype=np.int64)
+    local[-1] = 0
+    if rows.shape[0]:
+        hess = gpair[rows, 1]
+        if int(hess.min()) < 0:
+            local[-1] = 1
+        for t in range(n_trees):
+            if segments[t + 1] > segments[t]:
+                local[t] = int(hess[segments[t]:segments[t + 1]].max())
+    found = backend.collective.allreduce(local, "max")
+    return np.full(n_trees, -1, np.int64) if found[-1] else found[:-1]

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .active import HistogramLayout, active_layout, candidate_layout, level_layout
+from .active import (HistogramLayout, active_layout, candidate_layout, gather_slots,
+                     largest_hessians, level_layout)
 from .constraints import allowed_features
 from .structure import NODE_FIELDS, Tree
 from .tree_data import TreeData  # noqa: F401  (gbm.tree.grower.TreeData: where it was)
@@ -334,12 +335,8 @@ class TreeGrower:
         self._build(level[:c], hist[:c])
         parent_hist = level_hist
         if kept_slots is not None:  # the parents' kept slots, where the siblings go
-            at = np.arange(c) if positions is None else positions
-            kept = self.backend.asarray(kept_slots)
-            mode = {"mode": "clip"} if self.xp is np else {}
-            for i in range(c):
-                self.xp.take(level_hist[int(at[i])], kept, axis=0, out=hist[c + i], **mode)
-            parent_hist = hist[c:]
+            parent_hist = gather_slots(level_hist, positions, kept_slots, hist[c:],
+                                       self.backend)
         elif positions is not None:  # the parents' histograms, gathered where the siblings go
             # NumPy buffers ``out`` of a take in its default mode ("raise"): a second copy,
             # 3x the time (measured); the positions are valid, so "clip" changes nothing
@@ -408,7 +405,8 @@ class TreeGrower:
         ids, hist = np.empty(0, np.int64), None
         self.layout = HistogramLayout.of(self.data)
         if self._can_split_deeper(0):
-            h_max = None if self.data.missing_slots else self._largest_hessians()
+            h_max = None if self.data.missing_slots else largest_hessians(
+                self.gpair, self.rows, self.segments, self.backend)
             narrow = h_max is not None and bool((h_max >= 0).all())  # none negative
             if narrow:  # the roots' histograms of the features that may split only
                 mcw = self.params["min_child_weight"]
@@ -438,24 +436,6 @@ class TreeGrower:
         else:
             self._grow_depthwise(ids, hist)
         return self._finish()
-
-    def _largest_hessians(self):
-        """int64 (n_trees,): the largest fixed-point hessian of each tree's rows over every
-        rank (-1 for a tree without rows), or -1 everywhere when some hessian of the
-        trees' rows is negative on some rank (a user's objective may give some): the
-        bounds ``gbm.tree.active`` stands on hold only without those."""
-        rows, segments = self.rows, self.segments
-        local = np.full(self.n_trees + 1, -1, dtype=np.int64)
-        local[-1] = 0
-        if rows.shape[0]:
-            hess = self.gpair[rows, 1]
-            if int(hess.min()) < 0:
-                local[-1] = 1
-            for t in range(self.n_trees):
-                if segments[t + 1] > segments[t]:
-                    local[t] = int(hess[segments[t]:segments[t + 1]].max())
-        found = self.backend.collective.allreduce(local, "max")
-        return np.full(self.n_trees, -1, np.int64) if found[-1] else found[:-1]
 
     def _grow_depthwise(self, ids, hist):
         max_leaves = self.params["max_leaves"]
