@@ -104,8 +104,29 @@ class CsrBins:
     def __init__(self, indptr, slots, feature_offsets):
         self.indptr, self.slots = indptr, slots
         self.feature_offsets = np.asarray(feature_offsets, dtype=np.int32)
-        self.n_bins = np.diff(self.feature_offsets).astype(np.int32)
         self._no_map = np.zeros(0, dtype=np.int32)
+        self._counts = None
+
+    @property
+    def n_bins(self):
+        """int32 (n_features,): value bins per feature (made when read: 4 bytes a
+        feature, not held beside ``feature_offsets``)."""
+        return np.diff(self.feature_offsets).astype(np.int32)
+
+    def feature_counts(self):
+        """int32 (n_features,) on the host: each feature's stored entries (counted once,
+        kept: what bounds a feature's hessian sum in ``gbm.tree.active``)."""
+        if self._counts is None:
+            from .inputs import to_host
+            from .sparse import count_values
+
+            per_slot = count_values(to_host(self.slots), int(self.feature_offsets[-1]))
+            counts = np.add.reduceat(per_slot, self.feature_offsets[:-1]) if per_slot.size \
+                else np.zeros(self.n_features, np.int64)
+            counts[self.feature_offsets[1:] == self.feature_offsets[:-1]] = 0  # reduceat
+            # reads a slot for a width of 0
+            self._counts = counts.astype(np.int32)
+        return self._counts
 
     @property
     def n_rows(self):
@@ -174,7 +195,6 @@ class BundledBins:
         self.code_slot, self.code_base = code_slot, code_base
         self.feature_bundle, self.feature_code = feature_bundle, feature_code
         self.feature_offsets = np.asarray(feature_offsets, dtype=np.int32)
-        self.n_bins = np.diff(self.feature_offsets).astype(np.int32)
         self._mapped = None  # (slot_map, code_slot through it): the last one asked for
 
     @property
@@ -184,6 +204,8 @@ class BundledBins:
     @property
     def n_features(self):
         return self.feature_offsets.shape[0] - 1
+
+    n_bins = CsrBins.n_bins
 
     @property
     def n_bundles(self):

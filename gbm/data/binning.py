@@ -237,11 +237,16 @@ class BinMapper:
         ``has_missing`` (per feature, optional): which features' training rows hold
         missing values, whose missing bin must be stored."""
         self.n_bins = (RaggedCuts.of(self.cuts).sizes() + 1).astype(np.int32)
-        self.feature_offsets = np.concatenate(([0], np.cumsum(self.n_bins + 1))).astype(np.int32)
         largest = self.n_bins.max(initial=1)
         if has_missing is not None:  # a missing bin 256 (256 categories, or max_bin > 256)
             largest = max(largest, (self.n_bins + 1)[np.asarray(has_missing, bool)].max(initial=1))
         self.bin_dtype = BIN_DTYPE if largest <= 256 else WIDE_BIN_DTYPE
+
+    @property
+    def feature_offsets(self):
+        """int32 (n_features + 1,): a dense bin matrix's histogram layout, each feature's
+        value bins then its missing slot (made when read: not held through a fit)."""
+        return np.concatenate(([0], np.cumsum(self.n_bins + 1))).astype(np.int32)
 
     def padded_cuts(self):
         """float32 (n_features, width): each feature's cuts, then +inf; ``width`` a power
@@ -345,7 +350,7 @@ def _bundled(X, bundles, offsets, bins, xp):
                        offsets)
 
 
-_CUT_CHUNK = 1 << 20  # stored entries a pass of _sparse_cuts takes (features in runs)
+_CUT_CHUNK = 1 << 19  # stored entries a pass of _sparse_cuts takes (features in runs)
 
 
 def _sparse_cuts(Xs, ws, limits, n_categories, n_threads):
@@ -386,9 +391,19 @@ def _sparse_cuts(Xs, ws, limits, n_categories, n_threads):
     return RaggedCuts(cut_values[order], offsets)
 
 
+def _entries_of(indices, lo, hi):
+    """int64: the positions of the entries of features ``lo .. hi - 1`` in ``indices``,
+    found a block of entries at a time (masks of a block, not of every entry)."""
+    found = []
+    for b in range(0, indices.shape[0], _CUT_CHUNK):
+        block = indices[b:b + _CUT_CHUNK]
+        found.append(np.flatnonzero((block >= lo) & (block < hi)) + b)
+    return np.concatenate(found) if found else np.zeros(0, np.int64)
+
+
 def _run_cuts(Xs, ws, uniform, lo, hi, limits, categorical, pool):
     """Features ``lo .. hi - 1``'s cuts, as lists of (feature ids, cuts) arrays."""
-    at = np.flatnonzero((Xs.indices >= lo) & (Xs.indices < hi))
+    at = _entries_of(Xs.indices, lo, hi)
     features = Xs.indices[at]
     values = Xs.data[at] + np.float32(0.0)  # -0.0 as 0.0, as feature_cuts does
     weights = None

@@ -55,7 +55,8 @@ def propose(sample, n_bins, kernels):
     by_feature = np.argsort(sample.indices, kind="stable")
     col_rows = sample.row_of_entries()[by_feature].astype(np.int32)
     col_ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    order = np.lexsort((np.arange(n_features), -counts)).astype(np.int64)
+    # decreasing count, ties by index (a stable sort): no lexsort's arrays of every feature
+    order = np.argsort(-counts, kind="stable").astype(np.int64, copy=False)
     bundle_of = np.empty(n_features, dtype=np.int32)
     kernels.propose_bundles(col_ptr, col_rows, sample.shape[0], order,
                             np.asarray(n_bins, np.int32), MAX_CODES, MAX_SEARCH, bundle_of)

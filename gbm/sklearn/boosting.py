@@ -27,6 +27,7 @@ from ..metrics import get_metric
 from ..objectives import OBJECTIVES
 from ..params import SURVIVAL
 from ..data.queries import pop_qid
+from ..data.sparse import is_sparse_input
 from ..training.loop import train
 
 # Estimator argument -> training parameter (the same name unless listed).
@@ -171,7 +172,10 @@ class _GBMBase(BaseEstimator):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         raw = self._categorical_input(X)
-        X = self._validate_X(X, reset=True, raw=raw)
+        # categorical input is encoded by train; sparse input is checked here but converted
+        # by train too, which lets its copy of the values go once they are binned (held
+        # here, it would stay beside the bins through every round)
+        X = self._validate_X(X, reset=True, raw=raw or is_sparse_input(X))
         # labels are checked and encoded on the host (GPU labels: one copy), as in train
         y, extra_params = self._encode_y(self._column_y(to_host(y)))
         params = dict(self._train_params(), **extra_params)

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .active import HistogramLayout, active_layout
+from .active import (HistogramLayout, active_layout, candidate_layout, gather_slots,
+                     largest_hessians, level_layout)
 from .constraints import allowed_features
 from .structure import NODE_FIELDS, Tree
 from .tree_data import TreeData  # noqa: F401  (gbm.tree.grower.TreeData: where it was)
@@ -106,8 +107,10 @@ class HistogramBuffers:
         self._turn ^= 1
         size = n_nodes * n_slots * 2
         if self._buffers[self._turn].shape[0] < size:
-            self._buffers[self._turn] = self.xp.empty(
-                max(size, 2 * self._buffers[self._turn].shape[0]), np.int64)
+            # the size asked for (a level's histograms are the largest thing a wide sparse
+            # fit holds: no doubling), the old buffer let go first
+            self._buffers[self._turn] = None
+            self._buffers[self._turn] = self.xp.empty(size, np.int64)
         return self._buffers[self._turn][:size].reshape(n_nodes, n_slots, 2)
 
 
@@ -192,6 +195,7 @@ class TreeGrower:
         # the histograms' features: every one, or (sparse layouts) those that can split in
         # the tree, found at the root (gbm.tree.active)
         self.layout = HistogramLayout.of(data)
+        self._narrow_levels = False
 
     def _can_split_deeper(self, depth):
         max_depth = self.params["max_depth"]
@@ -325,11 +329,15 @@ class TreeGrower:
         small_is_left = nodes.sums[left, 1] <= nodes.sums[right, 1]
         level = np.concatenate([np.where(small_is_left, left, right),
                                 np.where(small_is_left, right, left)])
+        kept_slots = self._narrow_level(ids, level_hist, positions)
         hist = self._histograms(level.shape[0])
         c = ids.shape[0]  # the smaller children's histograms, then their siblings'
         self._build(level[:c], hist[:c])
         parent_hist = level_hist
-        if positions is not None:  # the parents' histograms, gathered where the siblings go
+        if kept_slots is not None:  # the parents' kept slots, where the siblings go
+            parent_hist = gather_slots(level_hist, positions, kept_slots, hist[c:],
+                                       self.backend)
+        elif positions is not None:  # the parents' histograms, gathered where the siblings go
             # NumPy buffers ``out`` of a take in its default mode ("raise"): a second copy,
             # 3x the time (measured); the positions are valid, so "clip" changes nothing
             mode = {"mode": "clip"} if self.xp is np else {}  # CuPy's take has no mode
@@ -338,6 +346,22 @@ class TreeGrower:
         with self.backend.threads(hist.size // 4):
             self.k.subtract_histograms(parent_hist, hist[:c], hist[c:])
         return level, hist
+
+    def _narrow_level(self, ids, level_hist, positions):
+        """Narrow the histogram layout to the features that can split in the children of
+        nodes ``ids`` (depthwise, when the roots' layout was narrowed): a child's value
+        rows are some of its parent's, so a feature whose value rows weigh less than
+        ``min_child_weight`` in every parent (``gbm.tree.active``) can split in none of
+        them. Returns the kept slots of the parents' layout (their histograms
+        ``level_hist[positions]``), or None when the layout stays."""
+        if not self._narrow_levels:
+            return None
+        found = level_layout(self.layout, level_hist, positions, self._scales(ids),
+                             self.params["min_child_weight"], self.backend)
+        if found is None:
+            return None
+        self.layout, kept_slots = found
+        return kept_slots
 
     def _leaf_values(self, ids):
         """Leaf values of nodes ``ids``: the learning rate times their (bounded) weights,
@@ -381,11 +405,21 @@ class TreeGrower:
         ids, hist = np.empty(0, np.int64), None
         self.layout = HistogramLayout.of(self.data)
         if self._can_split_deeper(0):
+            h_max = None if self.data.missing_slots else largest_hessians(
+                self.gpair, self.rows, self.segments, self.backend)
+            narrow = h_max is not None and bool((h_max >= 0).all())  # none negative
+            if narrow:  # the roots' histograms of the features that may split only
+                mcw = self.params["min_child_weight"]
+                self.layout = candidate_layout(self.data, h_max, self.tree_scales, mcw,
+                                               self.backend) or self.layout
             hist = self._build(roots)
             ids = roots
-            if not self.data.missing_slots and self._hessians_nonnegative():
-                found = active_layout(self.data, hist, self.tree_scales,
-                                      self.params["min_child_weight"], self.backend)
+            # depthwise levels narrow further from their parents' histograms (lossguide
+            # keeps waiting leaves' histograms in the layout they were built in)
+            self._narrow_levels = narrow and self.params["grow_policy"] == "depthwise"
+            if narrow:
+                found = active_layout(self.data, hist, self.tree_scales, mcw, self.backend,
+                                      self.layout)
                 if found is not None:
                     self.layout, hist = found
         if hist is not None and self.data.missing_slots:
@@ -402,12 +436,6 @@ class TreeGrower:
         else:
             self._grow_depthwise(ids, hist)
         return self._finish()
-
-    def _hessians_nonnegative(self):
-        """Whether no hessian of the trees' rows is negative, on any rank (a user's
-        objective may give some): the bound ``gbm.tree.active`` stands on."""
-        local = 1 if self.rows.shape[0] == 0 else int(self.gpair[self.rows, 1].min() >= 0)
-        return bool(self.backend.collective.allreduce(np.array([local], np.uint8), "min")[0])
 
     def _grow_depthwise(self, ids, hist):
         max_leaves = self.params["max_leaves"]

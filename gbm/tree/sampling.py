@@ -66,13 +66,21 @@ class ColumnSampler:
         self.parts = _tree_parts(round_, group, parallel)
         self.by_level, self.by_node = params["colsample_bylevel"], params["colsample_bynode"]
         self.n_features = n_features
-        self.tree = np.arange(n_features)
-        if params["colsample_bytree"] < 1.0:  # no key to hash when every feature is kept
-            self.tree = _choose(_key(self.seed, _TREE, *self.parts), self.tree,
-                                params["colsample_bytree"])
+        self.by_tree = params["colsample_bytree"]
+        self._tree = None  # made when first read: 8 bytes a feature, a million on hashed text
         self._levels = {}
         self.trivial = (params["colsample_bytree"] >= 1.0 and self.by_level >= 1.0
                         and self.by_node >= 1.0)
+
+    @property
+    def tree(self):
+        """int64: the features ``colsample_bytree`` leaves, increasing."""
+        if self._tree is None:
+            self._tree = np.arange(self.n_features)
+            if self.by_tree < 1.0:  # no key to hash when every feature is kept
+                self._tree = _choose(_key(self.seed, _TREE, *self.parts), self._tree,
+                                     self.by_tree)
+        return self._tree
 
     def _level(self, depth):
         if depth not in self._levels:
