@@ -20,13 +20,6 @@ from .structure import Tree
 
 ENABLED = True  # tests switch it off to compare with TreeGrower
 _MAX_NODES = 1 << 16  # more nodes a tree (deep trees on large tables): TreeGrower
-# cells a step inside grow_tree needs before it takes a second thread: twice the level
-# kernels' PARALLEL_MIN_WORK. The steps come microseconds apart, and on a busy machine each
-# parallel region waits for a descheduled thread; measured (bench rows curve, n_jobs 2,
-# shared 2-CPU machine, alternating in one process): 20,000 rows 0.28 -> 0.24 s and 0.31
-# -> 0.27 s, 5,000 rows 0.165 -> 0.151 s, 50,000 rows within noise (0.446-0.506 s either
-# way). The thread count never changes a result (integer sums).
-TREE_MIN_WORK = 2 * PARALLEL_MIN_WORK
 
 
 def whole_trees(params, backend, data, leaf_refresh, n_rows):
@@ -137,7 +130,7 @@ class WholeTrees:
         nodes, level, tree, hist = self._workspace()
         settings = np.array([params["max_depth"], params["max_leaves"],
                              params["max_cat_to_onehot"], params["max_cat_threshold"],
-                             TREE_MIN_WORK, sampler.trivial and data.interaction is None,
+                             PARALLEL_MIN_WORK, sampler.trivial and data.interaction is None,
                              every_row], dtype=np.int64)
         numbers = np.array([params["reg_lambda"], params["reg_alpha"], params["max_delta_step"],
                             params["min_child_weight"], params["learning_rate"],
