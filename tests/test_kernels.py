@@ -67,6 +67,33 @@ def test_build_histograms_all_missing():
     assert (hist[0, [3, 7]] == 10).all() and (hist[0, [0, 1, 2, 4, 5, 6]] == 0).all()
 
 
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_build_histograms_two_rows_a_step(n_threads):
+    """The kernel adds two rows a step: segments of every length from 0 to past twice the
+    prefetch distance (an odd row left or not), in no order, with consecutive rows that
+    hit the same bins (two additions to one slot in a step), against ``np.add.at``."""
+    rng = np.random.default_rng(11)
+    n_rows, n_bins = 700, np.array([5, 1, 256], dtype=np.int32)
+    bins = np.column_stack([rng.integers(0, nb + 1, n_rows) for nb in n_bins]).astype(np.uint8)
+    bins[1::2] = bins[0::2]  # rows 2i and 2i + 1 share every bin
+    gpair = rng.integers(-2**40, 2**40, (n_rows, 2)).astype(np.int64)
+    lengths = np.arange(36)  # 0 .. 35: below, at and past 2 x DISTANCE (16) + 1
+    pairs = rng.permutation(n_rows // 2)  # row pairs (2i, 2i + 1), in no order
+    rows = np.column_stack([2 * pairs, 2 * pairs + 1]).reshape(-1)[:lengths.sum()]
+    rows = rows.astype(np.int32)
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    offsets = offsets_of(n_bins)
+    hist = np.full((lengths.size, int(offsets[-1]), 2), -7, np.int64)
+    cpu.build_histograms(bins, gpair, rows, starts, ends, offsets, hist, n_threads)
+    for k in range(lengths.size):
+        expected = np.zeros_like(hist[k])
+        seg = rows[starts[k]:ends[k]]
+        for f in range(n_bins.size):
+            np.add.at(expected, offsets[f] + bins[seg, f].astype(np.int64), gpair[seg])
+        np.testing.assert_array_equal(hist[k], expected)
+
+
 def test_subtract_histograms_matches_reference():
     rng = np.random.default_rng(0)
     parent = rng.integers(-1000, 1000, (3, 36, 2))

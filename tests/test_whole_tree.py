@@ -118,7 +118,9 @@ def test_large_nodes_take_the_parallel_steps(monkeypatch):
     """Enough rows that the histograms, the partition and the split evaluation of the
     first levels run on two threads inside the call."""
     rng = np.random.default_rng(3)
-    X = rng.normal(size=(24_000, 8))
+    # 36,000 rows sampled: a partition's 4 x 36,000 cells pass whole_tree.TREE_MIN_WORK
+    assert 4 * 36_000 >= whole_tree.TREE_MIN_WORK
+    X = rng.normal(size=(40_000, 8))
     X[::7, 2] = np.nan
     y = X[:, 0] + np.nan_to_num(X[:, 2]) ** 2 + rng.normal(size=len(X))
     params = {"max_depth": 5, "n_jobs": 2, "max_bin": 256, "subsample": 0.9}

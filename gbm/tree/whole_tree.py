@@ -20,6 +20,14 @@ from .structure import Tree
 
 ENABLED = True  # tests switch it off to compare with TreeGrower
 _MAX_NODES = 1 << 16  # more nodes a tree (deep trees on large tables): TreeGrower
+# cells a step inside grow_tree needs before it takes a second thread: twice the level
+# kernels' PARALLEL_MIN_WORK. The steps come tens of microseconds apart, and a parallel
+# region's start and imbalance cost about what the second thread saves on small ones.
+# Measured (rows curve, n_jobs 2, the two thresholds alternating in one process, best of
+# 3-5): 20,000 rows faster in 3 runs of 4 (0.281 -> 0.235, 0.311 -> 0.273, 0.279 -> 0.247
+# s; once 0.242 -> 0.248), 50,000 rows within 3% either way, 5,000 rows 0.165 -> 0.151
+# (bench/PROFILE_small.md). The thread count never changes a result (integer sums).
+TREE_MIN_WORK = 2 * PARALLEL_MIN_WORK
 
 
 def whole_trees(params, backend, data, leaf_refresh, n_rows):
@@ -130,7 +138,7 @@ class WholeTrees:
         nodes, level, tree, hist = self._workspace()
         settings = np.array([params["max_depth"], params["max_leaves"],
                              params["max_cat_to_onehot"], params["max_cat_threshold"],
-                             PARALLEL_MIN_WORK, sampler.trivial and data.interaction is None,
+                             TREE_MIN_WORK, sampler.trivial and data.interaction is None,
                              every_row], dtype=np.int64)
         numbers = np.array([params["reg_lambda"], params["reg_alpha"], params["max_delta_step"],
                             params["min_child_weight"], params["learning_rate"],

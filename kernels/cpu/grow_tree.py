@@ -29,6 +29,7 @@ from .node_masks import feature_masks
 from .partition import add_split_values, partition_rows
 from .split import evaluate_splits
 from .thread_count import set_thread_count, thread_count
+from .views import flat
 
 bounded_weight = _split_math.bounded_weight
 _MIN_GAIN = 1e-6  # gbm.tree.grower._MIN_GAIN (XGBoost's kRtEps)
@@ -215,10 +216,12 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
         build_histograms(bins, gpair, rows, starts[:c], ends[:c], feature_offsets, spare[:c],
                          thread_count())
         for i in range(c):  # the siblings': the parent's minus the smaller child's
-            parent = cur[i if every else chosen[i]]
-            for s in range(spare.shape[1]):
-                spare[c + i, s, 0] = parent[s, 0] - spare[i, s, 0]
-                spare[c + i, s, 1] = parent[s, 1] - spare[i, s, 1]
+            # flat views: one loop of plain integer subtractions, which vectorises
+            # (measured 13-17% less subtraction time than indexing (slot, 0 / 1))
+            parent = flat(cur[i if every else chosen[i]])
+            smaller, sibling = flat(spare[i]), flat(spare[c + i])
+            for s in range(sibling.shape[0]):
+                sibling[s] = parent[s] - smaller[s]
         for i in range(n_ids):
             ids[i] = next_ids[i]
         cur, spare = spare, cur
