@@ -17,7 +17,8 @@ from numba import prange
 
 from ..jit import helper, kernel
 from .histogram import _segment_of
-from .partition import _PARTITION_CHUNK, _chunk_tasks, _goes_left, _place_chunk
+from .partition import (_PARTITION_CHUNK, _chunk_tasks, _goes_left, _left_before,
+                        _place_chunk)
 from .sparse_rows import add_row, feature_offsets_of, row_bin
 from .views import flat
 
@@ -166,13 +167,7 @@ def partition_rows_of(matrix, rows, node_starts, node_ends, split_feature, split
         left_count[task] = _split_chunk(np.uint64(task), task_node, first_chunk, matrix, rows,
                                         node_starts, node_ends, split_feature, split_bin,
                                         default_left, split_type, cat_bits, scratch)
-    left_before = np.zeros(n_tasks, dtype=np.int64)
-    for k in range(n_nodes):
-        running = 0
-        for task in range(first_chunk[k], first_chunk[k + 1]):
-            left_before[task] = running
-            running += left_count[task]
-        out_n_left[k] = running
+    left_before = _left_before(n_nodes, first_chunk, left_count, out_n_left)
     for task in prange(n_tasks):
         _place_chunk(np.uint64(task), task_node, first_chunk, rows, node_starts, node_ends,
                      scratch, left_count, left_before, out_n_left)

@@ -74,16 +74,24 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
         left_count[task] = _split_chunk(np.uint64(task), task_node, first_chunk, bins_by_feature,
                                         rows, node_starts, node_ends, split_feature, split_bin,
                                         default_left, split_type, cat_bits, n_bins, scratch)
-    left_before = np.zeros(n_tasks, dtype=np.int64)
+    left_before = _left_before(n_nodes, first_chunk, left_count, out_n_left)
+    for task in prange(n_tasks):
+        _place_chunk(np.uint64(task), task_node, first_chunk, rows, node_starts, node_ends,
+                     scratch, left_count, left_before, out_n_left)
+
+
+@helper
+def _left_before(n_nodes, first_chunk, left_count, out_n_left):
+    """int64 (n_tasks,): each chunk's left rows before it in its node, a running sum over
+    the node's chunks in order; each node's left rows into ``out_n_left``."""
+    left_before = np.zeros(left_count.shape[0], dtype=np.int64)
     for k in range(n_nodes):
         running = 0
         for task in range(first_chunk[k], first_chunk[k + 1]):
             left_before[task] = running
             running += left_count[task]
         out_n_left[k] = running
-    for task in prange(n_tasks):
-        _place_chunk(np.uint64(task), task_node, first_chunk, rows, node_starts, node_ends,
-                     scratch, left_count, left_before, out_n_left)
+    return left_before
 
 
 @helper

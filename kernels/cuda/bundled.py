@@ -4,12 +4,11 @@ partition (``partition.py``'s scan, each row's bin decoded from its bundle's cod
 last level's values and prediction."""
 import math
 
-import numpy as np
 from numba import cuda, float32, int32, int64
 
-from ._device import (THREADS, MAX_BLOCKS, array_module, blocks_for, device_output,
-                      segment_tasks, to_device, to_host)
-from .partition import _copy_kernel, _goes_left, _scatter_kernel
+from ._device import (THREADS, MAX_BLOCKS, blocks_for, device_output, segment_tasks,
+                      to_device)
+from .partition import _goes_left, partition_by_flags
 from .predict import _categorical_goes_left, _tables
 
 
@@ -74,31 +73,14 @@ def partition_rows_bundled(bins_by_bundle, feature_bundle, feature_code, feature
                            split_type, cat_bits, scratch, out_n_left):
     """Each node's segment of ``rows`` reordered, left rows first (as
     ``cpu.partition_rows_bundled``)."""
-    xp = array_module()
-    d_rows, finish_rows = device_output(rows)
-    d_scratch = to_device(scratch)
-    task_node, task_lo, task_hi = segment_tasks(node_starts, node_ends)
-    m = d_rows.shape[0]
-    flags = xp.zeros(m, dtype=np.int64)
-    starts = to_device(np.asarray(to_host(node_starts), dtype=np.int64))
-    ends = to_device(np.asarray(to_host(node_ends), dtype=np.int64))
-    n_pieces = task_node.shape[0]
-    if n_pieces:
-        _flag_kernel[min(MAX_BLOCKS, n_pieces), THREADS](
+    def flag(blocks, d_rows, task_node, task_lo, task_hi, flags):
+        _flag_kernel[blocks, THREADS](
             to_device(bins_by_bundle), to_device(feature_bundle), to_device(feature_code),
             to_device(feature_offsets), d_rows, task_node, task_lo, task_hi,
             to_device(split_feature), to_device(split_bin), to_device(default_left),
             to_device(split_type), to_device(cat_bits), flags)
-    before = xp.zeros(m + 1, dtype=np.int64)
-    xp.cumsum(flags, out=before[1:])
-    n_left = before[ends] - before[starts]
-    if n_pieces:
-        _scatter_kernel[min(MAX_BLOCKS, n_pieces), THREADS](
-            d_rows, task_node, task_lo, task_hi, starts, n_left, flags, before, d_scratch)
-        _copy_kernel[min(MAX_BLOCKS, n_pieces), THREADS](task_lo, task_hi, d_scratch, d_rows)
-    out_n_left[...] = to_host(n_left) if not hasattr(out_n_left, "__cuda_array_interface__") \
-        else n_left
-    finish_rows()
+
+    partition_by_flags(rows, node_starts, node_ends, scratch, out_n_left, flag)
 
 
 @cuda.jit

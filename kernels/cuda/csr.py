@@ -10,9 +10,9 @@ for shared memory, and each row touches few of its slots). The partition is
 import numpy as np
 from numba import cuda, int32, int64
 
-from ._device import (THREADS, MAX_BLOCKS, array_module, blocks_for, device_output,
-                      segment_tasks, to_device, to_host)
-from .partition import _copy_kernel, _goes_left, _scatter_kernel
+from ._device import (THREADS, MAX_BLOCKS, blocks_for, device_output, segment_tasks,
+                      to_device)
+from .partition import _goes_left, partition_by_flags
 
 
 @cuda.jit(device=True)
@@ -86,30 +86,13 @@ def partition_rows_csr(indptr, slots, feature_offsets, rows, node_starts, node_e
                        out_n_left):
     """Each node's segment of ``rows`` reordered, left rows first (as
     ``cpu.partition_rows_csr``): ``partition_rows``'s scan on the sparse rows' ways."""
-    xp = array_module()
-    d_rows, finish_rows = device_output(rows)
-    d_scratch = to_device(scratch)
-    task_node, task_lo, task_hi = segment_tasks(node_starts, node_ends)
-    m = d_rows.shape[0]
-    flags = xp.zeros(m, dtype=np.int64)
-    starts = to_device(np.asarray(to_host(node_starts), dtype=np.int64))
-    ends = to_device(np.asarray(to_host(node_ends), dtype=np.int64))
-    n_pieces = task_node.shape[0]
-    if n_pieces:
-        _flag_kernel[min(MAX_BLOCKS, n_pieces), THREADS](
+    def flag(blocks, d_rows, task_node, task_lo, task_hi, flags):
+        _flag_kernel[blocks, THREADS](
             to_device(indptr), to_device(slots), to_device(feature_offsets), d_rows, task_node,
             task_lo, task_hi, to_device(split_feature), to_device(split_bin),
             to_device(default_left), to_device(split_type), to_device(cat_bits), flags)
-    before = xp.zeros(m + 1, dtype=np.int64)
-    xp.cumsum(flags, out=before[1:])
-    n_left = before[ends] - before[starts]
-    if n_pieces:
-        _scatter_kernel[min(MAX_BLOCKS, n_pieces), THREADS](
-            d_rows, task_node, task_lo, task_hi, starts, n_left, flags, before, d_scratch)
-        _copy_kernel[min(MAX_BLOCKS, n_pieces), THREADS](task_lo, task_hi, d_scratch, d_rows)
-    out_n_left[...] = to_host(n_left) if not hasattr(out_n_left, "__cuda_array_interface__") \
-        else n_left
-    finish_rows()
+
+    partition_by_flags(rows, node_starts, node_ends, scratch, out_n_left, flag)
 
 
 @cuda.jit

@@ -70,6 +70,19 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
     live on the device, the per-node arrays may be host arrays (``out_n_left`` is then
     copied back).
     """
+    def flag(blocks, d_rows, task_node, task_lo, task_hi, flags):
+        _flag_kernel[blocks, THREADS](
+            to_device(bins_by_feature), d_rows, task_node, task_lo, task_hi,
+            to_device(split_feature), to_device(split_bin), to_device(default_left),
+            to_device(split_type), to_device(cat_bits), to_device(n_bins), flags)
+
+    partition_by_flags(rows, node_starts, node_ends, scratch, out_n_left, flag)
+
+
+def partition_by_flags(rows, node_starts, node_ends, scratch, out_n_left, flag):
+    """The partition of any bin layout: ``flag(blocks, rows, task_node, task_lo, task_hi,
+    flags)`` launches the layout's kernel of step (1), a go-left flag per row of the
+    pieces; steps (2)-(4) are the same for every layout."""
     xp = array_module()
     d_rows, finish_rows = device_output(rows)
     d_scratch = to_device(scratch)
@@ -80,10 +93,7 @@ def partition_rows(bins_by_feature, rows, node_starts, node_ends, split_feature,
         to_device(np.asarray(to_host(node_ends), dtype=np.int64))
     n_pieces = task_node.shape[0]
     if n_pieces:
-        _flag_kernel[min(MAX_BLOCKS, n_pieces), THREADS](
-            to_device(bins_by_feature), d_rows, task_node, task_lo, task_hi,
-            to_device(split_feature), to_device(split_bin), to_device(default_left),
-            to_device(split_type), to_device(cat_bits), to_device(n_bins), flags)
+        flag(min(MAX_BLOCKS, n_pieces), d_rows, task_node, task_lo, task_hi, flags)
     before = xp.zeros(m + 1, dtype=np.int64)  # before[p]: left-going rows at positions < p
     xp.cumsum(flags, out=before[1:])
     n_left = before[ends] - before[starts]
