@@ -174,19 +174,26 @@ def partition_rows_of(matrix, rows, node_starts, node_ends, split_feature, split
 
 
 @helper
+def _chunk_split(task, task_node, first_chunk, matrix, node_starts, node_ends, split_feature,
+                 split_bin, default_left, split_type):
+    """Chunk ``task``'s node ``k``, the split's feature, its value bins, threshold bin,
+    missing direction and kind, and the chunk's positions ``lo .. hi`` in ``rows``."""
+    k = task_node[task]
+    f = split_feature[k]
+    offsets = feature_offsets_of(matrix)
+    lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
+    return (k, f, offsets[f + 1] - offsets[f], split_bin[k], default_left[k] == 1,
+            split_type[k] == 1, lo, min(lo + _PARTITION_CHUNK, node_ends[k]))
+
+
+@helper
 def _split_chunk(task, task_node, first_chunk, matrix, rows, node_starts, node_ends,
                  split_feature, split_bin, default_left, split_type, cat_bits, scratch):
     """One chunk's rows into its stretch of ``scratch`` (as ``partition._split_chunk``:
     left rows forward from the start, right rows backward from the end)."""
-    k = task_node[task]
-    f = split_feature[k]
-    offsets = feature_offsets_of(matrix)
-    n = offsets[f + 1] - offsets[f]
-    threshold = split_bin[k]
-    missing_left = default_left[k] == 1
-    categorical = split_type[k] == 1
-    lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
-    hi = min(lo + _PARTITION_CHUNK, node_ends[k])
+    k, f, n, threshold, missing_left, categorical, lo, hi = _chunk_split(
+        task, task_node, first_chunk, matrix, node_starts, node_ends, split_feature, split_bin,
+        default_left, split_type)
     left = lo
     right = hi - 1
     for p in range(lo, hi):
@@ -231,15 +238,9 @@ def add_split_values_of(matrix, rows, node_starts, node_ends, split_feature, spl
 def _add_chunk(task, task_node, first_chunk, matrix, rows, node_starts, node_ends,
                split_feature, split_bin, default_left, split_type, cat_bits, left_values,
                right_values, out):
-    k = task_node[task]
-    f = split_feature[k]
-    offsets = feature_offsets_of(matrix)
-    n = offsets[f + 1] - offsets[f]
-    threshold = split_bin[k]
-    missing_left = default_left[k] == 1
-    categorical = split_type[k] == 1
-    lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
-    hi = min(lo + _PARTITION_CHUNK, node_ends[k])
+    k, f, n, threshold, missing_left, categorical, lo, hi = _chunk_split(
+        task, task_node, first_chunk, matrix, node_starts, node_ends, split_feature, split_bin,
+        default_left, split_type)
     for p in range(lo, hi):
         r = rows[p]
         if _goes_left(row_bin(matrix, r, f), n, threshold, missing_left, categorical,

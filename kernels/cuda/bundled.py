@@ -2,14 +2,12 @@
 row's codes placed by the code table (64-bit integer atomics in global memory), the
 partition (``partition.py``'s scan, each row's bin decoded from its bundle's code), the
 last level's values and prediction."""
-import math
-
-from numba import cuda, float32, int32, int64
+from numba import cuda, int32, int64
 
 from ._device import (THREADS, MAX_BLOCKS, blocks_for, device_output, segment_tasks,
                       to_device)
 from .partition import _goes_left, partition_by_flags
-from .predict import _categorical_goes_left, _tables
+from .predict import _tables, binned_goes_left
 
 
 @cuda.jit(device=True)
@@ -129,17 +127,10 @@ def _predict_kernel(by_bundle, feature_bundle, feature_code, feature_offsets, ro
             for _ in range(tree_depth[t]):
                 at = node * 4
                 f = walk[at]
-                flags = walk[at + 2]
-                default_left = (flags & 1) == 1
                 b = bundle_bin(by_bundle, feature_bundle, feature_code, feature_offsets, r, f)
-                missing = b == feature_offsets[f + 1] - feature_offsets[f]
-                if flags & 2:
-                    x = float32(math.nan) if missing else float32(b)
-                    go_left = _categorical_goes_left(x, default_left, cat_bits, walk[at + 3])
-                elif missing:
-                    go_left = default_left
-                else:
-                    go_left = b <= walk[at + 3]
+                go_left = binned_goes_left(walk, at, b,
+                                           b == feature_offsets[f + 1] - feature_offsets[f],
+                                           cat_bits)
                 node = tree_offsets[t] + walk[at + 1] + (0 if go_left else 1)
             out[r, tree_group[t]] += value[node]
 

@@ -7,7 +7,7 @@ from numba import cuda, float32
 
 from ._device import THREADS, blocks_for, device_output, to_device
 from .csr import entry_bin
-from .predict import _categorical_goes_left, _tables
+from .predict import _tables, binned_goes_left, value_goes_left
 
 
 @cuda.jit(device=True)
@@ -32,28 +32,14 @@ def _leaf(indptr, indices, data, feature_offsets, binned, r, walk, thresholds, c
     for _ in range(depth):
         at = node * 4
         feature = walk[at]
-        flags = walk[at + 2]
-        default_left = (flags & 1) == 1
         if binned:
             first = feature_offsets[feature]
             n = feature_offsets[feature + 1] - first
             b = entry_bin(indptr, indices, r, first, n)
-            missing = b == n
-            if flags & 2:
-                x = float32(math.nan) if missing else float32(b)
-                go_left = _categorical_goes_left(x, default_left, cat_bits, walk[at + 3])
-            elif missing:
-                go_left = default_left
-            else:
-                go_left = b <= walk[at + 3]
+            go_left = binned_goes_left(walk, at, b, b == n, cat_bits)
         else:
-            x = _entry_value(indptr, indices, data, r, feature)
-            if flags & 2:
-                go_left = _categorical_goes_left(x, default_left, cat_bits, walk[at + 3])
-            elif math.isnan(x):
-                go_left = default_left
-            else:
-                go_left = x < thresholds[at + 3]
+            go_left = value_goes_left(walk, at, _entry_value(indptr, indices, data, r, feature),
+                                      thresholds, cat_bits)
         node = base + walk[at + 1] + (0 if go_left else 1)
     return node
 

@@ -19,32 +19,44 @@ def _categorical_goes_left(x, default_left, cat_bits, row):
 
 
 @cuda.jit(device=True)
+def binned_goes_left(walk, at, b, missing, cat_bits):
+    """Whether a row goes left at the walk-table node at ``at``, from its bin ``b`` of the
+    node's feature (``missing``: ``b`` is the missing bin); every bin layout's walk."""
+    flags = walk[at + 2]
+    default_left = (flags & 1) == 1
+    if flags & 2:
+        x = float32(math.nan) if missing else float32(b)
+        return _categorical_goes_left(x, default_left, cat_bits, walk[at + 3])
+    if missing:
+        return default_left
+    return b <= walk[at + 3]
+
+
+@cuda.jit(device=True)
+def value_goes_left(walk, at, x, thresholds, cat_bits):
+    """Whether a row goes left at the walk-table node at ``at``, from its raw value ``x``
+    of the node's feature (NaN: missing)."""
+    flags = walk[at + 2]
+    default_left = (flags & 1) == 1
+    if flags & 2:
+        return _categorical_goes_left(x, default_left, cat_bits, walk[at + 3])
+    if math.isnan(x):
+        return default_left
+    return x < thresholds[at + 3]
+
+
+@cuda.jit(device=True)
 def _leaf(values, r, binned, n_bins, walk, thresholds, cat_bits, base, depth):
     """Global node id of row ``r``'s leaf in the tree whose root is ``base``."""
     node = base
     for _ in range(depth):
         at = node * 4
         feature = walk[at]
-        flags = walk[at + 2]
-        default_left = (flags & 1) == 1
         if binned:
             b = int32(values[r, feature])
-            missing = b == n_bins[feature]
-            if flags & 2:
-                x = float32(math.nan) if missing else float32(b)
-                go_left = _categorical_goes_left(x, default_left, cat_bits, walk[at + 3])
-            elif missing:
-                go_left = default_left
-            else:
-                go_left = b <= walk[at + 3]
+            go_left = binned_goes_left(walk, at, b, b == n_bins[feature], cat_bits)
         else:
-            x = values[r, feature]
-            if flags & 2:
-                go_left = _categorical_goes_left(x, default_left, cat_bits, walk[at + 3])
-            elif math.isnan(x):
-                go_left = default_left
-            else:
-                go_left = x < thresholds[at + 3]
+            go_left = value_goes_left(walk, at, values[r, feature], thresholds, cat_bits)
         node = base + walk[at + 1] + (0 if go_left else 1)
     return node
 
