@@ -50,10 +50,9 @@ def use_whole_trees(params, backend, data, leaf_refresh):
         return False
     if params["max_depth"] == 0:
         return False
-    matrix = data.matrix
-    if matrix.layout != "dense" or not isinstance(matrix.bins, np.ndarray):
+    if data.matrix.layout != "dense":
         return False  # another layout of the bins (sparse, bundled): the level kernels read it
-    return _capacity(params, matrix.n_rows) <= _MAX_NODES
+    return _capacity(params, data.matrix.n_rows) <= _MAX_NODES
 
 
 def _capacity(params, n_rows):
