@@ -10,7 +10,9 @@ import sys
 from .runtime import threading_layer  # noqa: F401  (first: picks Numba's layer before any kernel runs)
 from . import callback
 from .model.booster import Booster
-from .data.dmatrix import DMatrix, QuantileDMatrix
+from .data.dmatrix import DMatrix
+from .data.quantile import ExtMemQuantileDMatrix, QuantileDMatrix
+from .data.streaming import DataIter
 from .training.loop import train
 from .training.cv import cv
 
@@ -18,6 +20,7 @@ __version__ = "0.1.0"
 __all__ = ["Booster", "DMatrix", "QuantileDMatrix", "train", "callback", "GBMClassifier",
            "GBMRanker", "GBMRegressor", "GBMRFClassifier", "GBMRFRegressor", "plot_importance",
            "plot_tree", "plot_metric", "to_graphviz", "__version__", "cv"]
+__all__ += ["DataIter", "ExtMemQuantileDMatrix"]
 
 _LAZY = {"GBMClassifier": "sklearn", "GBMRanker": "sklearn", "GBMRegressor": "sklearn",
          "GBMRFClassifier": "sklearn", "GBMRFRegressor": "sklearn",

@@ -173,16 +173,12 @@ class BinMapper:
             ws = np.concatenate([p[2] for p in parts])[order]
 
         def cuts_of(f):
-            if n_categories is not None and n_categories[f] >= 0:
-                return np.arange(1, max(1, n_categories[f]), dtype=np.float32)
             if Xs is not None:
                 col = Xs[:, f]
             else:
                 col = X[:, f] if everything else X[:, f][mask]
-            ok = ~np.isnan(col)
-            narrow = has_missing[f] and self.max_bin <= 256  # the missing bin fits a uint8
-            limit = min(self.max_bin, 255) if narrow else self.max_bin
-            return feature_cuts(col[ok], ws[ok], limit)
+            return self._feature_cuts(col, ws, has_missing[f],
+                                      None if n_categories is None else n_categories[f])
 
         # NumPy's sorts release the GIL: features are cut in parallel threads. Over several
         # ranks each cuts every world_size-th feature of the (same) gathered sample, and
@@ -197,6 +193,33 @@ class BinMapper:
         self._set_layout(has_missing)
         self.sample = Xs  # the (gathered) sample rows: what bundles are proposed from
         self._sample_mask = mask if Xs is None else None  # sample_of(X) takes them
+        return self
+
+    def _feature_cuts(self, col, ws, has_missing, n_categories):
+        """One feature's cuts from its sample column ``col`` (float32, NaN = missing) and
+        the sample's weights ``ws``; ``has_missing``: whether any training row of the
+        feature is missing; ``n_categories`` >= 0: a categorical feature's code count."""
+        if n_categories is not None and n_categories >= 0:
+            return np.arange(1, max(1, n_categories), dtype=np.float32)
+        ok = ~np.isnan(col)
+        narrow = has_missing and self.max_bin <= 256  # the missing bin fits a uint8
+        limit = min(self.max_bin, 255) if narrow else self.max_bin
+        return feature_cuts(col[ok], ws[ok], limit)
+
+    def fit_sample(self, Xs, ws, has_missing, n_categories=None, n_threads=1):
+        """Learn cuts from the binning sample alone: ``Xs`` float32 (n_sample, n_features)
+        the sample rows (those ``sample_mask`` chose, in row order), ``ws`` float64
+        (n_sample,) their weights, ``has_missing`` (n_features,) whether any row of the
+        whole data set is missing there (``n_categories`` as ``fit``'s). The cuts ``fit``
+        learns from the whole data set, when it is streamed (``gbm.data.streaming``)."""
+        has_missing = np.asarray(has_missing, np.uint8)
+        with ThreadPoolExecutor(max_workers=max(1, n_threads)) as pool:
+            cuts = list(pool.map(lambda f: self._feature_cuts(
+                Xs[:, f], ws, has_missing[f], None if n_categories is None
+                else n_categories[f]), range(Xs.shape[1])))
+        self.cuts = RaggedCuts.of(cuts)
+        self._set_layout(has_missing)
+        self.sample, self._sample_mask = Xs, None
         return self
 
     def sample_of(self, X):

@@ -229,6 +229,3 @@ class DMatrix:
     def __repr__(self):
         return f"gbm.DMatrix({self._shape[0]} rows x {self._shape[1]} features)"
 
-
-# xgboost.QuantileDMatrix is DMatrix with pre-binned storage; gbm bins at train time anyway.
-QuantileDMatrix = DMatrix

@@ -142,8 +142,8 @@ def check_eval(spec, index, n_groups, needs_queries=False, shard=False,
     ``interval_labels``: survival:aft, whose labels are intervals, ``y`` then float64
     (n_rows, 2))."""
     name = spec.name
-    n_rows = check_X(spec.X, name=f"evals[{name!r}] X", allow_category=True,
-                     shard=shard).shape[0]
+    n_rows = spec.X.shape[0] if hasattr(spec.X, "mapper") else check_X(  # binned: checked
+        spec.X, name=f"evals[{name!r}] X", allow_category=True, shard=shard).shape[0]
     if interval_labels:
         y = check_intervals(spec.y, n_rows, spec.label_lower_bound, spec.label_upper_bound,
                             name=f"evals[{name!r}] y")

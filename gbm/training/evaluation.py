@@ -8,6 +8,7 @@ import numpy as np
 
 from ..callback import EarlyStopping, EvaluationMonitor, TrainingCallback
 from ..data.inputs import to_host
+from ..data.quantile import BinnedRows
 from ..data.sparse import SparseMatrix
 from ..metrics import get_metric
 from ..model.booster import add_raw_margins
@@ -25,6 +26,9 @@ class EvalSet:
         self.name, self.y, self.w, self.queries = (checked.name, checked.y, checked.weight,
                                                    checked.queries)
         self.row_ids = checked.row_ids
+        if isinstance(checked.X, BinnedRows):  # a QuantileDMatrix: binned already
+            self._binned(checked, booster, mapper, backend)
+            return
         self.X = booster._check_predict_X(checked.X, name=f"evals[{self.name!r}] X",
                                           shard=backend.collective.world_size > 1)
         if backend.name == "cpu":  # GPU input to a CPU fit: copied to the host once
@@ -40,6 +44,22 @@ class EvalSet:
         self.base_margin = checked.base_margin
         self.margin = self._start(booster, backend, checked.base_margin)
         # a DART model's tree weights that the margins hold (None: every weight 1)
+        self.weights = None if booster.weight_drop is None else list(booster.weight_drop)
+
+    def _binned(self, checked, booster, mapper, backend):
+        """``__init__`` for an eval set binned before the fit: with the training edges."""
+        X = checked.X
+        if not _same_edges(X.mapper, mapper) or X.shape[1] != booster.n_features:
+            raise ValueError(f"evals[{self.name!r}] is a QuantileDMatrix binned with other bin "
+                             "edges than the training data's; make it with "
+                             "ref=<the training QuantileDMatrix>")
+        if booster.trees:
+            raise NotImplementedError(f"evals[{self.name!r}] is a QuantileDMatrix, which a "
+                                      "continued model (init_model) cannot start from yet")
+        self.X, self.binned, self.bins = X, True, X.on_device(backend)
+        self.rows = backend.xp.arange(X.shape[0])
+        self.base_margin = checked.base_margin
+        self.margin = self._start(booster, backend, checked.base_margin)
         self.weights = None if booster.weight_drop is None else list(booster.weight_drop)
 
     def _start(self, booster, backend, base_margin):
@@ -190,3 +210,12 @@ def _score(metric, es, pred, margin, collective):
         w = None if es.w is None else np.repeat(es.w, k)
         return metric(es.y.reshape(-1), np.asarray(pred).reshape(-1), w, collective)
     return metric(es.y, pred, es.w, collective)
+
+
+def _same_edges(a, b):
+    """Whether mappers ``a`` and ``b`` have the same edges (one object, or equal cuts)."""
+    if a is b:
+        return True
+    ca, cb = a.cuts, b.cuts
+    return bool(np.array_equal(ca.offsets, cb.offsets) and np.array_equal(ca.values, cb.values)
+                and np.array_equal(a.n_bins, b.n_bins))

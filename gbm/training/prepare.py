@@ -21,6 +21,7 @@ from ..data.eval_sets import check_eval, eval_specs
 from ..data.inputs import check_base_margin, check_targets, feature_names_of, n_targets, to_host
 from ..data.intervals import check_intervals
 from ..data.queries import training_queries
+from ..data.quantile import BinnedRows
 from ..model.booster import Booster, _load_init_model
 from ..objectives import OBJECTIVES, get_objective
 from ..objectives.custom import CustomObjective
@@ -109,6 +110,8 @@ class Fit:
         """X with its categories encoded (a continued model's, or fitted), on the host for
         a CPU fit; sets ``names``, ``init`` (the model to continue) and ``categories``."""
         X, names = data.X, data.feature_names
+        if isinstance(X, BinnedRows):  # a QuantileDMatrix: binned already
+            return self._binned_features(X, names, init_model)
         names = self.names = names if names is not None else feature_names_of(X)
         self.init = None if init_model is None else _load_init_model(init_model)
         if self.init is not None:  # continue with the model's categories
@@ -128,6 +131,18 @@ class Fit:
         if self.shard and agree(self.collective, isinstance(X, SparseMatrix)) \
                 and not isinstance(X, SparseMatrix):
             X = from_dense(to_host(X))
+        return X
+
+    def _binned_features(self, X, names, init_model):
+        """``_features`` for rows binned before the fit (``gbm.data.quantile``)."""
+        if init_model is not None:
+            raise NotImplementedError("continuing a model (init_model) on a QuantileDMatrix is "
+                                      "not supported yet: its trees need the raw values")
+        if self.shard:
+            raise NotImplementedError("a QuantileDMatrix in a distributed fit is not supported "
+                                      "yet")
+        self.names = names if names is not None else X.feature_names
+        self.init, self.categories = None, X.categories
         return X
 
     def _rows(self, X, row_ids):
@@ -275,11 +290,15 @@ def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
     layout and constraints: ``(TreeData, BinMapper)``."""
     n_categories = None if categories is None else np.array(
         [-1 if c is None else len(c) for c in categories], dtype=np.int64)
-    mapper = BinMapper(p["max_bin"], p["bin_sample_size"], p["random_state"])
-    mapper.fit(X, w, n_rows_total=n_rows_total, n_threads=backend.n_threads,
-               n_categories=n_categories, row_ids=row_ids, collective=backend.collective)
-    matrix = binned_rows(mapper, X, p["bin_layout"], backend.kernels, backend.xp,
-                         backend.collective)
+    if isinstance(X, BinnedRows):  # a QuantileDMatrix's: its edges, its bins
+        X.check_params(p)
+        mapper, matrix = X.mapper, X.on_device(backend)
+    else:
+        mapper = BinMapper(p["max_bin"], p["bin_sample_size"], p["random_state"])
+        mapper.fit(X, w, n_rows_total=n_rows_total, n_threads=backend.n_threads,
+                   n_categories=n_categories, row_ids=row_ids, collective=backend.collective)
+        matrix = binned_rows(mapper, X, p["bin_layout"], backend.kernels, backend.xp,
+                             backend.collective)
     mapper.sample = None  # what bundles were proposed from: not kept
     is_categorical = np.zeros(X.shape[1], dtype=np.uint8)
     if categories is not None:

@@ -37,6 +37,8 @@ def use_lockstep(params, backend, n_groups, data, leaf_refresh):
         return False
     if params["grow_policy"] != "depthwise" or params["num_parallel_tree"] != 1:
         return False
+    if data.matrix.layout == "paged":  # pages on disk are not stacked
+        return False
     n_rows = data.matrix.n_rows
     stacked = n_groups * data.matrix.nbytes
     return stacked <= MAX_STACKED_BYTES and n_groups * n_rows < 2**31  # int32 row numbers

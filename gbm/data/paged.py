@@ -1,0 +1,241 @@
+"""``PagedBins``: a bin matrix held as a sequence of pages, each a range of rows binned
+densely, kept in files on disk (``ExtMemQuantileDMatrix``) and read one page at a time,
+the next page read by a thread while the current one is used.
+
+It implements the interface of ``gbm.data.bin_matrix`` page by page, so the grower does not
+know the rows are paged, and the model is the in-memory one bit for bit:
+
+* a histogram is the sum of its pages' histograms: integers, so exactly the one-matrix sum;
+* a node's rows are in increasing order (the tree's rows start sorted and every partition
+  is stable), so a page's part of a node's rows is one run of them, found by binary search;
+  a partition puts each page's left rows, page after page, then their right rows: the
+  same order a stable partition of the whole matrix gives;
+* a row's leaf is its own page's walk.
+
+Each pass over the pages reads every page file once (a histogram pass of a level, a
+partition of a level, the margins of a tree): the cost of external memory is those reads.
+"""
+import os
+import threading
+
+import numpy as np
+
+from .bin_matrix import DenseBins
+
+
+class PageFiles:
+    """The page files of a paged matrix: page ``i`` holds rows ``offsets[i] ..
+    offsets[i + 1]``, its bins row-major then feature-major (``DenseBins``' two arrays),
+    ``dtype`` uint8/uint16, in ``paths[i]``. The files are removed by ``close()`` or when
+    this object is collected."""
+
+    def __init__(self, paths, offsets, n_features, dtype):
+        self.paths = list(paths)
+        self.offsets = np.asarray(offsets, np.int64)
+        self.n_features, self.dtype = int(n_features), np.dtype(dtype)
+        self._lock = threading.Lock()
+        self.folder = None  # a temporary folder of these files only: removed with them
+
+    @property
+    def n_pages(self):
+        return len(self.paths)
+
+    def page_cells(self, i):
+        return int(self.offsets[i + 1] - self.offsets[i]) * self.n_features
+
+    def read(self, i, out):
+        """Page ``i``'s bins into ``out`` (a flat array of ``dtype`` with room for 2 *
+        ``page_cells(i)``), by one sequential read; returns the view it filled."""
+        n = 2 * self.page_cells(i)
+        view = out[:n]
+        try:
+            with open(self.paths[i], "rb", buffering=0) as f:
+                got = f.readinto(memoryview(view).cast("B"))
+        except FileNotFoundError:
+            raise FileNotFoundError(f"page {i} of the external-memory cache, {self.paths[i]}, "
+                                    "is gone: the cache folder was removed or cleaned while "
+                                    "the matrix was in use; build the matrix again") from None
+        if got != view.nbytes:
+            raise ValueError(f"page {i} of the external-memory cache, {self.paths[i]}, holds "
+                             f"{got} bytes, not {view.nbytes}: it was changed or truncated "
+                             "after it was written; build the matrix again")
+        return view
+
+    def close(self):
+        """Remove the page files (those still there)."""
+        with self._lock:
+            paths, self.paths = self.paths, []
+            folder, self.folder = self.folder, None
+        for path in paths:
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+        if folder is not None:
+            try:
+                os.rmdir(folder)
+            except OSError:
+                pass
+
+    def __del__(self):
+        self.close()
+
+
+class PagedBins:
+    """A dense bin matrix in pages (``PageFiles``), read one page at a time.
+
+    n_bins : int32 (n_features,), value bins per feature (bin ``n_bins[f]`` = missing)
+    """
+
+    layout = "paged"
+    missing_slots = 1
+
+    def __init__(self, files, n_bins):
+        self.files = files
+        self.n_bins = np.asarray(n_bins, dtype=np.int32)
+        self.feature_offsets = np.concatenate(
+            ([0], np.cumsum(self.n_bins + 1))).astype(np.int32)
+        largest = max((files.page_cells(i) for i in range(files.n_pages)), default=0)
+        self._buffers = [np.empty(2 * largest, files.dtype) for _ in range(2)]
+        self.passes = 0  # passes over the pages so far (what external memory costs)
+
+    @property
+    def n_rows(self):
+        return int(self.files.offsets[-1])
+
+    @property
+    def n_features(self):
+        return self.files.n_features
+
+    @property
+    def nbytes(self):
+        """Bytes held in memory: the two page buffers (the pages live on disk)."""
+        return sum(b.nbytes for b in self._buffers)
+
+    @property
+    def disk_bytes(self):
+        return 2 * self.n_rows * self.n_features * self.files.dtype.itemsize
+
+    @property
+    def row_cost(self):
+        return self.n_features
+
+    def pages(self):
+        """Yield ``(lo, hi, DenseBins of rows lo .. hi)`` page after page; the next page
+        is read by a thread into the other buffer while the caller uses this one (a page
+        is valid until the next is asked for)."""
+        files, n = self.files, self.files.n_pages
+        self.passes += 1
+        if n == 0:
+            return
+        result = {}
+
+        def read(i):
+            try:
+                result[i] = files.read(i, self._buffers[i % 2])
+            except BaseException as e:  # raised in the caller's thread below
+                result[i] = e
+
+        reader = threading.Thread(target=read, args=(0,), daemon=True)
+        reader.start()
+        for i in range(n):
+            reader.join()
+            flat = result.pop(i)
+            if isinstance(flat, BaseException):
+                raise flat
+            if i + 1 < n:
+                reader = threading.Thread(target=read, args=(i + 1,), daemon=True)
+                reader.start()
+            lo, hi = int(files.offsets[i]), int(files.offsets[i + 1])
+            cells = (hi - lo) * files.n_features
+            bins = flat[:cells].reshape(hi - lo, files.n_features)
+            by_feature = flat[cells:2 * cells].reshape(files.n_features, hi - lo)
+            try:
+                yield lo, hi, DenseBins(bins, by_feature, self.n_bins)
+            except GeneratorExit:
+                reader.join()  # the buffer it fills is not freed under it
+                raise
+
+    def build_histograms(self, k, gpair, rows, starts, ends, hist, n_threads, slot_map=None):
+        if slot_map is not None:
+            raise ValueError("a paged bin matrix builds histograms of every feature")
+        hist[...] = 0
+        part = np.empty_like(hist)
+        for lo, hi, page in self.pages():
+            sub = _page_rows(rows, starts, ends, lo, hi)
+            if sub is None:
+                continue
+            page.build_histograms(k, gpair[lo:hi], sub[0], sub[1], sub[2], part, n_threads)
+            hist += part  # integers: the sum over pages is the whole matrix's
+
+    def partition_rows(self, k, rows, starts, ends, feature, split_bin, default_left,
+                       split_type, cat_bits, scratch, out_n_left):
+        """Each page's part of each node partitioned by the page's kernel, then each node's
+        rows put back as every page's left rows then every page's right rows."""
+        n_nodes = starts.shape[0]
+        lefts = [[] for _ in range(n_nodes)]
+        rights = [[] for _ in range(n_nodes)]
+        for lo, hi, page in self.pages():
+            sub = _page_rows(rows, starts, ends, lo, hi)
+            if sub is None:
+                continue
+            local, s, e = sub
+            n_left = np.empty(n_nodes, np.int64)
+            page.partition_rows(k, local, s, e, feature, split_bin, default_left, split_type,
+                                cat_bits, np.empty_like(local), n_left)
+            for j in range(n_nodes):
+                if e[j] > s[j]:
+                    lefts[j].append(local[s[j]:s[j] + n_left[j]] + lo)
+                    rights[j].append(local[s[j] + n_left[j]:e[j]] + lo)
+        for j in range(n_nodes):
+            out_n_left[j] = sum(p.shape[0] for p in lefts[j])
+            if ends[j] > starts[j]:
+                rows[starts[j]:ends[j]] = np.concatenate(lefts[j] + rights[j])
+
+    def add_split_values(self, k, rows, starts, ends, feature, split_bin, default_left,
+                         split_type, cat_bits, left_values, right_values, out):
+        for lo, hi, page in self.pages():
+            sub = _page_rows(rows, starts, ends, lo, hi)
+            if sub is not None:
+                page.add_split_values(k, sub[0], sub[1], sub[2], feature, split_bin,
+                                      default_left, split_type, cat_bits, left_values,
+                                      right_values, out[lo:hi])
+
+    def predict_binned(self, k, rows, walk, cat_bits, value, tree_offsets, tree_group,
+                       tree_depth, out):
+        rows = np.asarray(rows)
+        for lo, hi, page in self.pages():
+            a, b = np.searchsorted(rows, [lo, hi])  # rows: increasing
+            if b > a:
+                page.predict_binned(k, (rows[a:b] - lo).astype(rows.dtype), walk, cat_bits,
+                                    value, tree_offsets, tree_group, tree_depth, out[lo:hi])
+
+    def tile(self, n, xp):
+        raise NotImplementedError("a paged bin matrix is not stacked (lockstep groups)")
+
+    def close(self):
+        self.files.close()
+
+
+def _page_rows(rows, starts, ends, lo, hi):
+    """Each node's rows within ``lo .. hi`` (a node's rows ``rows[starts[j]:ends[j]]`` are
+    increasing, so they are one run), as page-local row numbers: ``(local rows int32,
+    starts int64, ends int64)``, the nodes' runs one after another; None when no node has
+    a row there."""
+    n_nodes = starts.shape[0]
+    a = np.empty(n_nodes, np.int64)
+    b = np.empty(n_nodes, np.int64)
+    for j in range(n_nodes):
+        seg = rows[starts[j]:ends[j]]
+        a[j], b[j] = starts[j] + np.searchsorted(seg, [lo, hi])
+    counts = b - a
+    total = int(counts.sum())
+    if total == 0:
+        return None
+    local = np.empty(total, np.int32)
+    new_ends = np.cumsum(counts).astype(starts.dtype)
+    new_starts = (new_ends - counts).astype(starts.dtype)
+    for j in range(n_nodes):
+        if counts[j]:
+            np.subtract(rows[a[j]:b[j]], lo, out=local[new_starts[j]:new_ends[j]])
+    return local, new_starts, new_ends

@@ -1,0 +1,316 @@
+"""``QuantileDMatrix`` (binned rows in memory, no float matrix) and
+``ExtMemQuantileDMatrix`` (binned pages on disk), as XGBoost's, from an array or a
+``DataIter`` (``gbm.data.streaming``). A fit on either gives the model file of the
+in-memory fit of the concatenated batches, bit for bit (the same edges, the same bins,
+integer histograms summed over pages: ``gbm.data.paged``).
+"""
+import os
+import tempfile
+import uuid
+
+import numpy as np
+
+from .bin_matrix import DenseBins
+from .dmatrix import DMatrix
+from .paged import PageFiles, PagedBins
+from .streaming import DataIter, Scan, _OneBatch, bin_batches, fit_mapper
+
+# what an edge depends on besides the data: the fit's parameters of these names must agree
+_BINNING = (("max_bin", "max_bin"), ("bin_sample_size", "sample_size"),
+            ("random_state", "seed"))
+_DEFAULT_PAGE_BYTES = 32 << 20
+
+
+class BinnedRows:
+    """Rows binned before the fit (what a ``QuantileDMatrix`` holds as its ``data``):
+    ``matrix`` (``DenseBins`` or ``PagedBins``, on the host), ``mapper`` (the edges),
+    ``categories`` (per feature None or its categories; None), ``shape``."""
+
+    def __init__(self, matrix, mapper, categories, feature_names):
+        self.matrix, self.mapper = matrix, mapper
+        self.categories, self.feature_names = categories, feature_names
+        self.shape = (matrix.n_rows, matrix.n_features)
+        self.ndim = 2
+
+    @property
+    def size(self):
+        return self.shape[0] * self.shape[1]
+
+    def check_params(self, p):
+        """The fit's parameters ``p`` must bin as these rows were binned."""
+        for param, attr in _BINNING:
+            if p[param] != getattr(self.mapper, attr):
+                raise ValueError(
+                    f"the QuantileDMatrix was binned with {param}={getattr(self.mapper, attr)!r} "
+                    f"but the fit has {param}={p[param]!r}: pass the same {param} to both "
+                    f"(QuantileDMatrix(..., {attr if attr != 'sample_size' else param}=...))")
+
+    def on_device(self, backend):
+        """The bin matrix on ``backend``'s device (paged bins: CPU fits only)."""
+        if isinstance(self.matrix, PagedBins):
+            if backend.name != "cpu":
+                raise NotImplementedError(
+                    "ExtMemQuantileDMatrix trains on the CPU only for now (device='cpu'); "
+                    "for device='cuda' use a QuantileDMatrix, which holds the bins in memory")
+            return self.matrix
+        if backend.name == "cpu":
+            return self.matrix
+        xp = backend.xp
+        return DenseBins(xp.asarray(self.matrix.bins), xp.asarray(self.matrix.bins_by_feature),
+                         self.matrix.n_bins)
+
+
+def _build(data, label, missing, max_bin, ref, nthread, feature_names, feature_types,
+           bin_sample_size, random_state, fields, sink):
+    """Both passes over ``data`` (a ``DataIter``, or an array given as one batch with
+    ``label`` and ``fields``); ``sink(scan, mapper, categories)`` stores the binned
+    batches. Returns ``(scan, BinnedRows)``."""
+    if isinstance(data, DataIter) or (hasattr(data, "next") and hasattr(data, "reset")):
+        given = [k for k, v in dict(fields, label=label).items() if v is not None]
+        if given:
+            raise TypeError(f"{', '.join(given)} given beside a DataIter: its batches give them "
+                            "(input_data(data=..., label=..., ...))")
+        it = data
+    else:
+        if isinstance(data, DMatrix):
+            raise TypeError("data is already a DMatrix")
+        it = _OneBatch(data=data, label=label, **fields)
+    if ref is not None:
+        if not isinstance(ref, QuantileDMatrix):
+            raise TypeError(f"ref must be the training QuantileDMatrix (its bin edges are "
+                            f"used), got {type(ref).__name__}")
+        mapper, categories = ref.data.mapper, ref.data.categories
+        if max_bin is not None and max_bin != mapper.max_bin:
+            raise ValueError(f"max_bin={max_bin} but ref was binned with max_bin="
+                             f"{mapper.max_bin}; leave max_bin out (ref's edges are used)")
+        scan = Scan(missing, mapper.sample_size, mapper.seed, collect_sample=False).run(
+            it, feature_names, feature_types)
+        if scan.n_features != ref.num_col():
+            raise ValueError(f"the batches have {scan.n_features} columns but ref has "
+                             f"{ref.num_col()}")
+        if ref.categories_seen is not None or scan.categories is not None:
+            _check_same_kinds(ref.categories_seen, scan.categories, scan.n_features)
+    else:
+        scan = Scan(missing, 200_000 if bin_sample_size is None else bin_sample_size,
+                    0 if random_state is None else random_state).run(
+            it, feature_names, feature_types)
+        mapper = fit_mapper(scan, 256 if max_bin is None else max_bin, scan.sample_size,
+                            scan.seed, 1 if nthread is None or nthread < 1 else nthread)
+        scan.Xs = scan.ws = None  # the sample: not held beside the bins
+        mapper.sample = None
+        categories = scan.categories
+    matrix = sink(bin_batches(it, scan, mapper, categories, missing, fitted=ref is None), scan,
+                  mapper)
+    return scan, BinnedRows(matrix, mapper, categories, scan.feature_names)
+
+
+def _check_same_kinds(ref_categories, categories, n_features):
+    ref_categories = ref_categories or [None] * n_features
+    categories = categories or [None] * n_features
+    for f, (a, b) in enumerate(zip(ref_categories, categories)):
+        if (a is None) != (b is None):
+            raise ValueError(f"feature {f} is {'categorical' if b is not None else 'numeric'} "
+                             f"here but {'categorical' if a is not None else 'numeric'} in ref")
+
+
+def _in_memory(binned, scan, mapper):
+    """The binned batches into one ``DenseBins`` (its arrays made once, at full size)."""
+    bins = np.empty((scan.n_rows, scan.n_features), mapper.bin_dtype)
+    for _, offset, part in binned:
+        bins[offset:offset + part.shape[0]] = part
+    return DenseBins(bins, np.ascontiguousarray(bins.T), mapper.n_bins)
+
+
+class QuantileDMatrix(DMatrix):
+    """Binned rows and their labels, as ``xgboost.QuantileDMatrix``: the features are
+    binned when it is made (from an array, or a ``gbm.DataIter``'s batches in two passes)
+    and only the bins are kept, a byte or two a cell instead of four.
+
+    Parameters
+    ----------
+    data : array-like (n_samples, n_features), or a ``gbm.DataIter``
+    label, weight, base_margin, group, qid, label_lower_bound, label_upper_bound
+        As ``DMatrix``'s, for an array (a ``DataIter``'s batches give their own).
+    missing : float, optional
+        A value that means missing besides NaN.
+    max_bin : int, optional
+        Bins per feature (256 when None); a fit on it must have the same ``max_bin``.
+    ref : QuantileDMatrix, optional
+        The training data, whose bin edges (and categories) these rows take: pass it for
+        an eval set.
+    bin_sample_size, random_state : int, optional
+        The binning sample (gbm's parameters of these names; defaults 200,000 and 0): a
+        fit on it must have the same.
+    feature_names, feature_types, nthread, enable_categorical, silent
+        As ``DMatrix``'s.
+    """
+
+    def __init__(self, data, label=None, *, weight=None, base_margin=None, missing=None,
+                 silent=False, feature_names=None, feature_types=None, nthread=None,
+                 max_bin=None, ref=None, group=None, qid=None, label_lower_bound=None,
+                 label_upper_bound=None, feature_weights=None, enable_categorical=False,
+                 max_quantile_batches=None, bin_sample_size=None, random_state=None):
+        fields = dict(weight=weight, base_margin=base_margin, group=group, qid=qid,
+                      label_lower_bound=label_lower_bound,
+                      label_upper_bound=label_upper_bound)
+        if feature_weights is not None:
+            raise NotImplementedError("feature_weights is not supported by gbm")
+        self._init_binned(data, label, fields, missing, max_bin, ref, nthread, feature_names,
+                          feature_types, bin_sample_size, random_state, _in_memory)
+
+    def _init_binned(self, data, label, fields, missing, max_bin, ref, nthread,
+                     feature_names, feature_types, bin_sample_size, random_state, sink):
+        if feature_types is not None:
+            feature_types = list(feature_types)
+        scan, binned = _build(data, label, missing, max_bin, ref, nthread, feature_names,
+                              feature_types, bin_sample_size, random_state, fields, sink)
+        self.data, self.missing, self._shape = binned, missing, binned.shape
+        self.categories_seen = binned.categories
+        info = scan.info
+        self.label, self.weight, self.base_margin = info["label"], info["weight"], \
+            info["base_margin"]
+        self.group, self.qid = info["group"], info["qid"]
+        self.label_lower_bound = info["label_lower_bound"]
+        self.label_upper_bound = info["label_upper_bound"]
+        self.feature_names = None if scan.feature_names is None else list(scan.feature_names)
+        self.feature_types = scan.feature_types
+        if self.feature_names is not None and len(self.feature_names) != scan.n_features:
+            raise ValueError(f"feature_names has {len(self.feature_names)} names but the data "
+                             f"has {scan.n_features} columns")
+        binned.feature_names = self.feature_names
+
+    def categorical_features(self):
+        return None  # the categories are in the bins already (``data.categories``)
+
+    def __repr__(self):
+        return (f"gbm.{type(self).__name__}({self._shape[0]} rows x {self._shape[1]} "
+                "features, binned)")
+
+
+class ExtMemQuantileDMatrix(QuantileDMatrix):
+    """Binned rows kept in page files on disk, as ``xgboost.ExtMemQuantileDMatrix``: a fit
+    reads them page by page (the next page read while one is used), so it holds about one
+    page of bins, not the whole matrix.
+
+    Parameters
+    ----------
+    data : gbm.DataIter
+        The batches; its ``cache_prefix`` (a folder, or a path prefix in an existing folder)
+        is where the pages go (None: a temporary folder), and ``min_cache_page_bytes`` the
+        least bytes of a page (batches are joined up to it; 32 MiB when None).
+    max_bin, ref, missing, nthread, feature_names, feature_types, bin_sample_size,
+    random_state
+        As ``QuantileDMatrix``'s.
+    cache_prefix : str, optional
+        Instead of the iterator's.
+
+    The page files are written to a temporary name and renamed when complete, and removed
+    when the matrix is closed (``close()``, or ``with``) or collected; an error while
+    writing removes those written.
+    """
+
+    def __init__(self, data, *, missing=None, nthread=None, max_bin=None, ref=None,
+                 enable_categorical=False, max_quantile_batches=None, cache_host_ratio=None,
+                 cache_prefix=None, feature_names=None, feature_types=None,
+                 bin_sample_size=None, random_state=None, min_cache_page_bytes=None):
+        if not (isinstance(data, DataIter) or (hasattr(data, "next") and hasattr(data, "reset"))):
+            raise TypeError(f"ExtMemQuantileDMatrix reads a gbm.DataIter, got "
+                            f"{type(data).__name__}; for an array use QuantileDMatrix")
+        prefix = cache_prefix if cache_prefix is not None else getattr(data, "cache_prefix", None)
+        page_bytes = min_cache_page_bytes if min_cache_page_bytes is not None else getattr(
+            data, "min_cache_page_bytes", None)
+        writer = _PageWriter(prefix, _DEFAULT_PAGE_BYTES if page_bytes is None else page_bytes)
+        self._init_binned(data, None, {}, missing, max_bin, ref, nthread, feature_names,
+                          feature_types, bin_sample_size, random_state, writer)
+
+    def close(self):
+        """Remove the page files (the matrix cannot be trained on after)."""
+        self.data.matrix.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class _PageWriter:
+    """Writes binned batches as page files (joined to at least ``page_bytes``) under
+    ``prefix``; each file written to a temporary name and renamed once complete."""
+
+    def __init__(self, prefix, page_bytes):
+        if isinstance(page_bytes, bool) or not isinstance(page_bytes, (int, np.integer)) \
+                or page_bytes < 1:
+            raise ValueError(f"min_cache_page_bytes must be a positive integer, got "
+                             f"{page_bytes!r}")
+        self.page_bytes, self.prefix = int(page_bytes), prefix
+
+    def _place(self):
+        """``(folder, file name stem, whether the folder is ours)``."""
+        if self.prefix is None:
+            return tempfile.mkdtemp(prefix="gbm-extmem-"), "page", True
+        prefix = os.fspath(self.prefix)
+        if os.path.isdir(prefix):
+            folder, stem = prefix, "gbm"
+        else:
+            folder, stem = os.path.split(prefix)
+            folder = folder or "."
+            if not os.path.isdir(folder):
+                raise FileNotFoundError(f"cache_prefix {prefix!r}: the folder {folder!r} does "
+                                        "not exist; create it or give another cache_prefix")
+        return folder, stem, False
+
+    def __call__(self, binned, scan, mapper):
+        folder, stem, own = self._place()
+        tag = uuid.uuid4().hex[:12]
+        paths, offsets, parts, held = [], [0], [], 0
+        try:
+            for i, offset, part in binned:
+                parts.append(part)
+                held += 2 * part.nbytes
+                if held >= self.page_bytes:
+                    paths.append(self._write(folder, f"{stem}-{tag}-{len(paths):05d}.page",
+                                             parts, i))
+                    offsets.append(offset + part.shape[0])
+                    parts, held = [], 0
+            if parts or not paths:
+                paths.append(self._write(folder, f"{stem}-{tag}-{len(paths):05d}.page", parts,
+                                         len(scan.batch_rows) - 1))
+                offsets.append(scan.n_rows)
+        except BaseException:
+            PageFiles(paths, [0] * (len(paths) + 1), scan.n_features or 0, mapper.bin_dtype)\
+                .close()
+            if own:
+                _remove_folder(folder)
+            raise
+        files = PageFiles(paths, offsets, scan.n_features, mapper.bin_dtype)
+        if own:
+            files.folder = folder
+        return PagedBins(files, mapper.n_bins)
+
+    @staticmethod
+    def _write(folder, name, parts, batch):
+        """One page: the rows of ``parts`` row-major, then feature-major."""
+        bins = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        path = os.path.join(folder, name)
+        tmp = path + ".tmp"
+        try:
+            with open(tmp, "wb") as f:
+                bins.tofile(f)
+                np.ascontiguousarray(bins.T).tofile(f)
+            os.replace(tmp, path)
+        except OSError as e:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
+            raise OSError(e.errno, f"writing the external-memory page of the batches up to "
+                                   f"batch {batch} to {path!r} failed: {e.strerror or e}") from e
+        return path
+
+
+def _remove_folder(folder):
+    try:
+        os.rmdir(folder)
+    except OSError:
+        pass

@@ -1,0 +1,297 @@
+"""Data given as a stream of batches (XGBoost's ``DataIter`` protocol), binned without the
+whole float matrix in memory: the two passes ``QuantileDMatrix`` and
+``ExtMemQuantileDMatrix`` (``gbm.data.quantile``) make over an iterator.
+
+The bins are the in-memory fit's, whatever the batches: a row's index in the whole data
+set is its batch's offset plus its place in the batch, so the hash-chosen binning sample
+(``gbm.data.binning.sample_mask``) is the same rows, and the edges the same function of them.
+
+* Pass 1 (``scan``): every batch's rows counted and checked, its labels, weights and base
+  margins kept, its categories seen, which features hold missing values, and the rows
+  that may be in the sample. The sample's size depends on the row count, unknown until
+  the end: a row is kept while its hash is below the limit for the rows seen so far (a
+  limit that only falls as rows come), and the end keeps those below the final limit.
+* Pass 2 (``bin_batches``): ``reset()``, each batch again (the same row counts, else the
+  iterator did not restart), its categories encoded and its rows binned.
+"""
+import numpy as np
+
+from .binning import BinMapper, _missing_columns, sample_mask
+from .categorical import category_columns, _as_frame, _merge_categories, encode_X, \
+    fit_categories
+from .dmatrix import replace_missing
+from .sparse import SparseMatrix
+
+_INFO = ("label", "weight", "base_margin", "qid", "group", "label_lower_bound",
+         "label_upper_bound")
+
+
+class DataIter:
+    """A stream of batches, as ``xgboost.DataIter``: subclass it with
+
+    * ``next(input_data)``: give the next batch by calling ``input_data(data=X,
+      label=y, weight=w, base_margin=m, qid=q)`` (only ``data`` is required) and return
+      True (or 1); return False (or 0) when there are no batches left;
+    * ``reset()``: start again from the first batch.
+
+    Batches may be NumPy arrays, pandas DataFrames (``category`` columns too), SciPy
+    sparse matrices or Arrow tables, all with the same columns.
+
+    Parameters
+    ----------
+    cache_prefix : str, optional
+        Where ``ExtMemQuantileDMatrix`` writes its page files: a folder, or a path
+        prefix in an existing folder. None: a temporary folder.
+    release_data : bool
+        Accepted for XGBoost compatibility (gbm keeps no batch after binning it).
+    on_host : bool
+        Accepted for XGBoost compatibility.
+    min_cache_page_bytes : int, optional
+        Least bytes of bins in one page file (batches are joined until a page has
+        them); None: 32 MiB.
+    """
+
+    def __init__(self, cache_prefix=None, release_data=True, *, on_host=True,
+                 min_cache_page_bytes=None):
+        self.cache_prefix = cache_prefix
+        self.release_data = release_data
+        self.on_host = on_host
+        self.min_cache_page_bytes = min_cache_page_bytes
+
+    def next(self, input_data):
+        raise NotImplementedError("a DataIter subclass defines next(input_data)")
+
+    def reset(self):
+        raise NotImplementedError("a DataIter subclass defines reset()")
+
+
+class _OneBatch(DataIter):
+    """An array (and its labels, weights, ...) as a stream of one batch."""
+
+    def __init__(self, **batch):
+        super().__init__()
+        self._batch, self._given = batch, False
+
+    def next(self, input_data):
+        if self._given:
+            return False
+        input_data(**self._batch)
+        self._given = True
+        return True
+
+    def reset(self):
+        self._given = False
+
+
+def batches(it):
+    """``(i, dict of the batch's fields)`` for each batch of ``it`` (a ``DataIter``),
+    after ``it.reset()``; an error of the iterator is raised naming the batch."""
+    if not isinstance(it, DataIter) and not (hasattr(it, "next") and hasattr(it, "reset")):
+        raise TypeError(f"expected a gbm.DataIter (next(input_data) and reset()), got "
+                        f"{type(it).__name__}")
+    try:
+        it.reset()
+    except Exception as e:
+        raise RuntimeError(f"the data iterator's reset() raised {type(e).__name__}: {e}") from e
+    i = 0
+    while True:
+        got = {}
+
+        def input_data(data=None, **fields):
+            if data is None:
+                raise TypeError(f"batch {i}: input_data() needs data= (the batch's features)")
+            unknown = set(fields) - set(_INFO) - {"feature_names", "feature_types"}
+            if unknown:
+                raise TypeError(f"batch {i}: input_data() got unknown fields "
+                                f"{sorted(unknown)}; known: data, {', '.join(_INFO)}, "
+                                "feature_names, feature_types")
+            got.clear()
+            got.update(fields, data=data)
+
+        try:
+            more = it.next(input_data)
+        except Exception as e:
+            raise RuntimeError(f"the data iterator raised {type(e).__name__} while giving "
+                               f"batch {i}: {e}") from e
+        if isinstance(more, (bool, np.bool_, int, np.integer)) and not more:
+            return
+        if not isinstance(more, (bool, np.bool_, int, np.integer)):
+            raise TypeError(f"the data iterator's next() returned {more!r} for batch {i}; it "
+                            "returns True (a batch was given) or False (no batches left)")
+        if not got:
+            raise ValueError(f"the data iterator's next() returned True for batch {i} but did "
+                             "not call input_data(data=...)")
+        yield i, got
+        i += 1
+
+
+class Scan:
+    """Pass 1 over a stream (see the module's text). After ``run``: ``n_rows``,
+    ``n_features``, ``batch_rows`` (rows per batch), ``feature_names``, ``feature_types``,
+    ``categories`` (per feature None or the categories seen, or None), the labels and
+    other fields concatenated (``info``), ``has_missing`` and the sample (``Xs``, ``ws``)."""
+
+    def __init__(self, missing, sample_size, seed, collect_sample=True):
+        self.missing, self.sample_size, self.seed = missing, sample_size, seed
+        self.collect_sample = collect_sample
+        self.batch_rows, self.n_rows, self.n_features = [], 0, None
+        self.feature_names = self.feature_types = None
+        self._fields = {name: [] for name in _INFO}
+        self._cats, self._order = [], {}
+        self._ids, self._rows, self._w = [], [], []
+        self.has_missing = None
+
+    def run(self, it, feature_names=None, feature_types=None):
+        self.feature_names, self.feature_types = feature_names, feature_types
+        for i, batch in batches(it):
+            self._batch(i, batch)
+        if not self.batch_rows:
+            raise ValueError("the data iterator gave no batches; it needs at least one")
+        if self.n_rows == 0:
+            raise ValueError("the data iterator's batches have 0 rows in all; training needs "
+                             "at least one")
+        self.info = {}
+        for name, parts in self._fields.items():
+            given = [p is not None for p in parts]
+            if any(given) and not all(given):
+                b = given.index(not given[0])
+                raise ValueError(f"batch {b} {'gives' if given[b] else 'has no'} {name} but "
+                                 f"batch 0 {'does' if given[0] else 'does not'}: give it in "
+                                 "every batch or in none")
+            self.info[name] = np.concatenate(parts) if all(given) else None
+        if self.info["group"] is not None:
+            raise ValueError("batches give group= (sizes of query groups), which a batch cannot "
+                             "split; give qid= (each row's query id) instead")
+        self.categories = None
+        if any(c is not None for c in self._cats):  # as the ranks of a distributed fit do
+            self.categories = _merge_categories(
+                [c if c is not None else [None] * self.n_features for c in self._cats],
+                self._order, self.feature_names)
+        if self.collect_sample:
+            self._final_sample()
+        return self
+
+    def _batch(self, i, batch):
+        name = f"batch {i}"
+        X = replace_missing(batch["data"], self.missing, name=f"{name} data")
+        names, types = batch.get("feature_names"), batch.get("feature_types")
+        if i == 0:
+            self.feature_names = self.feature_names or names
+            self.feature_types = self.feature_types or types
+        cat_features = None
+        if self.feature_types is not None:
+            cat_features = [f for f, t in enumerate(self.feature_types) if t == "c"] or None
+        frame = _as_frame(X)
+        if frame is not None and self.feature_names is None and i == 0:
+            self.feature_names = [str(c) for c in frame.columns]
+        if frame is not None and self.feature_names is not None \
+                and [str(c) for c in frame.columns] != list(self.feature_names):
+            raise ValueError(f"{name} has columns {[str(c) for c in frame.columns]} but the "
+                             f"first batch's are {list(self.feature_names)}")
+        arr, cats = fit_categories(X if frame is None else frame, cat_features,
+                                   self.feature_names, name=f"{name} data")
+        n, width = arr.shape
+        if self.n_features is None:
+            self.n_features = width
+            self.has_missing = np.zeros(width, np.uint8)
+        elif width != self.n_features:
+            raise ValueError(f"{name} has {width} columns but batch 0 has {self.n_features}; "
+                             "every batch needs the same columns")
+        for f in category_columns(frame):
+            self._order.setdefault(f, frame.iloc[:, f].cat.categories.tolist())
+        self._cats.append(cats)
+        for field in _INFO:
+            value = batch.get(field)
+            self._fields[field].append(None if value is None else _per_row(
+                value, n, field, name, np.int64 if field in ("qid", "group") else np.float64))
+        if isinstance(arr, SparseMatrix):
+            self.has_missing |= (arr.stored_per_feature() < n).astype(np.uint8)
+        else:
+            self.has_missing |= _missing_columns(arr).astype(np.uint8)
+        if self.collect_sample:
+            self._sample_batch(arr, batch.get("weight"), n)
+        self.batch_rows.append(n)
+        self.n_rows += n
+
+    def _sample_batch(self, arr, weight, n):
+        """Keep the rows of this batch (and drop those kept before) that may be in the
+        sample of a data set of at least the rows seen so far."""
+        seen = self.n_rows + n
+        ids = np.arange(self.n_rows, seen, dtype=np.int64)
+        keep = sample_mask(ids, seen, self.sample_size, self.seed)
+        if self._ids:
+            held = np.concatenate(self._ids)
+            still = sample_mask(held, seen, self.sample_size, self.seed)
+            if not still.all():
+                self._ids = [held[still]]
+                self._rows = [np.concatenate(self._rows)[still]]
+                self._w = [np.concatenate(self._w)[still]]
+        rows = np.flatnonzero(keep)
+        if isinstance(arr, SparseMatrix):
+            dense = arr.take_rows(rows).dense_rows(0, rows.shape[0])
+        else:
+            dense = arr[rows]
+        w = np.ones(rows.shape[0]) if weight is None else \
+            np.asarray(weight, np.float64).reshape(-1)[rows]
+        self._ids.append(ids[rows])
+        self._rows.append(np.asarray(dense, np.float32))
+        self._w.append(w)
+
+    def _final_sample(self):
+        ids = np.concatenate(self._ids)
+        keep = sample_mask(ids, self.n_rows, self.sample_size, self.seed)
+        self.Xs = np.ascontiguousarray(np.concatenate(self._rows)[keep])
+        self.ws = np.concatenate(self._w)[keep]
+        self._ids = self._rows = self._w = None
+
+    def n_categories(self):
+        """int64 (n_features,): each categorical feature's category count, -1 elsewhere
+        (what ``BinMapper`` reads), or None."""
+        if self.categories is None:
+            return None
+        return np.array([-1 if c is None else len(c) for c in self.categories], np.int64)
+
+
+def _per_row(value, n, field, name, dtype):
+    arr = np.asarray(value, dtype=dtype)
+    if arr.shape[0:1] != (n,):
+        raise ValueError(f"{name}: {field} has {arr.shape[0] if arr.ndim else 'no'} rows but "
+                         f"the batch's data has {n}")
+    return arr
+
+
+def fit_mapper(scan, max_bin, sample_size, seed, n_threads=1):
+    """The ``BinMapper`` of the scanned stream: the in-memory fit's edges."""
+    mapper = BinMapper(max_bin, sample_size, seed)
+    if scan.info["weight"] is not None and scan.info["qid"] is not None:
+        raise NotImplementedError("a stream with both qid= and weight= (per-query weights) is "
+                                  "not supported yet; load it as one array")
+    return mapper.fit_sample(scan.Xs, scan.ws, scan.has_missing, scan.n_categories(),
+                             n_threads)
+
+
+def bin_batches(it, scan, mapper, categories, missing, fitted):
+    """Pass 2: ``(i, row offset, bins uint8/uint16 (rows, n_features))`` for each batch,
+    checked against pass 1 (``scan``): the same batches with the same rows."""
+    offset = 0
+    seen = 0
+    for i, batch in batches(it):
+        seen = i + 1
+        if i >= len(scan.batch_rows):
+            raise ValueError(f"the data iterator gave {i + 1} or more batches after reset() but "
+                             f"{len(scan.batch_rows)} the first time: reset() must start again "
+                             "from the first batch, and the batches must be the same")
+        X = replace_missing(batch["data"], missing, name=f"batch {i} data")
+        arr = encode_X(X, categories, name=f"batch {i} data")
+        n = arr.shape[0]
+        if n != scan.batch_rows[i] or arr.shape[1] != scan.n_features:
+            raise ValueError(f"batch {i} has shape {arr.shape} after reset() but "
+                             f"({scan.batch_rows[i]}, {scan.n_features}) the first time: reset() "
+                             "must start again from the first batch, and the batches must be "
+                             "the same")
+        yield i, offset, mapper.transform(arr, fitted_on_X=fitted)
+        offset += n
+    if seen != len(scan.batch_rows):
+        raise ValueError(f"the data iterator gave {seen} batches after reset() but "
+                         f"{len(scan.batch_rows)} the first time: reset() must start again "
+                         "from the first batch")
