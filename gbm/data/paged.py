@@ -95,9 +95,21 @@ class PagedBins:
         self.n_bins = np.asarray(n_bins, dtype=np.int32)
         self.feature_offsets = np.concatenate(
             ([0], np.cumsum(self.n_bins + 1))).astype(np.int32)
-        largest = max((files.page_cells(i) for i in range(files.n_pages)), default=0)
-        self._buffers = [np.empty(2 * largest, files.dtype) for _ in range(2)]
+        self._largest = max((files.page_cells(i) for i in range(files.n_pages)), default=0)
+        # each thread's two page buffers (a round's output groups may grow their trees in
+        # threads, each streaming the pages): made on a thread's first pass
+        self._local = threading.local()
+        self._all_buffers = []
         self.passes = 0  # passes over the pages so far (what external memory costs)
+
+    @property
+    def _buffers(self):
+        held = getattr(self._local, "buffers", None)
+        if held is None:
+            held = self._local.buffers = [np.empty(2 * self._largest, self.files.dtype)
+                                          for _ in range(2)]
+            self._all_buffers.append(held)
+        return held
 
     @property
     def n_rows(self):
@@ -109,8 +121,9 @@ class PagedBins:
 
     @property
     def nbytes(self):
-        """Bytes held in memory: the two page buffers (the pages live on disk)."""
-        return sum(b.nbytes for b in self._buffers)
+        """Bytes held in memory: two page buffers per thread that read pages (the pages
+        live on disk); before any pass, one thread's."""
+        return max(1, len(self._all_buffers)) * 2 * 2 * self._largest * self.files.dtype.itemsize
 
     @property
     def disk_bytes(self):
@@ -128,11 +141,11 @@ class PagedBins:
         self.passes += 1
         if n == 0:
             return
-        result = {}
+        result, buffers = {}, self._buffers
 
         def read(i):
             try:
-                result[i] = files.read(i, self._buffers[i % 2])
+                result[i] = files.read(i, buffers[i % 2])
             except BaseException as e:  # raised in the caller's thread below
                 result[i] = e
 
