@@ -1,0 +1,53 @@
+"""Streamed data on ``device="cuda"`` (issue 26): a ``QuantileDMatrix`` built from batches
+trains the CPU's in-memory model file on the device (its bins copied there once); an
+``ExtMemQuantileDMatrix`` is refused there with a clear error (pages stream on the CPU
+only, for now). Under Numba's CUDA simulator in CI, on a GPU with ``GBM_TEST_GPU=1``."""
+import numpy as np
+import pytest
+
+import gbm
+
+
+class _Batches(gbm.DataIter):
+    def __init__(self, X, y, sizes):
+        super().__init__()
+        self.X, self.y, self.bounds, self.i = X, y, np.cumsum([0] + sizes), 0
+
+    def next(self, input_data):
+        if self.i >= len(self.bounds) - 1:
+            return False
+        lo, hi = self.bounds[self.i], self.bounds[self.i + 1]
+        input_data(data=self.X[lo:hi], label=self.y[lo:hi])
+        self.i += 1
+        return True
+
+    def reset(self):
+        self.i = 0
+
+
+def _data():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 4)).astype(np.float32)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + 0.3 * rng.normal(size=120) > 0).astype(float)
+    return X, y
+
+
+def test_quantile_dmatrix_on_the_device_is_the_cpu_model():
+    X, y = _data()
+    p = {"objective": "binary:logistic", "max_depth": 3, "max_bin": 32,
+         "bin_sample_size": 60}
+    cpu_model = gbm.train(p, gbm.DMatrix(X, label=y), 2)
+    d = gbm.QuantileDMatrix(_Batches(X, y, [50, 1, 69]), max_bin=32, bin_sample_size=60)
+    on_device = gbm.train(dict(p, device="cuda"), d, 2)
+    on_device.params = dict(on_device.params, device="cpu")
+    cpu_model.params = dict(cpu_model.params, device="cpu")
+    assert on_device.to_json() == cpu_model.to_json()
+
+
+def test_external_memory_on_the_device_is_refused():
+    X, y = _data()
+    d = gbm.ExtMemQuantileDMatrix(_Batches(X, y, [60, 60]))
+    with pytest.raises(NotImplementedError, match="CPU only"):
+        gbm.train({"objective": "binary:logistic", "device": "cuda"}, d, 1)
+    d.close()
