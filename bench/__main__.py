@@ -7,7 +7,8 @@
 * ``mutation``: the mutation score of the tests (``bench/mutation.py``);
 * ``dask``: distributed scaling, collective times and xgboost.dask (``bench/dask.py``);
 * ``profile``: where a small fit's time goes (``bench/profile_small.py``);
-* ``sparse``: wide sparse data against xgboost and LightGBM (``bench/sparse.py``).
+* ``sparse``: wide sparse data against xgboost and LightGBM (``bench/sparse.py``);
+* ``extmem``: data larger than memory, streamed batches (``bench/extmem.py``).
 """
 import importlib
 import sys
@@ -15,6 +16,7 @@ import sys
 SUBCOMMANDS = {"binning": "bench.binning", "gpu": "bench.gpu", "linear": "bench.linear",
                "mutation": "bench.mutation", "dask": "bench.dask",
                "profile": "bench.profile_small", "sparse": "bench.sparse"}
+SUBCOMMANDS["extmem"] = "bench.extmem"
 
 if __name__ == "__main__":
     argv = sys.argv[1:]

@@ -13,6 +13,7 @@ from .model.booster import Booster
 from .data.dmatrix import DMatrix
 from .data.quantile import ExtMemQuantileDMatrix, QuantileDMatrix
 from .data.streaming import DataIter
+from .data.files import ParquetIter
 from .training.loop import train
 from .training.cv import cv
 
@@ -20,7 +21,7 @@ __version__ = "0.1.0"
 __all__ = ["Booster", "DMatrix", "QuantileDMatrix", "train", "callback", "GBMClassifier",
            "GBMRanker", "GBMRegressor", "GBMRFClassifier", "GBMRFRegressor", "plot_importance",
            "plot_tree", "plot_metric", "to_graphviz", "__version__", "cv"]
-__all__ += ["DataIter", "ExtMemQuantileDMatrix"]
+__all__ += ["DataIter", "ExtMemQuantileDMatrix", "ParquetIter"]
 
 _LAZY = {"GBMClassifier": "sklearn", "GBMRanker": "sklearn", "GBMRegressor": "sklearn",
          "GBMRFClassifier": "sklearn", "GBMRFRegressor": "sklearn",

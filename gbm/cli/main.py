@@ -50,7 +50,8 @@ def _parser():
                            description="Train a model on a CSV or Parquet file and save it.",
                            epilog=TRAIN_EXAMPLES,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
-    train.add_argument("data", metavar="DATA", help="training data (.csv or .parquet)")
+    train.add_argument("data", metavar="DATA", help="training data (.csv or .parquet); a "
+                       "folder or a glob of such files is streamed in batches")
     train.add_argument("--target", required=True, metavar="COL", help="the label column")
     train.add_argument("--model", required=True, metavar="OUT", help="where to save the model")
     train.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
@@ -68,6 +69,12 @@ def _parser():
     train.add_argument("--format", choices=("gbm", "xgboost"), default="gbm",
                        help="model file format (default gbm; xgboost: loadable by xgboost)")
     train.add_argument("--quiet", action="store_true", help="no progress bar or eval lines")
+    train.add_argument("--external-memory", action="store_true",
+                       help="stream DATA (a file, folder or glob of Parquet/CSV files) in "
+                            "batches and keep its binned pages on disk (docs/external_memory.md)")
+    train.add_argument("--cache-prefix", metavar="PREFIX",
+                       help="with --external-memory: where the page files go (a folder, or a "
+                            "path prefix); a temporary folder when not given")
     predict = sub.add_parser("predict", help="predict with a saved model",
                              description="Predict with a saved model and write the predictions.",
                              epilog=PREDICT_EXAMPLES,
@@ -215,6 +222,10 @@ def run_train(args):
         raise UserError("--rounds must be >= 0 and --eval-every >= 1")
     check_output(args.model, "--model", [("DATA", args.data)] +
                  [("--eval", path) for path in args.eval])
+    if args.external_memory or not os.path.isfile(args.data):
+        from .streamed import train_streamed
+
+        return train_streamed(args, parse_params(args.param), Progress)
     frame = read_table(args.data)
     X, y, extra = _split(frame, args, args.data)
     params = parse_params(args.param)

@@ -166,7 +166,8 @@ class Scan:
         if any(c is not None for c in self._cats):  # as the ranks of a distributed fit do
             self.categories = _merge_categories(
                 [c if c is not None else [None] * self.n_features for c in self._cats],
-                self._order, self.feature_names)
+                {f: _category_order(lists) for f, lists in self._order.items()},
+                self.feature_names)
         if self.collect_sample:
             self._final_sample()
         return self
@@ -198,7 +199,7 @@ class Scan:
             raise ValueError(f"{name} has {width} columns but batch 0 has {self.n_features}; "
                              "every batch needs the same columns")
         for f in category_columns(frame):
-            self._order.setdefault(f, frame.iloc[:, f].cat.categories.tolist())
+            self._order.setdefault(f, []).append(frame.iloc[:, f].cat.categories.tolist())
         self._cats.append(cats)
         for field in _INFO:
             value = batch.get(field)
@@ -250,6 +251,23 @@ class Scan:
         if self.categories is None:
             return None
         return np.array([-1 if c is None else len(c) for c in self.categories], np.int64)
+
+
+def _category_order(lists):
+    """The order of a pandas ``category`` column's categories over the batches: the
+    dtype's when every batch has the same dtype (the order one DataFrame of every batch
+    has); else, when each batch made its own (text read file by file), the sorted union
+    (what ``astype("category")`` of the whole column gives)."""
+    if all(c == lists[0] for c in lists):
+        return lists[0]
+    union = set().union(*lists)
+    try:
+        return sorted(union)
+    except TypeError:  # labels of several types: first seen first
+        seen = {}
+        for c in lists:
+            seen.update(dict.fromkeys(c))
+        return list(seen)
 
 
 def _per_row(value, n, field, name, dtype):
