@@ -429,3 +429,27 @@ def test_multiclass_groups_in_threads(n_jobs):
     d = gbm.ExtMemQuantileDMatrix(Batches([130, 1, 369], page_bytes=300, data=X, label=y,
                                           weight=w), bin_sample_size=SAMPLE)
     assert _model(p, d, 4) == expected
+
+
+def test_arrow_batches():
+    """pyarrow Tables (a dictionary column: categories) as batches: the in-memory model."""
+    pa = pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    X, y, _ = _data(19)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(N_FEATURES)])
+    frame["kind"] = pd.Categorical(np.array(["u", "v", "w"])[np.arange(N_ROWS) % 3])
+    p = _params("binary:logistic")
+    expected = _model(p, gbm.DMatrix(frame, label=y, enable_categorical=True))
+
+    class Tables(Batches):
+        def next(self, input_data):
+            if self.i >= len(self.bounds) - 1:
+                return False
+            lo, hi = self.bounds[self.i], self.bounds[self.i + 1]
+            input_data(data=pa.Table.from_pandas(frame.iloc[lo:hi], preserve_index=False),
+                        label=y[lo:hi])
+            self.i += 1
+            return True
+
+    for kind in ("qdm", "extmem"):
+        assert _model(p, _quantile(kind, Tables([200, 300], page_bytes=100))) == expected
