@@ -111,6 +111,8 @@ def test_a_page_a_row():
                                   bin_sample_size=20)
     assert d.data.matrix.files.n_pages == 40
     assert _model(p, d) == expected
+    d.data.matrix.prefetch = False  # each page read when it is used: the same
+    assert _model(p, d) == expected
     one_page = gbm.ExtMemQuantileDMatrix(it, bin_sample_size=20)
     assert one_page.data.matrix.files.n_pages == 1
     assert _model(p, one_page) == expected
@@ -237,7 +239,7 @@ def test_xgboost_next_returning_ints():
 
 def test_quantile_dmatrix_holds_no_floats():
     """Only bins are kept: a byte a cell twice (row- and feature-major), no float matrix;
-    an external-memory matrix holds two page buffers."""
+    an external-memory matrix holds two page buffers (a page read row- or feature-major)."""
     X, y, _ = _data(9)
     d = gbm.QuantileDMatrix(Batches([250, 250], data=X, label=y), bin_sample_size=SAMPLE)
     held = [v for v in vars(d).values() if isinstance(v, np.ndarray)]
@@ -246,7 +248,7 @@ def test_quantile_dmatrix_holds_no_floats():
     e = gbm.ExtMemQuantileDMatrix(Batches([100] * 5, page_bytes=1000, data=X, label=y),
                                   bin_sample_size=SAMPLE)
     assert e.data.matrix.files.n_pages == 5
-    assert e.data.matrix.nbytes == 2 * 2 * 100 * N_FEATURES
+    assert e.data.matrix.nbytes == 2 * 100 * N_FEATURES  # two buffers of one page's bins
 
 
 # -- failures -------------------------------------------------------------------------------

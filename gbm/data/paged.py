@@ -17,6 +17,7 @@ partition of a level, the margins of a tree): the cost of external memory is tho
 """
 import os
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
@@ -43,22 +44,32 @@ class PageFiles:
     def page_cells(self, i):
         return int(self.offsets[i + 1] - self.offsets[i]) * self.n_features
 
-    def read(self, i, out):
-        """Page ``i``'s bins into ``out`` (a flat array of ``dtype`` with room for 2 *
-        ``page_cells(i)``), by one sequential read; returns the view it filled."""
-        n = 2 * self.page_cells(i)
-        view = out[:n]
+    def read(self, i, out, features=None):
+        """Page ``i``'s bins into ``out`` (a flat array of ``dtype`` with room for
+        ``page_cells(i)``); returns the view it filled. ``features`` None: its row-major
+        bins (one sequential read); else its feature-major bins of those features only
+        (one read each; the other features' places are left as they were)."""
+        rows = int(self.offsets[i + 1] - self.offsets[i])
+        cells = rows * self.n_features
+        view = out[:cells]
+        item = self.dtype.itemsize
+        spans = [(0, view)] if features is None else [
+            ((cells + int(f) * rows) * item, view[int(f) * rows:(int(f) + 1) * rows])
+            for f in features]
         try:
-            with open(self.paths[i], "rb", buffering=0) as f:
-                got = f.readinto(memoryview(view).cast("B"))
+            with open(self.paths[i], "rb", buffering=0) as fh:
+                for at, part in spans:
+                    fh.seek(at)
+                    got = fh.readinto(memoryview(part).cast("B"))
+                    if got != part.nbytes:
+                        raise ValueError(
+                            f"page {i} of the external-memory cache, {self.paths[i]}, is "
+                            f"shorter than written ({got} of {part.nbytes} bytes read at "
+                            f"{at}): it was changed or truncated; build the matrix again")
         except FileNotFoundError:
             raise FileNotFoundError(f"page {i} of the external-memory cache, {self.paths[i]}, "
                                     "is gone: the cache folder was removed or cleaned while "
                                     "the matrix was in use; build the matrix again") from None
-        if got != view.nbytes:
-            raise ValueError(f"page {i} of the external-memory cache, {self.paths[i]}, holds "
-                             f"{got} bytes, not {view.nbytes}: it was changed or truncated "
-                             "after it was written; build the matrix again")
         return view
 
     def close(self):
@@ -100,16 +111,27 @@ class PagedBins:
         # threads, each streaming the pages): made on a thread's first pass
         self._local = threading.local()
         self._all_buffers = []
+        self._pool = None
+        self.prefetch = True
         self.passes = 0  # passes over the pages so far (what external memory costs)
 
     @property
     def _buffers(self):
         held = getattr(self._local, "buffers", None)
         if held is None:
-            held = self._local.buffers = [np.empty(2 * self._largest, self.files.dtype)
+            held = self._local.buffers = [np.empty(self._largest, self.files.dtype)
                                           for _ in range(2)]
             self._all_buffers.append(held)
         return held
+
+    def _reader(self):
+        """The thread that reads the next pages (one, kept: starting a thread per page
+        costs more than a small page's read on a busy machine)."""
+        with self.files._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=1,
+                                                thread_name_prefix="gbm-page-reader")
+            return self._pool
 
     @property
     def n_rows(self):
@@ -123,7 +145,7 @@ class PagedBins:
     def nbytes(self):
         """Bytes held in memory: two page buffers per thread that read pages (the pages
         live on disk); before any pass, one thread's."""
-        return max(1, len(self._all_buffers)) * 2 * 2 * self._largest * self.files.dtype.itemsize
+        return max(1, len(self._all_buffers)) * 2 * self._largest * self.files.dtype.itemsize
 
     @property
     def disk_bytes(self):
@@ -133,41 +155,38 @@ class PagedBins:
     def row_cost(self):
         return self.n_features
 
-    def pages(self):
+    def pages(self, features=None):
         """Yield ``(lo, hi, DenseBins of rows lo .. hi)`` page after page; the next page
-        is read by a thread into the other buffer while the caller uses this one (a page
-        is valid until the next is asked for)."""
+        is read by the reader thread into the other buffer while the caller uses this one
+        (a page is valid until the next is asked for). ``features`` None: the pages' bins
+        row-major (``bins``, what histograms and predictions read); else feature-major
+        (``bins_by_feature``, what a partition reads) of those features only. The other
+        array of each ``DenseBins`` is the same memory, not to be read."""
         files, n = self.files, self.files.n_pages
         self.passes += 1
         if n == 0:
             return
-        result, buffers = {}, self._buffers
-
-        def read(i):
-            try:
-                result[i] = files.read(i, buffers[i % 2])
-            except BaseException as e:  # raised in the caller's thread below
-                result[i] = e
-
-        reader = threading.Thread(target=read, args=(0,), daemon=True)
-        reader.start()
-        for i in range(n):
-            reader.join()
-            flat = result.pop(i)
-            if isinstance(flat, BaseException):
-                raise flat
-            if i + 1 < n:
-                reader = threading.Thread(target=read, args=(i + 1,), daemon=True)
-                reader.start()
-            lo, hi = int(files.offsets[i]), int(files.offsets[i + 1])
-            cells = (hi - lo) * files.n_features
-            bins = flat[:cells].reshape(hi - lo, files.n_features)
-            by_feature = flat[cells:2 * cells].reshape(files.n_features, hi - lo)
-            try:
+        buffers = self._buffers
+        if features is not None:
+            features = np.unique(np.asarray(features))
+        if not self.prefetch:  # read in this thread
+            reader = _Inline()
+        else:
+            reader = self._reader()
+        pending = reader.submit(files.read, 0, buffers[0], features)
+        try:
+            for i in range(n):
+                flat = pending.result()
+                pending = None
+                if i + 1 < n:
+                    pending = reader.submit(files.read, i + 1, buffers[(i + 1) % 2], features)
+                lo, hi = int(files.offsets[i]), int(files.offsets[i + 1])
+                bins = flat.reshape(hi - lo, files.n_features)
+                by_feature = flat.reshape(files.n_features, hi - lo)
                 yield lo, hi, DenseBins(bins, by_feature, self.n_bins)
-            except GeneratorExit:
-                reader.join()  # the buffer it fills is not freed under it
-                raise
+        finally:
+            if pending is not None:  # the buffer it fills is not reused under it
+                pending.exception()
 
     def build_histograms(self, k, gpair, rows, starts, ends, hist, n_threads, slot_map=None):
         if slot_map is not None:
@@ -188,7 +207,7 @@ class PagedBins:
         n_nodes = starts.shape[0]
         lefts = [[] for _ in range(n_nodes)]
         rights = [[] for _ in range(n_nodes)]
-        for lo, hi, page in self.pages():
+        for lo, hi, page in self.pages(feature):
             sub = _page_rows(rows, starts, ends, lo, hi)
             if sub is None:
                 continue
@@ -207,7 +226,7 @@ class PagedBins:
 
     def add_split_values(self, k, rows, starts, ends, feature, split_bin, default_left,
                          split_type, cat_bits, left_values, right_values, out):
-        for lo, hi, page in self.pages():
+        for lo, hi, page in self.pages(feature):
             sub = _page_rows(rows, starts, ends, lo, hi)
             if sub is not None:
                 page.add_split_values(k, sub[0], sub[1], sub[2], feature, split_bin,
@@ -227,7 +246,21 @@ class PagedBins:
         raise NotImplementedError("a paged bin matrix is not stacked (lockstep groups)")
 
     def close(self):
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
         self.files.close()
+
+
+class _Inline:
+    """``submit`` that runs the call at once (a reader without a thread)."""
+
+    def submit(self, fn, *args):
+        done = Future()
+        try:
+            done.set_result(fn(*args))
+        except BaseException as e:
+            done.set_exception(e)
+        return done
 
 
 def _page_rows(rows, starts, ends, lo, hi):

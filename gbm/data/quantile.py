@@ -18,7 +18,7 @@ from .streaming import DataIter, Scan, _OneBatch, bin_batches, fit_mapper
 # what an edge depends on besides the data: the fit's parameters of these names must agree
 _BINNING = (("max_bin", "max_bin"), ("bin_sample_size", "sample_size"),
             ("random_state", "seed"))
-_DEFAULT_PAGE_BYTES = 32 << 20
+_DEFAULT_PAGE_BYTES = 16 << 20  # a page file's bytes (its bins twice): 8 MiB buffers
 
 
 class BinnedRows:
