@@ -197,7 +197,8 @@ class ExtMemQuantileDMatrix(QuantileDMatrix):
     data : gbm.DataIter
         The batches; its ``cache_prefix`` (a folder, or a path prefix in an existing folder)
         is where the pages go (None: a temporary folder), and ``min_cache_page_bytes`` the
-        least bytes of a page (batches are joined up to it; 32 MiB when None).
+        least bytes of a page file (its bins twice; batches are joined up to it; 16 MiB
+        when None).
     max_bin, ref, missing, nthread, feature_names, feature_types, bin_sample_size,
     random_state
         As ``QuantileDMatrix``'s.

@@ -47,8 +47,8 @@ class DataIter:
     on_host : bool
         Accepted for XGBoost compatibility.
     min_cache_page_bytes : int, optional
-        Least bytes of bins in one page file (batches are joined until a page has
-        them); None: 32 MiB.
+        Least bytes of a page file, its bins twice (row- and feature-major; batches are
+        joined until a page has them); None: 16 MiB.
     """
 
     def __init__(self, cache_prefix=None, release_data=True, *, on_host=True,
