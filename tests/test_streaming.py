@@ -455,3 +455,17 @@ def test_arrow_batches():
 
     for kind in ("qdm", "extmem"):
         assert _model(p, _quantile(kind, Tables([200, 300], page_bytes=100))) == expected
+
+
+def test_what_a_quantile_dmatrix_cannot_do():
+    """Its float values are gone: predict, cv and continuing a model say so."""
+    X, y, _ = _data(20)
+    d = gbm.QuantileDMatrix(X, label=y, bin_sample_size=SAMPLE)
+    p = _params("binary:logistic")
+    booster = gbm.train(p, d, 2)
+    with pytest.raises(TypeError, match="holds bins only"):
+        booster.predict(d)
+    with pytest.raises(NotImplementedError, match="cv on a QuantileDMatrix"):
+        gbm.cv(p, d, 2, nfold=2)
+    with pytest.raises(NotImplementedError, match="init_model"):
+        gbm.train(p, d, 2, init_model=booster)

@@ -130,6 +130,9 @@ def cv(params, X=None, y=None, num_boost_round=10, *, nfold=None, stratified=Fal
     data, num_boost_round = training_data(X, y, num_boost_round, dtrain, sample_weight,
                                           group, qid, base_margin, feature_names,
                                           categorical_features, None)
+    if hasattr(data.X, "mapper") and hasattr(data.X, "matrix"):  # gbm.data.quantile.BinnedRows
+        raise NotImplementedError("cv on a QuantileDMatrix is not supported yet: pass the arrays "
+                                  "(or a DMatrix of them)")
     _check_rounds(num_boost_round)
     custom_metric = _one_of("custom_metric", custom_metric, "feval", feval)
     nfold = check_nfold(nfold, folds)
