@@ -469,3 +469,18 @@ def test_what_a_quantile_dmatrix_cannot_do():
         gbm.cv(p, d, 2, nfold=2)
     with pytest.raises(NotImplementedError, match="init_model"):
         gbm.train(p, d, 2, init_model=booster)
+
+
+@pytest.mark.parametrize("extra", [
+    {"subsample": 0.6, "colsample_bylevel": 0.7},  # rows left out: their margins by walking
+    {"grow_policy": "lossguide", "max_leaves": 6, "max_depth": 0},
+    {"booster": "dart", "rate_drop": 0.3},  # margins computed again from the trees
+    {"monotone_constraints": "(1,0,0,0,-1)", "min_child_weight": 3.0},
+])
+def test_tree_options_on_pages(extra):
+    X, y, w = _data(21, regression=True)
+    p = _params("reg:squarederror", **extra)
+    expected = _model(p, gbm.DMatrix(X, label=y, weight=w), 4)
+    d = gbm.ExtMemQuantileDMatrix(Batches([123, 1, 376], page_bytes=300, data=X, label=y,
+                                          weight=w), bin_sample_size=SAMPLE)
+    assert _model(p, d, 4) == expected

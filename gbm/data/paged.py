@@ -236,8 +236,10 @@ class PagedBins:
     def predict_binned(self, k, rows, walk, cat_bits, value, tree_offsets, tree_group,
                        tree_depth, out):
         rows = np.asarray(rows)
+        if rows.shape[0] > 1 and not bool((rows[1:] > rows[:-1]).all()):
+            rows = np.unique(rows)  # each row's leaf is added once, in any order
         for lo, hi, page in self.pages():
-            a, b = np.searchsorted(rows, [lo, hi])  # rows: increasing
+            a, b = np.searchsorted(rows, [lo, hi])
             if b > a:
                 page.predict_binned(k, (rows[a:b] - lo).astype(rows.dtype), walk, cat_bits,
                                     value, tree_offsets, tree_group, tree_depth, out[lo:hi])
