@@ -165,7 +165,9 @@ def report(results, args, command, load):
              f"{_version('xgboost')}, numpy {np.__version__}",
              f"- data: {args.rows:,} x {N_FEATURES} float32 in {args.batches} batches "
              f"({args.rows * N_FEATURES * 4 / 2**20:,.0f} MB of floats); {ROUNDS} rounds, depth "
-             f"{DEPTH}, max_bin {MAX_BIN}, n_jobs {args.n_jobs}", "",
+             f"{DEPTH}, max_bin {MAX_BIN}, n_jobs {args.n_jobs}"
+             + ("" if args.rows == 20_000_000 else
+                " (a smaller run than the issue's 20,000,000 rows: --rows)"), "",
              "| run | make data s | fit s | fit / memory fit | peak MB (data + fit) | "
              "peak / memory's | peak MB (fit) | page passes | cache MB | model = memory's |",
              "|---|---|---|---|---|---|---|---|---|---|"]
