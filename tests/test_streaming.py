@@ -484,3 +484,29 @@ def test_tree_options_on_pages(extra):
     d = gbm.ExtMemQuantileDMatrix(Batches([123, 1, 376], page_bytes=300, data=X, label=y,
                                           weight=w), bin_sample_size=SAMPLE)
     assert _model(p, d, 4) == expected
+
+
+def test_pages_removed_at_exit(tmp_path):
+    """A matrix still referenced when the interpreter exits leaves no page file."""
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, gbm\n"
+        "class It(gbm.DataIter):\n"
+        "    def __init__(self):\n"
+        f"        super().__init__(cache_prefix={str(tmp_path)!r}, min_cache_page_bytes=1)\n"
+        "        self.i = 0\n"
+        "    def next(self, input_data):\n"
+        "        if self.i == 2: return False\n"
+        "        self.i += 1\n"
+        "        input_data(data=np.ones((5, 2)) * self.i, label=np.zeros(5))\n"
+        "        return True\n"
+        "    def reset(self): self.i = 0\n"
+        "KEPT = gbm.ExtMemQuantileDMatrix(It())\n"
+        "import os; print(len(os.listdir(" + repr(str(tmp_path)) + ")))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "2"
+    assert _page_files(tmp_path) == []

@@ -15,8 +15,10 @@ know the rows are paged, and the model is the in-memory one bit for bit:
 Each pass over the pages reads every page file once (a histogram pass of a level, a
 partition of a level, the margins of a tree): the cost of external memory is those reads.
 """
+import atexit
 import os
 import threading
+import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
@@ -36,6 +38,7 @@ class PageFiles:
         self.n_features, self.dtype = int(n_features), np.dtype(dtype)
         self._lock = threading.Lock()
         self.folder = None  # a temporary folder of these files only: removed with them
+        _OPEN.add(self)  # removed at exit too (an object alive then is not collected)
 
     @property
     def n_pages(self):
@@ -90,6 +93,16 @@ class PageFiles:
 
     def __del__(self):
         self.close()
+
+
+_OPEN = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all():
+    """Remove the page files of every matrix still open when the interpreter exits."""
+    for files in list(_OPEN):
+        files.close()
 
 
 class PagedBins:
