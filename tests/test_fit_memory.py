@@ -212,3 +212,46 @@ def test_float64_labels_are_not_copied_unless_they_must_be():
         out = check_y(other, 10)
         assert out is not other and out.dtype == np.float64 and out.flags.c_contiguous
         assert out.flags.writeable
+
+
+@pytest.mark.parametrize("kind_name, groups", [("LOGISTIC", 1), ("SQUARED", 1),
+                                               ("AFT", 1), ("SOFTMAX", 3)])
+def test_unit_weights_give_the_gradients_of_an_array_of_ones(kind_name, groups):
+    """``unit_weights`` (ones with no memory, stride 0): the kernel runs block by block of
+    rows (one group) or on an array of ones (several): the gradients of ``np.ones``."""
+    from kernels import layout
+    from gbm.objectives.gradients import _BLOCK_ROWS, pointwise, unit_weights
+    from gbm.runtime.backend import get_backend
+
+    n = _BLOCK_ROWS + 4_321
+    rng = np.random.default_rng(groups)
+    margin = np.ascontiguousarray(rng.normal(size=(groups, n))).T
+    if kind_name == "AFT":
+        lower = rng.random(n) * 5 + 0.1
+        y, params = np.column_stack([lower, lower + rng.random(n)]).reshape(-1), (0.0, 1.0)
+    else:
+        y, params = (rng.integers(0, max(groups, 2), n).astype(float), ())
+    kind = getattr(layout, kind_name)
+    w = unit_weights(n)
+    assert w.strides == (0,) and w.base.nbytes <= 8
+    for backend in (None, get_backend("cpu", 2)):
+        g1, h1 = (a.copy() for a in pointwise(kind, margin, y, np.ones(n), params, backend))
+        g2, h2 = pointwise(kind, margin, y, w, params, backend)
+        np.testing.assert_array_equal(g2, g1)
+        np.testing.assert_array_equal(h2, h1)
+
+
+def test_an_unweighted_fit_holds_no_array_of_weights_and_trains_the_same_model(monkeypatch):
+    import gbm.training.prepare as prepare
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(70_000, 4)).astype(np.float32)
+    y = (X[:, 0] + rng.normal(size=70_000) > 0).astype(float)
+    fit = _fit(X, y)
+    with fit:
+        fit.start()
+    assert fit.w_fit.strides == (0,) and fit.w is fit.w_fit
+    params = {"objective": "binary:logistic", "max_depth": 3}
+    model = gbm.train(params, X, y, 3).to_json()
+    monkeypatch.setattr(prepare, "unit_weights", lambda n: np.ones(n))
+    assert gbm.train(params, X, y, 3).to_json() == model
