@@ -58,7 +58,7 @@ def _gradients_in_pairs(fit):
     float gradient array besides the pairs (8 bytes a row)."""
     backend = fit.backend
     if (fit.lockstep is not None or fit.objective.n_groups != 1 or backend.workspace is None
-            or backend.xp is not np):
+            or backend.name != "cpu" or backend.xp is not np):
         return
     n = fit.margins.shape[1]
     backend.workspace["grad"] = backend.buffer("gpair", (n, 2), GPAIR_DTYPE).reshape(-1).view(
