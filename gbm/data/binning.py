@@ -31,6 +31,9 @@ slot). Above 256 bins (``max_bin`` up to 1,024, or a categorical feature with mo
 categories) the whole matrix is ``uint16``, and only a feature with all 65,536 codes is left
 without a missing bin (gbm.data.categorical refuses missing values there).
 """
+import contextlib
+import os
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -60,6 +63,38 @@ def _missing_columns(X):
     return out
 
 
+_POOLS = {}  # thread count -> ThreadPoolExecutor: the features' cuts' threads, kept
+_POOLS_LOCK = threading.Lock()
+os.register_at_fork(after_in_child=_POOLS.clear)  # a forked child starts its own
+
+
+@contextlib.contextmanager
+def _cut_threads(n_threads):
+    """A pool of ``n_threads`` threads kept for the process (yielded; not shut down).
+
+    A thread's freed memory stays with its own malloc arena (glibc keeps an arena's top,
+    and ``malloc_trim`` does not return it): threads made for each fit took fresh arenas
+    whenever Numba's threads had taken the last fit's, and a fit grew by their size (10
+    MB on 200,000 rows). The same threads each fit reuse the same arenas."""
+    n = max(1, int(n_threads))
+    with _POOLS_LOCK:
+        pool = _POOLS.get(n)
+        if pool is None:
+            pool = _POOLS[n] = ThreadPoolExecutor(max_workers=n, thread_name_prefix="gbm-cuts")
+    yield pool
+
+
+def _equal_positive(w):
+    """Whether every weight of ``w`` (float64, host) is the same positive number: the
+    cuts are then those of unweighted values."""
+    return w.size > 0 and w[0] > 0 and w.min() == w.max()
+
+
+def _as_ids(rows):
+    """int64 (n,): row ids given as an array or a ``range``."""
+    return np.arange(rows.start, rows.stop) if isinstance(rows, range) else np.asarray(rows)
+
+
 def sample_mask(row_ids, n_rows_total, sample_size, seed):
     """Which of the global rows ``row_ids`` belong to the binning sample.
 
@@ -67,13 +102,18 @@ def sample_mask(row_ids, n_rows_total, sample_size, seed):
     ``sample_size / n_rows_total`` of the 64-bit range, so the choice of one row never
     depends on any other row or on where it is stored.
     """
-    row_ids = np.asarray(row_ids, dtype=np.uint64)
     if n_rows_total <= sample_size:
-        return np.ones(row_ids.shape[0], dtype=bool)
+        return np.ones(len(row_ids), dtype=bool)
     key = splitmix64(np.uint64(seed) ^ np.uint64(0x5DEECE66D))
-    h = splitmix64(row_ids ^ key)
     limit = np.uint64(int(sample_size / n_rows_total * 2.0**64))
-    return h < limit
+    out = np.empty(len(row_ids), dtype=bool)
+    # block by block: the hash's uint64 temporaries are a block's, not 40 bytes a row
+    for lo in range(0, out.shape[0], _BLOCK_ROWS):
+        block = row_ids[lo:lo + _BLOCK_ROWS]  # a range's slice is a range
+        ids = (np.arange(block.start, block.stop, dtype=np.uint64) if isinstance(block, range)
+               else np.asarray(block, dtype=np.uint64))
+        np.less(splitmix64(ids ^ key), limit, out=out[lo:lo + _BLOCK_ROWS])
+    return out
 
 
 class RaggedCuts(Sequence):
@@ -145,7 +185,8 @@ class BinMapper:
         if n_rows_total is None:
             n_rows_total = int(collective.allreduce(np.array([n], dtype=np.int64), "sum")[0])
         w = np.ones(n) if sample_weight is None else sample_weight
-        rows = np.arange(row_offset, row_offset + n) if row_ids is None else row_ids
+        # the rows' ids: a range unless given (no array of 8 bytes a row to hash them)
+        rows = range(row_offset, row_offset + n) if row_ids is None else row_ids
         mask = sample_mask(rows, n_rows_total, self.sample_size, self.seed)
         if isinstance(X, SparseMatrix):
             return self._fit_sparse(X, w, rows, mask, n_threads, n_categories, collective)
@@ -164,13 +205,14 @@ class BinMapper:
         else:
             Xs = X[mask]
             local_missing = _missing_columns(X)
-        ws = w if everything else w[mask]
+        ws = None if local and _equal_positive(w) else w if everything else w[mask]
         has_missing = collective.allreduce(local_missing.astype(np.uint8), "max")
         if collective.world_size > 1:  # the sample of the whole data set, in row order
-            parts = collective.allgather((rows[mask], Xs, ws))
+            parts = collective.allgather((_as_ids(rows)[mask], Xs, ws))
             order = np.argsort(np.concatenate([p[0] for p in parts]), kind="stable")
             Xs = np.concatenate([p[1] for p in parts])[order]
             ws = np.concatenate([p[2] for p in parts])[order]
+            ws = None if _equal_positive(ws) else ws
 
         def cuts_of(f):
             if Xs is not None:
@@ -184,7 +226,7 @@ class BinMapper:
         # ranks each cuts every world_size-th feature of the (same) gathered sample, and
         # the ranks swap their cuts: the same cuts, for a share of the work.
         world, rank = collective.world_size, collective.rank
-        with ThreadPoolExecutor(max_workers=max(1, n_threads)) as pool:
+        with _cut_threads(n_threads) as pool:
             mine = list(pool.map(cuts_of, range(rank, n_features, world)))
         if world > 1:
             shares = collective.allgather(mine)
@@ -201,9 +243,11 @@ class BinMapper:
         feature is missing; ``n_categories`` >= 0: a categorical feature's code count."""
         if n_categories is not None and n_categories >= 0:
             return np.arange(1, max(1, n_categories), dtype=np.float32)
-        ok = ~np.isnan(col)
         narrow = has_missing and self.max_bin <= 256  # the missing bin fits a uint8
         limit = min(self.max_bin, 255) if narrow else self.max_bin
+        if ws is None:  # equal weights: NaN left out by feature_cuts, no copies of w
+            return feature_cuts(col, None, limit)
+        ok = ~np.isnan(col)
         return feature_cuts(col[ok], ws[ok], limit)
 
     def fit_sample(self, Xs, ws, has_missing, n_categories=None, n_threads=1):
@@ -240,7 +284,7 @@ class BinMapper:
         has_missing = collective.allreduce(
             (X.stored_per_feature() < X.shape[0]).astype(np.uint8), "max")
         if collective.world_size > 1:  # the sample of the whole data set, in row order
-            parts = collective.allgather((rows[mask], Xs, ws))
+            parts = collective.allgather((_as_ids(rows)[mask], Xs, ws))
             order = np.argsort(np.concatenate([p[0] for p in parts]), kind="stable")
             Xs = SparseMatrix.concatenate([p[1] for p in parts], X.shape[1]).take_rows(order)
             ws = np.concatenate([p[2] for p in parts])[order]
@@ -398,7 +442,7 @@ def _sparse_cuts(Xs, ws, limits, n_categories, n_threads):
                                      * _CUT_CHUNK if counts.size else [], side="right"))
     bounds = np.unique(np.concatenate(([0], ends, [n_features])))
     cut_feature, cut_values = [], []
-    with ThreadPoolExecutor(max_workers=max(1, n_threads)) as pool:
+    with _cut_threads(n_threads) as pool:
         for lo, hi in zip(bounds[:-1], bounds[1:]):
             run_f, run_v = _run_cuts(Xs, ws, uniform, lo, hi, limits, categorical, pool)
             cut_feature += run_f

@@ -21,9 +21,11 @@ def feature_cuts(values, weights, max_bin):
     Parameters
     ----------
     values : ndarray of float32, shape (m,)
-        Non-missing values (any order).
-    weights : ndarray of float64, shape (m,)
-        Non-negative weights of ``values``.
+        Non-missing values (any order); with ``weights`` None they may hold NaN
+        (missing), which are left out.
+    weights : ndarray of float64, shape (m,), or None
+        Non-negative weights of ``values``; None: every value weighs the same (positive),
+        the same cuts without the weights' copies.
     max_bin : int
         Most value bins; the result has at most ``max_bin - 1`` cuts.
 
@@ -32,15 +34,20 @@ def feature_cuts(values, weights, max_bin):
     ndarray of float32, shape (min(max_bin, n_distinct) - 1,), strictly increasing. Empty
     for a constant or empty column.
     """
-    values = np.asarray(values, dtype=np.float32)
-    weights = np.asarray(weights, dtype=np.float64)
-    keep = weights > 0
-    # + 0.0 turns -0.0 into 0.0: the two compare equal, and which one a distinct value
-    # would show must not depend on row order.
-    values, weights = values[keep] + np.float32(0.0), weights[keep]
-    if values.size == 0:
+    if weights is None:
+        distinct, mass = _distinct_unweighted(values)
+    else:
+        values = np.asarray(values, dtype=np.float32)
+        weights = np.asarray(weights, dtype=np.float64)
+        keep = weights > 0
+        # + 0.0 turns -0.0 into 0.0: the two compare equal, and which one a distinct value
+        # would show must not depend on row order.
+        values, weights = values[keep] + np.float32(0.0), weights[keep]
+        if values.size == 0:
+            return np.empty(0, dtype=np.float32)
+        distinct, mass = _distinct_values(values, weights)
+    if distinct.size == 0:
         return np.empty(0, dtype=np.float32)
-    distinct, mass = _distinct_values(values, weights)
     if distinct.size <= max_bin:
         starts = np.arange(1, distinct.size)  # exact bins: one per distinct value
     else:
@@ -73,6 +80,27 @@ def _distinct_values(values, weights):
         mass = np.diff(np.append(start, values.size)).astype(np.float64)
     else:
         mass = np.add.reduceat(units, start)
+    return values[start], mass
+
+
+def _distinct_unweighted(values):
+    """``_distinct_values`` of values of equal weights, NaN left out: the sorted distinct
+    values, float32 (k,), and their row counts, float64 (k,). One sorted copy of the
+    values and the run starts are its temporaries (a feature's cuts are made in a thread
+    of their own, whose freed memory glibc keeps: the fewer, the less a fit holds)."""
+    values = np.sort(np.asarray(values, dtype=np.float32))  # NaN sort last
+    values = values[:np.searchsorted(values, np.float32(np.nan))]
+    values += np.float32(0.0)  # -0.0 -> 0.0, as _distinct_values' input (sorted still)
+    if values.size == 0:
+        return values, np.empty(0, dtype=np.float64)
+    first = np.empty(values.size, dtype=bool)  # first row of each distinct value
+    first[0] = True
+    np.not_equal(values[1:], values[:-1], out=first[1:])
+    start = np.flatnonzero(first)
+    del first
+    mass = np.empty(start.size, dtype=np.float64)
+    np.subtract(start[1:], start[:-1], out=mass[:-1], casting="unsafe")
+    mass[-1] = values.size - start[-1]
     return values[start], mass
 
 

@@ -342,7 +342,11 @@ def check_y(y, n_rows, *, numeric=True):
                 arr = arr.astype(np.float64)
             except (TypeError, ValueError):
                 raise ValueError(f"y must be numeric for this objective, got dtype {arr.dtype}") from None
-        arr = arr.astype(np.float64)
+        # the caller's own array when it already is what the kernels read (no copy of
+        # 8 bytes a row held through the fit: the labels are read, never written)
+        if not (arr.dtype == np.float64 and arr.flags.c_contiguous and arr.flags.writeable
+                and arr.flags.aligned):
+            arr = arr.astype(np.float64)
         bad = ~np.isfinite(arr)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])

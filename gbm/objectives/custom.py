@@ -44,7 +44,10 @@ class CustomObjective(Objective):
         backend's device, (n_rows, n_groups)."""
         host = (lambda a: a) if backend is None else backend.to_host
         shape = margin.shape if margin.shape[1] > 1 else (margin.shape[0],)
-        grad, hess = self.fn(np.array(host(margin).reshape(shape), order="C"), host(y), host(w))
+        # the weights as an array of their own (an unweighted fit's are one value seen n
+        # times, gbm.objectives.gradients.unit_weights)
+        grad, hess = self.fn(np.array(host(margin).reshape(shape), order="C"), host(y),
+                             np.ascontiguousarray(host(w)))
         out = []
         for name, value in (("gradient", grad), ("hessian", hess)):
             value = np.asarray(value, dtype=np.float64)

@@ -9,6 +9,17 @@ import numpy as np
 _COST = 8
 
 
+_BLOCK_ROWS = 1 << 16  # rows per kernel call when the weights are one value
+_ONES = np.ones(_BLOCK_ROWS)  # writable: a read-only array is another type to compile
+
+
+def unit_weights(n_rows):
+    """float64 (n_rows,) of ones that hold no memory of their own (a read-only view of
+    one value, stride 0): an unweighted fit's row weights, 8 bytes a row less through its
+    rounds. NumPy reads it as any array; ``pointwise`` gives the kernels a block of ones."""
+    return np.broadcast_to(np.float64(1.0), (int(n_rows),))
+
+
 def pointwise(kind, margin, y, w, objective_params=(), backend=None):
     """(grad, hess), float64 (n_rows, n_groups) views of group-major arrays, of objective
     ``kind`` (``kernels.layout``).
@@ -42,9 +53,29 @@ def pointwise(kind, margin, y, w, objective_params=(), backend=None):
         params = xp.zeros(1, dtype=xp.float64)
     y = xp.asarray(y, dtype=xp.float64)
     w = xp.asarray(w, dtype=xp.float64)
+    one_value = xp is np and w.ndim == 1 and w.shape[0] > 0 and w.strides == (0,)
+    if one_value and margin.shape[1] > 1:  # several groups: the weights as an array
+        w = np.ascontiguousarray(w)
     if backend is None:
-        kernels.pointwise_gradients(kind, margin, y, w, params, grad, hess, n_threads)
+        _call(kernels, kind, margin, y, w, params, grad, hess, n_threads, one_value)
     else:
         with backend.threads(_COST * margin.size) as n:
-            kernels.pointwise_gradients(kind, margin, y, w, params, grad, hess, n)
+            _call(kernels, kind, margin, y, w, params, grad, hess, n, one_value)
     return grad, hess
+
+
+def _call(kernels, kind, margin, y, w, params, grad, hess, n_threads, one_value):
+    """The kernel on every row; with weights of one value (``unit_weights``; one output
+    group), block by block of rows with a block of that value: each row's gradients are
+    computed alone, so the blocks give the same bits."""
+    if not (one_value and margin.shape[1] == 1):
+        kernels.pointwise_gradients(kind, margin, y, w, params, grad, hess, n_threads)
+        return
+    n = margin.shape[0]
+    per_row = y.shape[0] // n  # survival:aft: two labels a row
+    ones = _ONES if w[0] == 1.0 else np.full(_BLOCK_ROWS, w[0])
+    for lo in range(0, n, _BLOCK_ROWS):
+        hi = min(lo + _BLOCK_ROWS, n)
+        kernels.pointwise_gradients(kind, margin[lo:hi], y[lo * per_row:hi * per_row],
+                                    ones[:hi - lo], params, grad[lo:hi], hess[lo:hi],
+                                    n_threads)

@@ -25,6 +25,7 @@ from ..data.quantile import BinnedRows
 from ..model.booster import Booster, _load_init_model
 from ..objectives import OBJECTIVES, get_objective
 from ..objectives.custom import CustomObjective
+from ..objectives.gradients import unit_weights
 from ..params import validate_params
 from ..runtime import compile_ahead
 from ..runtime.backend import get_backend
@@ -224,6 +225,10 @@ class Fit:
             self.dropout = Dropout(xp.ascontiguousarray(start),
                                    init is None and rows_start is None)
         self.y_fit, self.w_fit = backend.asarray(self.y), backend.asarray(self.w_grad)
+        if backend.name == "cpu" and self.w_grad is self.w and self.refresh_weights is None \
+                and self.queries is None:
+            # no weights given: ones that hold no memory through the rounds (8 bytes a row)
+            self.w = self.w_grad = self.w_fit = unit_weights(X.shape[0])
         # the float matrix is not read again: the rounds read the bins. A copy made from
         # the caller's input (a DataFrame, float64, a list) is freed here, not held
         # through the rounds beside the bins
@@ -299,7 +304,7 @@ def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
                    n_categories=n_categories, row_ids=row_ids, collective=backend.collective)
         matrix = binned_rows(mapper, X, p["bin_layout"], backend.kernels, backend.xp,
                              backend.collective)
-    mapper.sample = None  # what bundles were proposed from: not kept
+    mapper.sample = mapper._sample_mask = None  # what bundles were proposed from: not kept
     is_categorical = np.zeros(X.shape[1], dtype=np.uint8)
     if categories is not None:
         is_categorical[[f for f, c in enumerate(categories) if c is not None]] = 1

@@ -22,6 +22,7 @@ def grow_round(fit, booster, round_):
     backend, objective, xp = fit.backend, fit.objective, fit.backend.xp
     if fit.dropout is not None:
         fit.dropout.begin_round(fit, booster, round_)
+    _gradients_in_pairs(fit)
     grad, hess = objective.gradients(fit.margins.T, fit.y_fit, fit.w_fit, backend=backend,
                                      queries=fit.queries, round_=round_)
     # group-major: no copy when the objective wrote them so (gbm.objectives.gradients)
@@ -48,6 +49,20 @@ def grow_round(fit, booster, round_):
     booster.end_round()
     if fit.dropout is not None:
         fit.dropout.end_round(fit, booster)
+
+
+def _gradients_in_pairs(fit):
+    """One output group grown by ``_grow_group`` on the CPU: the objective's gradients
+    are written where their pairs go (the workspace's "grad" is the memory of its
+    "gpair"), and ``quantize`` turns them into the pairs in place, so the round holds no
+    float gradient array besides the pairs (8 bytes a row)."""
+    backend = fit.backend
+    if (fit.lockstep is not None or fit.objective.n_groups != 1 or backend.workspace is None
+            or backend.name != "cpu" or backend.xp is not np):
+        return
+    n = fit.margins.shape[1]
+    backend.workspace["grad"] = backend.buffer("gpair", (n, 2), GPAIR_DTYPE).reshape(-1).view(
+        np.float64)
 
 
 def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_rows_total,

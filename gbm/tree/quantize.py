@@ -67,5 +67,38 @@ def quantize(grad, hess, backend, n_rows_total=None, out=None):
         n = grad.shape[0] if n_rows_total is None else n_rows_total
         scales = np.array([quantization_scale(max_abs[0], n), quantization_scale(max_abs[1], n)])
         gpair = xp.empty((grad.shape[0], 2), dtype=GPAIR_DTYPE) if out is None else out
-        kernels.quantize_gradients(grad, hess, scales, gpair)
+        if _in_front_of(grad, gpair):
+            _quantize_over(kernels, grad, hess, scales, gpair)
+        else:
+            kernels.quantize_gradients(grad, hess, scales, gpair)
     return gpair, scales
+
+
+def _in_front_of(grad, gpair):
+    """Whether ``grad`` lies in the first ``n`` float64 slots of ``gpair``'s memory
+    (int64 (n, 2)): a caller that wrote its gradients there (``gbm.training.rounds``)
+    holds no float gradient array besides the pairs (8 bytes a row)."""
+    n = grad.shape[0]
+    return (isinstance(grad, np.ndarray) and isinstance(gpair, np.ndarray)
+            and n > 0 and gpair.flags.c_contiguous and grad.flags.c_contiguous
+            and grad.dtype == np.float64 and gpair.shape == (n, 2)
+            and grad.__array_interface__["data"][0] == gpair.__array_interface__["data"][0])
+
+
+# rows below this are quantized from a copy of their gradients (a few pages)
+_OVER_COPY_ROWS = 8192
+
+
+def _quantize_over(kernels, grad, hess, scales, gpair):
+    """``quantize_gradients`` where ``grad`` lies in the first half of ``gpair``'s memory
+    (``_in_front_of``): row ``i``'s pair takes float slots ``2i, 2i + 1``. Rows
+    ``lo .. hi - 1`` with ``2 lo >= hi`` read slots below ``hi`` and write slots from
+    ``2 lo`` on, which no row still to come reads: the upper half first, then halves
+    of the rest, and the last rows from a copy. Each row is the same ``rint`` of the same
+    value as from separate arrays: the same pairs."""
+    hi = grad.shape[0]
+    while hi > _OVER_COPY_ROWS:
+        lo = (hi + 1) // 2
+        kernels.quantize_gradients(grad[lo:hi], hess[lo:hi], scales, gpair[lo:hi])
+        hi = lo
+    kernels.quantize_gradients(grad[:hi].copy(), hess[:hi], scales, gpair[:hi])
