@@ -142,6 +142,7 @@ def test_fused_levels_the_same_model(seed, monkeypatch):
     params["n_jobs"] = 2
     params["max_depth"] = max(params["max_depth"], 5)
     monkeypatch.setattr(whole_tree, "TREE_MIN_WORK", 1)
+    monkeypatch.setattr(whole_tree, "FUSED_LEVELS", 2)
     trees = []
     grow = whole_tree.WholeTrees.grow
     monkeypatch.setattr(whole_tree.WholeTrees, "grow",
@@ -150,7 +151,7 @@ def test_fused_levels_the_same_model(seed, monkeypatch):
     fused = gbm.train(params, X, y, 4, **kwargs).to_json()
     assert sum(t.fused_levels for t in set(trees)) > 0
     with monkeypatch.context() as m:
-        m.setattr(whole_tree, "FUSED_LEVELS", False)
+        m.setattr(whole_tree, "FUSED_LEVELS", 0)
         trees.clear()
         steps = gbm.train(params, X, y, 4, **kwargs).to_json()
         assert trees and sum(t.fused_levels for t in set(trees)) == 0

@@ -236,8 +236,14 @@ if os.path.samefile(compile_ahead.__file__, sys.argv[2]):
     compile_ahead.compile_entries([int(i) for i in sys.argv[3:]])
 """
 
+# a kernel compiled for later fits yields the CPUs to the fit running now (and to the
+# first fit's own compiles): the lowest priority, where the system allows it
 _LATER_CHILD = """
 import json, os, sys
+try:
+    os.nice(19)
+except (AttributeError, OSError):
+    pass
 sys.path[:] = json.loads(sys.argv[1])
 from gbm.runtime import compile_ahead
 if os.path.samefile(compile_ahead.__file__, sys.argv[2]):

@@ -19,10 +19,10 @@ from ..runtime.threads import PARALLEL_MIN_WORK
 from .structure import Tree
 
 ENABLED = True  # tests switch it off to compare with TreeGrower
-# a level's partition, histograms and evaluation in one parallel region, node by node
-# (kernels/cpu/tree_level.py); tests and benches switch it off to compare with the level
-# kernels called one after the other
-FUSED_LEVELS = True
+# a level's partition and histograms in one parallel region, a parent per task
+# (kernels/cpu/tree_level.py): 1 where estimated faster than the level kernels one after
+# the other; tests and benches set 0 (never) and 2 (wherever a level has two threads)
+FUSED_LEVELS = 1
 _MAX_NODES = 1 << 16  # more nodes a tree (deep trees on large tables): TreeGrower
 # cells a step inside grow_tree needs before it takes a second thread: twice the level
 # kernels' PARALLEL_MIN_WORK. The steps come tens of microseconds apart, and a parallel

@@ -35,12 +35,10 @@ from .views import flat
 bounded_weight = _split_math.bounded_weight
 _MIN_GAIN = 1e-6  # gbm.tree.grower._MIN_GAIN (XGBoost's kRtEps)
 _EVALUATION_COST = 8  # a histogram slot's split evaluation, in accumulated cells
-# a level runs fused (tree_level.py) on several threads when its largest thread's parents
-# cost at most 7/10 of the level (else the level kernels, parallel over rows, balance it)
-_FUSED_BALANCE = (7, 10)
 _LOWEST = np.finfo(np.float32).min  # the threshold of split bin -1
 
-# settings: int64 (8,); FUSED: 0 runs every level as the level kernels (tests compare)
+# settings: int64 (8,); FUSED: 1 a level fused where that is estimated faster, 0 never,
+# 2 wherever it has two threads (tests compare the three)
 MAX_DEPTH, MAX_LEAVES, MAX_CAT_TO_ONEHOT, MAX_CAT_THRESHOLD, MIN_WORK, ALL_FEATURES, \
     EVERY_ROW, FUSED = range(8)
 # numbers: float64 (9,): layout.SPLIT_PARAMS, then these
@@ -217,10 +215,15 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
         n_ids = 2 * c
         spare = _room(spare, n_ids)
         workers = _threads(n_threads, total, min_work)
-        # fused on several threads, when the dealt parents keep them busy enough; one
-        # thread: the level kernels (measured as fast or faster there)
-        fused = settings[FUSED] != 0 and workers > 1 and deal(
-            costs, c, workers, plan, counts) * _FUSED_BALANCE[1] <= total * _FUSED_BALANCE[0]
+        # fused on several threads when its largest thread's parents cost no more than
+        # the level kernels' two steps would take (each on the threads its own work earns:
+        # balanced over rows, but at 20,000-50,000 rows mostly on one); on one thread the
+        # level kernels (measured as fast or faster there)
+        fused = False
+        if settings[FUSED] != 0 and workers > 1:
+            steps = (_on_threads(4 * work, n_threads, min_work)
+                     + _on_threads(total - 4 * work, n_threads, min_work))
+            fused = deal(costs, c, workers, plan, counts) <= steps or settings[FUSED] == 2
         if fused:  # partition, histograms and subtraction a parent at a time
             first_chunk, task_node = _chunk_tasks(starts[:c], ends[:c])
             n_tasks = task_node.shape[0]
@@ -295,6 +298,12 @@ def _level_inputs(ids, n_ids, nodes, numbers, settings, sampling, interaction, n
 def _threads(n_threads, work, min_work):
     """Threads for a step of ``work`` cells (``gbm.runtime.backend.Backend.threads_for``)."""
     return n_threads if work >= min_work else 1
+
+
+@helper
+def _on_threads(work, n_threads, min_work):
+    """A step's ``work`` shared by the threads it earns (``_threads``)."""
+    return work // _threads(n_threads, work, min_work)
 
 
 @helper
