@@ -218,7 +218,8 @@ def run(args):
 
     fit(), estimator_fit()  # compile / load the kernels
     lines = [f"# profile: {args.rows:,} rows x 10 float features, binary, {args.rounds} rounds "
-             f"depth {args.depth}, n_jobs {args.n_jobs}", "",
+             f"depth {args.depth}, n_jobs {args.n_jobs}"
+             + ("" if args.fused is None else f", fused levels {args.fused}"), "",
              f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", ""]
     t_fit = best_of(fit, args.repeats)
     t_est = best_of(estimator_fit, args.repeats)
@@ -286,8 +287,16 @@ def main(argv=None, prog=None):
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--top", type=int, default=30, help="cProfile lines")
+    ap.add_argument("--fused", type=int, choices=(0, 1, 2), default=None,
+                    help="the whole-tree kernel's fused levels (gbm.tree.whole_tree.FUSED_LEVELS): "
+                         "0 never, 1 where estimated faster (the default), 2 wherever a level "
+                         "has two threads")
     ap.add_argument("--out", help="Markdown file to write (default: print only)")
     args = ap.parse_args(argv)
+    if args.fused is not None:
+        from gbm.tree import whole_tree
+
+        whole_tree.FUSED_LEVELS = args.fused
     text = run(args)
     print(text)
     if args.out:
