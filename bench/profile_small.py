@@ -218,7 +218,8 @@ def run(args):
 
     fit(), estimator_fit()  # compile / load the kernels
     lines = [f"# profile: {args.rows:,} rows x 10 float features, binary, {args.rounds} rounds "
-             f"depth {args.depth}, n_jobs {args.n_jobs}", "",
+             f"depth {args.depth}, n_jobs {args.n_jobs}"
+             + ("" if args.fused is None else f", fused levels {args.fused}"), "",
              f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", ""]
     t_fit = best_of(fit, args.repeats)
     t_est = best_of(estimator_fit, args.repeats)
@@ -278,6 +279,43 @@ def run(args):
     return "\n".join(lines) + "\n"
 
 
+def compare_fused(args):
+    """The rows curve's fits (``bench.cases``, n_jobs ``--n-jobs``) with the whole-tree
+    kernel's fused levels off (0) and on (1), and xgboost's, alternating in this
+    process; best of ``--repeats`` each (``--compare-fused``)."""
+    from bench.cases import make_data, make_estimator
+    from gbm.tree import whole_tree
+
+    def fit(lib, X, y, case):
+        whole_tree.FUSED_LEVELS = 0 if lib == "fused 0" else 1
+        model = make_estimator("gbm" if lib.startswith("fused") else lib, case, args.n_jobs)
+        t0 = time.perf_counter()
+        model.fit(X, y)
+        return time.perf_counter() - t0
+
+    libs = ("fused 0", "fused 1", "xgboost")
+    lines = [f"# fused levels off / on against xgboost, n_jobs {args.n_jobs}, best of "
+             f"{args.repeats}, alternating", "",
+             f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", "",
+             "| case | fused 0 s | fused 1 s | xgboost s | 1 / 0 | 1 / xgboost | load |",
+             "|---|--:|--:|--:|--:|--:|--:|"]
+    for case in args.cases.split(","):
+        X, y = make_data(case)[:2]
+        for lib in libs:  # compile / load, and the whole-tree kernel in use
+            fit(lib, X, y, case)
+        times = {lib: [] for lib in libs}
+        for _ in range(args.repeats):
+            for lib in libs:
+                times[lib].append(fit(lib, X, y, case))
+        best = {lib: min(t) for lib, t in times.items()}
+        a, b, x = best["fused 0"], best["fused 1"], best["xgboost"]
+        lines.append(f"| {case} | {a:.3f} | {b:.3f} | {x:.3f} | {b / a:.2f} | {b / x:.2f} | "
+                     f"{os.getloadavg()[0]:.1f} |")
+        print(lines[-1], flush=True)
+    whole_tree.FUSED_LEVELS = 1
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None, prog=None):
     ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=5000)
@@ -286,9 +324,22 @@ def main(argv=None, prog=None):
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--top", type=int, default=30, help="cProfile lines")
+    ap.add_argument("--fused", type=int, choices=(0, 1, 2), default=None,
+                    help="the whole-tree kernel's fused levels (gbm.tree.whole_tree.FUSED_LEVELS): "
+                         "0 never, 1 where estimated faster (the default), 2 wherever a level "
+                         "has two threads")
+    ap.add_argument("--compare-fused", action="store_true",
+                    help="instead of the profile: the rows curve's fits with fused levels off "
+                         "and on, and xgboost's, alternating (--cases)")
+    ap.add_argument("--cases", default="rows-5k,rows-20k,rows-50k,rows-200k",
+                    help="bench.cases names for --compare-fused")
     ap.add_argument("--out", help="Markdown file to write (default: print only)")
     args = ap.parse_args(argv)
-    text = run(args)
+    if args.fused is not None:
+        from gbm.tree import whole_tree
+
+        whole_tree.FUSED_LEVELS = args.fused
+    text = compare_fused(args) if args.compare_fused else run(args)
     print(text)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:

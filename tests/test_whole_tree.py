@@ -129,6 +129,51 @@ def test_large_nodes_take_the_parallel_steps(monkeypatch):
     assert whole == levels
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_fused_levels_the_same_model(seed, monkeypatch):
+    """Levels whose partition and histograms run a parent per task on two threads
+    (kernels/cpu/tree_level.py; every step given a second thread, whatever its size):
+    the model of the level kernels' path and of TreeGrower, byte for byte."""
+    params, X, y, weights, categorical = _random_case(100 + seed)
+    if y.ndim == 2 or "num_class" in params:  # one output: several run in threads of one
+        y = y[:, 0] if y.ndim == 2 else y
+        params.pop("num_class", None)
+        params["objective"] = "reg:squarederror"
+    params["n_jobs"] = 2
+    params["max_depth"] = max(params["max_depth"], 5)
+    monkeypatch.setattr(whole_tree, "TREE_MIN_WORK", 1)
+    monkeypatch.setattr(whole_tree, "FUSED_LEVELS", 2)
+    trees = []
+    grow = whole_tree.WholeTrees.grow
+    monkeypatch.setattr(whole_tree.WholeTrees, "grow",
+                        lambda self, *a: trees.append(self) or grow(self, *a))
+    kwargs = {"sample_weight": weights, "categorical_features": categorical or None}
+    fused = gbm.train(params, X, y, 4, **kwargs).to_json()
+    assert sum(t.fused_levels for t in set(trees)) > 0
+    with monkeypatch.context() as m:
+        m.setattr(whole_tree, "FUSED_LEVELS", 0)
+        trees.clear()
+        steps = gbm.train(params, X, y, 4, **kwargs).to_json()
+        assert trees and sum(t.fused_levels for t in set(trees)) == 0
+    with monkeypatch.context() as m:
+        m.setattr(whole_tree, "ENABLED", False)
+        levels = gbm.train(params, X, y, 4, **kwargs).to_json()
+    assert fused == steps == levels
+
+
+def test_deal_gives_the_costliest_parents_first_to_the_least_loaded_thread():
+    from gbm.kernels.cpu.tree_level import deal
+
+    costs = np.array([5, 9, 2, 9, 4], dtype=np.int64)
+    plan = np.full((2, 5), -1, dtype=np.int64)
+    counts = np.zeros(2, dtype=np.int64)
+    # by cost: 1 (9), 3 (9), 0 (5), 4 (4), 2 (2); loads 9|9 -> 14|9 -> 14|13 -> 14|15
+    assert deal(costs, 5, 2, plan, counts) == 15
+    assert counts.tolist() == [2, 3]
+    assert plan[0, :2].tolist() == [1, 0]
+    assert plan[1, :3].tolist() == [3, 4, 2]
+
+
 def test_deep_trees_grow_their_histogram_room(monkeypatch):
     rng = np.random.default_rng(4)
     X = rng.normal(size=(3000, 5))

@@ -19,6 +19,10 @@ from ..runtime.threads import PARALLEL_MIN_WORK
 from .structure import Tree
 
 ENABLED = True  # tests switch it off to compare with TreeGrower
+# a level's partition and histograms in one parallel region, a parent per task
+# (kernels/cpu/tree_level.py): 1 where estimated faster than the level kernels one after
+# the other; tests and benches set 0 (never) and 2 (wherever a level has two threads)
+FUSED_LEVELS = 1
 _MAX_NODES = 1 << 16  # more nodes a tree (deep trees on large tables): TreeGrower
 # cells a step inside grow_tree needs before it takes a second thread: twice the level
 # kernels' PARALLEL_MIN_WORK. The steps come tens of microseconds apart, and a parallel
@@ -75,6 +79,7 @@ class WholeTrees:
         self.capacity = _capacity(params, n_rows)
         self._local = threading.local()
         self._every_feature = None  # _sampling's arrays when every feature is drawn
+        self.fused_levels = 0  # levels grown fused (kernels/cpu/tree_level.py), all trees
         self.features = (data.feature_offsets, data.n_bins, data.is_categorical, data.monotone,
                          data.cuts.values, data.cuts.offsets,
                          np.zeros((0, data.n_features), np.uint8) if data.interaction is None
@@ -120,7 +125,8 @@ class WholeTrees:
         args = self._arguments(gpair, work_rows, scratch, scales, params, sampler, column,
                                rows is None)
         with backend.threads():
-            n, n_cat, hist_a, hist_b = self.kernel(*args)
+            n, n_cat, hist_a, hist_b, n_fused = self.kernel(*args)
+        self.fused_levels += n_fused
         self._workspace()[3][:] = hist_a, hist_b  # grown when a level needed more room
         (feature, split_bin, threshold, default_left, left, right, value, gain, cover,
          split_type, cat_bits) = args[-1]
@@ -138,7 +144,7 @@ class WholeTrees:
         settings = np.array([params["max_depth"], params["max_leaves"],
                              params["max_cat_to_onehot"], params["max_cat_threshold"],
                              TREE_MIN_WORK, sampler.trivial and data.interaction is None,
-                             every_row], dtype=np.int64)
+                             every_row, FUSED_LEVELS], dtype=np.int64)
         numbers = np.array([params["reg_lambda"], params["reg_alpha"], params["max_delta_step"],
                             params["min_child_weight"], params["learning_rate"],
                             params["gamma"], scales[0], scales[1], sampler.by_node])

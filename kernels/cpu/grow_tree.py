@@ -26,9 +26,10 @@ from ..jit import helper, kernel
 from ..split_math import cpu as _split_math
 from .histogram import build_histograms
 from .node_masks import feature_masks
-from .partition import add_split_values, partition_rows
+from .partition import _chunk_tasks, add_split_values, partition_rows
 from .split import evaluate_splits
 from .thread_count import set_thread_count, thread_count
+from .tree_level import deal, parent_cost, run_level
 from .views import flat
 
 bounded_weight = _split_math.bounded_weight
@@ -36,9 +37,13 @@ _MIN_GAIN = 1e-6  # gbm.tree.grower._MIN_GAIN (XGBoost's kRtEps)
 _EVALUATION_COST = 8  # a histogram slot's split evaluation, in accumulated cells
 _LOWEST = np.finfo(np.float32).min  # the threshold of split bin -1
 
-# settings: int64 (7,)
+# a level of more rows keeps the level kernels (balanced over rows): fused, 200,000-row
+# fits measured 4-14% slower on two threads (loaded machine); 20,000-50,000 rows 1-4% faster
+_FUSED_MAX_ROWS = 131072
+# settings: int64 (8,); FUSED: 1 a level fused where that is estimated faster, 0 never,
+# 2 wherever it has two threads (tests compare the three)
 MAX_DEPTH, MAX_LEAVES, MAX_CAT_TO_ONEHOT, MAX_CAT_THRESHOLD, MIN_WORK, ALL_FEATURES, \
-    EVERY_ROW = range(7)
+    EVERY_ROW, FUSED = range(8)
 # numbers: float64 (9,): layout.SPLIT_PARAMS, then these
 LEARNING_RATE, GAMMA, SCALE_G, SCALE_H, BY_NODE = range(4, 9)
 # nodes: the tree under construction, one entry per node
@@ -68,7 +73,7 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
                 interaction uint8 (n_sets, n_features): no rows, no constraints)   # IN
     sampling : (level_features int64 (max_depth, n_features), level_sizes int64
                 (max_depth,), node_key uint64): ``node_masks.feature_masks``   # IN
-    settings : int64 (7,), numbers : float64 (9,)   # IN  see the constants above
+    settings : int64 (8,), numbers : float64 (9,)   # IN  see the constants above
     nodes : 13 arrays of c entries (c: the most nodes the tree can have): start, end
             int64; depth int32; sums int64 (c, 2); bounds float64 (c, 2); feature,
             split_bin int32; default_left, split_type uint8; gain float64; left int32;
@@ -83,9 +88,10 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
             left_child int32, right_child int32, value float64, gain float64,
             cover float64, split_type uint8, cat_bits uint32 (c, n_words))   # OUT
 
-    Returns ``(n_nodes, n_categorical_nodes, hist_a, hist_b)``: the tree is the first
-    ``n_nodes`` entries of ``tree`` (``cat_bits``: its first ``n_categorical_nodes``
-    rows); the histogram buffers are new ones when a level needed more room.
+    Returns ``(n_nodes, n_categorical_nodes, hist_a, hist_b, n_fused)``: the tree is the
+    first ``n_nodes`` entries of ``tree`` (``cat_bits``: its first ``n_categorical_nodes``
+    rows); the histogram buffers are new ones when a level needed more room; ``n_fused``
+    levels ran fused (``tree_level.py``).
     """
     feature_offsets, n_bins, is_categorical, monotone, cut_values, cut_offsets, \
         interaction = features
@@ -101,6 +107,7 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
     # counts as int64 values, not literals: a callee typed with a literal compiles twice
     one = np.int64(1)
     n_nodes, n_ids, n_leaves = one, one, one
+    n_fused = 0  # levels run fused (tree_level.py)
     root = n_nodes - one
     if settings[EVERY_ROW]:
         for i in range(rows.shape[0]):
@@ -118,38 +125,35 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
         sums[root, 0] += hist_a[root, i, 0]
         sums[root, 1] += hist_a[root, i, 1]
     cur, spare = hist_a, hist_b
-    while n_ids > 0:
-        # -- every node's best split (TreeGrower._evaluate) ---------------------------------
-        for i in range(n_ids):
-            for j in range(2):
-                node_sums[i, j] = sums[ids[i], j]
-                node_bounds[i, j] = bounds[ids[i], j]
-            node_scales[i, 0], node_scales[i, 1] = numbers[SCALE_G], numbers[SCALE_H]
-            for f in range(n_features):
-                mask[i, f] = 1
-        if not settings[ALL_FEATURES]:
-            feature_masks(ids, n_ids, depth[ids[0]], sampling[0], sampling[1], sampling[2],
-                          numbers[BY_NODE], interaction, path, mask)
-        # a histogram slot's evaluation costs about 8 cells' accumulation (3-4 ns against
-        # 0.5, measured): worth a second thread from a few nodes on
-        set_thread_count(_threads(n_threads, _EVALUATION_COST * n_ids * cur.shape[1],
-                                  min_work))
-        evaluate_splits(cur[:n_ids], feature_offsets, one, is_categorical, node_sums[:n_ids],
-                        mask[:n_ids], monotone, node_bounds[:n_ids], node_scales[:n_ids],
-                        split_params, settings[MAX_CAT_TO_ONEHOT], settings[MAX_CAT_THRESHOLD],
-                        best_gain[:n_ids], best_feature[:n_ids], best_bin[:n_ids],
-                        best_default_left[:n_ids], left_sums[:n_ids], best_bits[:n_ids])
+    # the fused levels' work space (tree_level.py): the threads' parents
+    width = ids.shape[0]
+    plan = np.empty((n_threads, width), dtype=np.int64)
+    counts = np.empty(n_threads, dtype=np.int64)
+    costs = np.empty(width, dtype=np.int64)
+    small_left = np.empty(width, dtype=np.uint8)
+    slot2 = np.empty(n_features, dtype=np.uint64)
+    for f in range(n_features):
+        slot2[f] = np.uint64(2 * feature_offsets[f])
+    flat_bins, flat_gpair, n_f = flat(bins), flat(gpair), np.uint64(n_features)
+    # -- the root's best split (TreeGrower._evaluate) ---------------------------------------
+    _level_inputs(ids, n_ids, nodes, numbers, settings, sampling, interaction, node_sums,
+                  node_bounds, node_scales, mask)
+    set_thread_count(_threads(n_threads, _EVALUATION_COST * n_ids * cur.shape[1], min_work))
+    evaluate_splits(cur[:n_ids], feature_offsets, one, is_categorical, node_sums[:n_ids],
+                    mask[:n_ids], monotone, node_bounds[:n_ids], node_scales[:n_ids],
+                    split_params, settings[MAX_CAT_TO_ONEHOT], settings[MAX_CAT_THRESHOLD],
+                    best_gain[:n_ids], best_feature[:n_ids], best_bin[:n_ids],
+                    best_default_left[:n_ids], left_sums[:n_ids], best_bits[:n_ids])
+    while True:
         # -- the nodes to split (TreeGrower._grow_depthwise) --------------------------------
         c = _choose(best_gain, ids, n_ids, max_leaves, numbers[GAMMA], n_leaves, chosen)
         if c == 0:
             break
         n_leaves += c
-        every = c == n_ids
         # -- their splits (_record) and children (_split, _child_bounds) --------------------
         work = 0
         for i in range(c):
             at, node = chosen[i], ids[chosen[i]]
-            every = every and at == i
             f = best_feature[at]
             feature[node], gain[node], default_left[node] = f, best_gain[at], best_default_left[at]
             if is_categorical[f]:
@@ -183,13 +187,14 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
             for w in range(cat_bits.shape[1]):
                 p_bits[i, w] = cat_bits[node, w]
             work += end[node] - start[node]
+        first_child = n_nodes
         n_nodes += 2 * c
-        set_thread_count(_threads(n_threads, 4 * work, min_work))
         if max_depth > 0 and depth[n_nodes - 1] >= max_depth:
             # children that are leaves: their values go straight into the margins, where
             # the partition would send each row; the leaves keep no rows
+            set_thread_count(_threads(n_threads, 4 * work, min_work))
             for i in range(c):
-                child = left[ids[chosen[i]]]
+                child = first_child + 2 * i
                 left_values[i] = numbers[LEARNING_RATE] * _weight(sums[child], bounds[child],
                                                                   numbers)
                 right_values[i] = numbers[LEARNING_RATE] * _weight(
@@ -198,42 +203,112 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
                              p_bin[:c], p_default_left[:c], p_type[:c], p_bits[:c], n_bins,
                              left_values[:c], right_values[:c], column)
             break
-        partition_rows(bins_by_feature, rows, starts[:c], ends[:c], p_feature[:c], p_bin[:c],
-                       p_default_left[:c], p_type[:c], p_bits[:c], n_bins, scratch, n_left[:c])
-        # -- the next level: smaller children first, then their siblings -------------------
-        work = 0
+        # -- the next level: smaller children (by hessian sum) first, then their siblings ---
+        total = 0
         for i in range(c):
-            child = left[ids[chosen[i]]]
-            start[child], end[child] = starts[i], starts[i] + n_left[i]
-            start[child + 1], end[child + 1] = starts[i] + n_left[i], ends[i]
-            small = child if sums[child, 1] <= sums[child + 1, 1] else child + 1
+            child = first_child + 2 * i
+            small_left[i] = sums[child, 1] <= sums[child + 1, 1]
+            small = child if small_left[i] else child + 1
             next_ids[i], next_ids[c + i] = small, 2 * child + 1 - small
-            starts[i], ends[i] = start[small], end[small]
-            work += end[small] - start[small]
+            parent = ids[chosen[i]]
+            m = ends[i] - starts[i]
+            share = sums[small, 1] / sums[parent, 1] if sums[parent, 1] > 0 else 0.5
+            costs[i] = parent_cost(m, np.int64(m * share), n_features)
+            total += costs[i]
         n_ids = 2 * c
         spare = _room(spare, n_ids)
-        set_thread_count(_threads(n_threads, work * n_features, min_work))
-        build_histograms(bins, gpair, rows, starts[:c], ends[:c], feature_offsets, spare[:c],
-                         thread_count())
-        for i in range(c):  # the siblings': the parent's minus the smaller child's
-            # flat views: one loop of plain integer subtractions, which vectorises
-            # (measured 13-17% less subtraction time than indexing (slot, 0 / 1))
-            parent = flat(cur[i if every else chosen[i]])
-            smaller, sibling = flat(spare[i]), flat(spare[c + i])
-            for s in range(sibling.shape[0]):
-                sibling[s] = parent[s] - smaller[s]
+        workers = _threads(n_threads, total, min_work)
+        # fused on several threads when its largest thread's parents cost no more than
+        # the level kernels' two steps would take (each on the threads its own work earns:
+        # balanced over rows, but at 20,000-50,000 rows mostly on one), for a level of
+        # fewer than _FUSED_MAX_ROWS rows; on one thread the level kernels (measured as
+        # fast or faster there)
+        fused = False
+        if workers > 1 and (settings[FUSED] == 2
+                            or (settings[FUSED] == 1 and work < _FUSED_MAX_ROWS)):
+            steps = (_on_threads(4 * work, n_threads, min_work)
+                     + _on_threads(total - 4 * work, n_threads, min_work))
+            fused = deal(costs, c, workers, plan, counts) <= steps or settings[FUSED] == 2
+        if fused:  # partition, histograms and subtraction a parent at a time
+            first_chunk, task_node = _chunk_tasks(starts[:c], ends[:c])
+            n_tasks = task_node.shape[0]
+            part = (first_chunk, task_node, np.empty(n_tasks, dtype=np.int64),
+                    np.empty(n_tasks, dtype=np.int64), bins_by_feature, rows, starts[:c],
+                    ends[:c], p_feature[:c], p_bin[:c], p_default_left[:c], p_type[:c],
+                    p_bits[:c], n_bins, scratch, n_left[:c], start, end, first_child,
+                    small_left)
+            hists = (flat_bins, flat_gpair, n_f, slot2, cur, spare, chosen, np.int64(c))
+            set_thread_count(workers)
+            run_level(workers, plan, counts, part, hists)
+            n_fused += 1
+        else:  # the level kernels, each parallel over rows
+            set_thread_count(_threads(n_threads, 4 * work, min_work))
+            partition_rows(bins_by_feature, rows, starts[:c], ends[:c], p_feature[:c],
+                           p_bin[:c], p_default_left[:c], p_type[:c], p_bits[:c], n_bins,
+                           scratch, n_left[:c])
+            work = 0
+            for i in range(c):
+                child = first_child + 2 * i
+                start[child], end[child] = starts[i], starts[i] + n_left[i]
+                start[child + 1], end[child + 1] = starts[i] + n_left[i], ends[i]
+                starts[i], ends[i] = start[next_ids[i]], end[next_ids[i]]
+                work += ends[i] - starts[i]
+            set_thread_count(_threads(n_threads, work * n_features, min_work))
+            build_histograms(bins, gpair, rows, starts[:c], ends[:c], feature_offsets,
+                             spare[:c], thread_count())
+            for i in range(c):  # the siblings': the parent's minus the smaller child's
+                # flat views: one loop of plain integer subtractions, which vectorises
+                # (measured 13-17% less subtraction time than indexing (slot, 0 / 1))
+                parent_hist = flat(cur[chosen[i]])
+                smaller, sibling = flat(spare[i]), flat(spare[c + i])
+                for s in range(sibling.shape[0]):
+                    sibling[s] = parent_hist[s] - smaller[s]
+        # -- every child's best split (TreeGrower._evaluate) --------------------------------
         for i in range(n_ids):
             ids[i] = next_ids[i]
+        _level_inputs(ids, n_ids, nodes, numbers, settings, sampling, interaction, node_sums,
+                      node_bounds, node_scales, mask)
+        set_thread_count(_threads(n_threads, _EVALUATION_COST * n_ids * cur.shape[1],
+                                  min_work))
+        evaluate_splits(spare[:n_ids], feature_offsets, one, is_categorical, node_sums[:n_ids],
+                        mask[:n_ids], monotone, node_bounds[:n_ids], node_scales[:n_ids],
+                        split_params, settings[MAX_CAT_TO_ONEHOT], settings[MAX_CAT_THRESHOLD],
+                        best_gain[:n_ids], best_feature[:n_ids], best_bin[:n_ids],
+                        best_default_left[:n_ids], left_sums[:n_ids], best_bits[:n_ids])
         cur, spare = spare, cur
     set_thread_count(n_threads)
     n_cat = _finish(n_nodes, nodes, cut_values, cut_offsets, numbers, rows, column, tree)
-    return n_nodes, n_cat, cur, spare
+    return n_nodes, n_cat, cur, spare, n_fused
+
+
+@helper
+def _level_inputs(ids, n_ids, nodes, numbers, settings, sampling, interaction, node_sums,
+                  node_bounds, node_scales, mask):
+    """A level's nodes' sums, bounds, scales and feature masks, in ``ids`` order
+    (``TreeGrower._evaluate``)."""
+    sums, bounds = nodes[SUMS], nodes[BOUNDS]
+    for i in range(n_ids):
+        for j in range(2):
+            node_sums[i, j] = sums[ids[i], j]
+            node_bounds[i, j] = bounds[ids[i], j]
+        node_scales[i, 0], node_scales[i, 1] = numbers[SCALE_G], numbers[SCALE_H]
+        for f in range(mask.shape[1]):
+            mask[i, f] = 1
+    if not settings[ALL_FEATURES]:
+        feature_masks(ids, n_ids, nodes[DEPTH][ids[0]], sampling[0], sampling[1], sampling[2],
+                      numbers[BY_NODE], interaction, nodes[PATH], mask)
 
 
 @helper
 def _threads(n_threads, work, min_work):
     """Threads for a step of ``work`` cells (``gbm.runtime.backend.Backend.threads_for``)."""
     return n_threads if work >= min_work else 1
+
+
+@helper
+def _on_threads(work, n_threads, min_work):
+    """A step's ``work`` shared by the threads it earns (``_threads``)."""
+    return work // _threads(n_threads, work, min_work)
 
 
 @helper

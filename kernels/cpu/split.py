@@ -309,7 +309,9 @@ def evaluate_splits(hist, feature_offsets, missing_slots, is_categorical, node_s
     task_sum = np.zeros((2 * n_tasks, 2), dtype=np.int64)
     task_bits = np.zeros((2 * n_tasks, out_cat_bits.shape[1]), dtype=np.uint32)
     out = (task_gain, task_bin, task_left, task_sum)
-    widest = 1  # value bins of the widest feature: the room of a task's list of used bins
+    # value bins of the widest feature: the room of a task's list of used bins; an int64
+    # value, not the literal 1, which would type (and compile) the callees twice
+    widest = np.int64(1)
     for f in range(n_features):
         widest = max(widest, feature_offsets[f + 1] - feature_offsets[f])
     _evaluate_tasks(n_tasks, n_chunks, widest, hist, feature_offsets, missing_slots,
