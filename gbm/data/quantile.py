@@ -31,6 +31,7 @@ class BinnedRows:
         self.categories, self.feature_names = categories, feature_names
         self.shape = (matrix.n_rows, matrix.n_features)
         self.ndim = 2
+        self.sharded = False  # True: one rank's rows, binned with every rank's edges
 
     @property
     def size(self):
