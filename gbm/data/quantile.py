@@ -47,13 +47,10 @@ class BinnedRows:
                     f"(QuantileDMatrix(..., {attr if attr != 'sample_size' else param}=...))")
 
     def on_device(self, backend):
-        """The bin matrix on ``backend``'s device (paged bins: CPU fits only)."""
-        if isinstance(self.matrix, PagedBins):
-            if backend.name != "cpu":
-                raise NotImplementedError(
-                    "ExtMemQuantileDMatrix trains on the CPU only for now (device='cpu'); "
-                    "for device='cuda' use a QuantileDMatrix, which holds the bins in memory")
-            return self.matrix
+        """The bin matrix on ``backend``'s device (paged bins: read page by page, each
+        page copied to the device while it is used)."""
+        if isinstance(self.matrix, PagedBins):  # a page at a time copied to the device
+            return self.matrix if backend.name == "cpu" else self.matrix.on_device(backend.xp)
         if backend.name == "cpu":
             return self.matrix
         xp = backend.xp
