@@ -54,8 +54,8 @@ class BinnedRows:
         if backend.name == "cpu":
             return self.matrix
         xp = backend.xp
-        return DenseBins(xp.asarray(self.matrix.bins), xp.asarray(self.matrix.bins_by_feature),
-                         self.matrix.n_bins)
+        bins = xp.asarray(self.matrix.bins)  # the feature-major copy made on the device
+        return DenseBins(bins, xp.ascontiguousarray(bins.T), self.matrix.n_bins)
 
 
 def _build(data, label, missing, max_bin, ref, nthread, feature_names, feature_types,
@@ -112,11 +112,16 @@ def _check_same_kinds(ref_categories, categories, n_features):
 
 
 def _in_memory(binned, scan, mapper):
-    """The binned batches into one ``DenseBins`` (its arrays made once, at full size)."""
+    """The binned batches into one ``DenseBins`` (its array made once, at full size).
+
+    One copy of the bins: the feature-major view a partition reads is the transpose of
+    the row-major array (strided, not a second array as a DMatrix fit's), so a
+    ``QuantileDMatrix`` fit holds the bins once; the kernels read the same values, so
+    the model is the same."""
     bins = np.empty((scan.n_rows, scan.n_features), mapper.bin_dtype)
     for _, offset, part in binned:
         bins[offset:offset + part.shape[0]] = part
-    return DenseBins(bins, np.ascontiguousarray(bins.T), mapper.n_bins)
+    return DenseBins(bins, bins.T, mapper.n_bins)
 
 
 class QuantileDMatrix(DMatrix):
