@@ -11,7 +11,7 @@ pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 
 import cloudpickle  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
+from distributed import Client, LocalCluster, wait  # noqa: E402
 
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
@@ -99,3 +99,32 @@ def test_external_memory_must_be_a_bool(client):
     dX, dy = _dask(X, y)
     with pytest.raises(TypeError, match="external_memory"):
         gbm.dask.train(client, PARAMS, dX, dy, 1, external_memory="yes")
+
+
+def test_a_rank_without_rows_pages_nothing_and_gives_the_local_model(client):
+    X, y = _data(2)
+    local = gbm.train(PARAMS, X, y, 3).to_json()
+    a = _workers(client, 1)
+    dX, dy = (client.persist(v, workers=a) for v in _dask(X, y))
+    wait([dX, dy])
+    stats = {}
+    model = gbm.dask.train(client, PARAMS, dX, dy, 3, workers=_workers(client, 2),
+                           balance=False, external_memory=True, _stats=stats)
+    assert model.to_json() == local
+    assert sorted(r["rows"] for r in stats["ranks"]) == [0, N_ROWS]
+
+
+def test_category_columns_and_a_missing_cache_dir_are_refused(client, tmp_path):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = _data()
+    frame = pd.DataFrame(X[:, :2], columns=["a", "b"])
+    frame["c"] = pd.Categorical(np.where(X[:, 3] > 0, "x", "y"))
+    dX = dd.from_pandas(frame, npartitions=2)
+    dy = dd.from_pandas(pd.Series(y), npartitions=2)
+    with pytest.raises(NotImplementedError, match="category columns"):
+        gbm.dask.train(client, PARAMS, dX, dy, 1, external_memory=True)
+    dX, dy = _dask(X, y)
+    with pytest.raises(FileNotFoundError, match="cache_dir"):
+        gbm.dask.train(client, PARAMS, dX, dy, 1, external_memory=True,
+                       cache_dir=str(tmp_path / "absent"))
