@@ -128,3 +128,16 @@ def test_category_columns_and_a_missing_cache_dir_are_refused(client, tmp_path):
     with pytest.raises(FileNotFoundError, match="cache_dir"):
         gbm.dask.train(client, PARAMS, dX, dy, 1, external_memory=True,
                        cache_dir=str(tmp_path / "absent"))
+
+
+def test_a_numeric_dataframe_gives_the_local_model_with_its_feature_names(client):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = _data(5)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    local = gbm.train(PARAMS, frame, y, 3).to_json()
+    dX = dd.from_pandas(frame, npartitions=3)
+    dy = dd.from_pandas(pd.Series(y), npartitions=3)
+    model = gbm.dask.train(client, PARAMS, dX, dy, 3, external_memory=True)
+    assert model.to_json() == local
+    assert model.feature_names == list(frame.columns)

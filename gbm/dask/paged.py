@@ -18,6 +18,7 @@ import types
 import numpy as np
 
 from ..data.binning import BinMapper
+from ..data.inputs import check_X, feature_names_of
 from ..data.quantile import BinnedRows, _PageWriter, _DEFAULT_PAGE_BYTES
 from . import data as dask_data
 
@@ -39,7 +40,7 @@ def paged_rows(share, params, w, ids, collective, cache_dir=None, page_bytes=Non
     parts = share["X"] or [share["empty"]["X"]]
     for i, part in enumerate(parts):
         _check_numeric(part, i)
-    X = np.ascontiguousarray(_as_float32(dask_data.assemble(share, "X")))
+    X = check_X(dask_data.assemble(share, "X"), shard=True)  # as the in-memory path
     n_total = int(collective.allreduce(np.array([X.shape[0]], np.int64), "sum")[0])
     mapper = BinMapper(params["max_bin"], params["bin_sample_size"], params["random_state"])
     mapper.fit(X, w, n_rows_total=n_total, n_threads=max(1, n_threads), row_ids=ids,
@@ -58,11 +59,12 @@ def paged_rows(share, params, w, ids, collective, cache_dir=None, page_bytes=Non
     def binned():
         offset = 0
         for i, part in enumerate(parts):
-            yield i, offset, mapper.transform(_as_float32(part), fitted_on_X=True)
+            yield i, offset, mapper.transform(check_X(part, name=f"partition {i} of X",
+                                                      shard=True), fitted_on_X=True)
             offset += rows[i]
 
     matrix = writer(binned(), scan, mapper)
-    names = list(parts[0].columns) if hasattr(parts[0], "columns") else None
+    names = feature_names_of(parts[0])
     rows_out = BinnedRows(matrix, mapper, None, names)
     rows_out.sharded = True
     return rows_out
@@ -78,8 +80,3 @@ def _check_numeric(part, i):
         raise NotImplementedError("external_memory=True takes dense partitions only for now "
                                   "(X is sparse); train in memory (external_memory=False)")
 
-
-def _as_float32(part):
-    values = part.to_numpy(dtype=np.float32, na_value=np.nan) if hasattr(part, "to_numpy") \
-        else np.asarray(part, dtype=np.float32)
-    return values if values.ndim == 2 else values.reshape(values.shape[0], 1)
