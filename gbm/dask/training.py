@@ -13,7 +13,7 @@ Needs the ``dask`` extra: ``pip install 'detgbm[dask]'`` (from a checkout:
 import hashlib
 
 from . import checkpoint as dask_checkpoint, data as dask_data, nccl as dask_nccl
-from . import recovery
+from . import paged as dask_paged, recovery
 from ..collective import CollectiveError
 from ..data.eval_sets import EvalSpec, eval_specs
 from .progress import Progress
@@ -30,7 +30,8 @@ CHECKPOINT_FILE = dask_checkpoint.FILE
 def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=(), group=None,
           qid=None, early_stopping_rounds=None, checkpoint_dir=None, workers=None,
           balance=True, collective_timeout=300.0, transport="auto",
-          max_recoveries=recovery.DEFAULT_MAX_RECOVERIES, _stats=None, **kwargs):
+          max_recoveries=recovery.DEFAULT_MAX_RECOVERIES, external_memory=False,
+          cache_dir=None, min_cache_page_bytes=None, _stats=None, **kwargs):
     """Train on the workers of a Dask cluster; returns the ``Booster`` (the same model
     file as ``gbm.train`` on the same data, for any number of workers and any chunking).
 
@@ -76,6 +77,16 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
         and eval scores of an uninterrupted one (``gbm.dask.recovery``). 0: a loss fails
         the fit. Each recovery is logged (the ``gbm.dask`` logger) and recorded in
         ``_stats["recoveries"]``.
+    external_memory : bool, default False
+        Each worker keeps its rows' bins in page files on its disk and reads them a page
+        at a time (``gbm.dask.paged``, as ``gbm.ExtMemQuantileDMatrix``) instead of
+        holding its bin matrix: the same model file. Dense numeric X only for now.
+    cache_dir : path, optional
+        With ``external_memory``, an existing folder on every worker where the pages go
+        (None: a temporary folder); the pages are removed when the rank's fit ends.
+    min_cache_page_bytes : int, optional
+        With ``external_memory``, the least bytes of a page file (its bins twice;
+        partitions are joined up to it; 16 MiB when None), as ``ExtMemQuantileDMatrix``'s.
     kwargs : the other arguments of ``gbm.train`` (feature_names, callbacks, obj,
         custom_metric, maximize, categorical_features, verbose_eval, init_model), sent to
         every rank; callbacks start again (``before_training``) on each recovery
@@ -97,7 +108,14 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
                                            ranking, what=f"evals[{i}] ",
                                            base_margin=s.base_margin))
                  for i, s in enumerate(specs)]
+    if not isinstance(external_memory, bool):
+        raise TypeError(f"external_memory must be True or False, got {external_memory!r}")
+    if external_memory and kwargs.get("init_model", kwargs.get("xgb_model")) is not None:
+        raise NotImplementedError("continuing a model (init_model) with external_memory=True "
+                                  "is not supported yet: its trees need the raw values")
     spec = dict(params=params, num_boost_round=num_boost_round,
+                external_memory=external_memory, cache_dir=cache_dir,
+                page_bytes=min_cache_page_bytes,
                 early_stopping_rounds=early_stopping_rounds, checkpoint_dir=checkpoint_dir,
                 kwargs=kwargs, fingerprint=None, resume=None)
 
@@ -135,7 +153,9 @@ def _train_rank(collective, share, eval_shares, spec):
     (``gbm.dask.progress``)."""
     # Numba threads: the worker's share of the machine, unless n_jobs or nthread is given
     params = with_default(spec["params"], "n_jobs", worker_threads())
-    X, y = dask_data.assemble(share, "X"), dask_data.assemble(share, "y")
+    # external memory: the rank's partitions are binned into pages below, not joined here
+    X = None if spec.get("external_memory") else dask_data.assemble(share, "X")
+    y = dask_data.assemble(share, "y")
     w = share.get("group_weight", dask_data.assemble(share, "sample_weight"))
     qid = dask_data.assemble(share, "qid")
     evals = [_rank_eval(name, s) for name, s in eval_shares]
@@ -147,6 +167,7 @@ def _train_rank(collective, share, eval_shares, spec):
     ids = dask_data.row_ids(share)
     progress = Progress(patience)
     path, reason = "host", "device='cpu'"
+    paging = (None, None)  # external memory: (page files, passes over them)
     try:
         if validate_params(params)["device"] == "cuda":  # NCCL when each rank has its own GPU
             collective, path, reason = dask_nccl.device_collective(collective)
@@ -157,6 +178,10 @@ def _train_rank(collective, share, eval_shares, spec):
             if init is not None:
                 kwargs.pop("xgb_model", None)  # the state holds the model continued from
                 kwargs["init_model"] = init
+        if spec.get("external_memory"):  # the rank's bins in page files (gbm.dask.paged)
+            X = dask_paged.paged_rows(share, validate_params(params), w, ids, collective,
+                                      spec.get("cache_dir"), spec.get("page_bytes"),
+                                      n_threads=params["n_jobs"])
         booster = _train(params, X, y, num_boost_round=rounds, sample_weight=w, evals=evals,
                          group=share.get("group"), qid=qid, early_stopping_rounds=patience,
                          callbacks=first + callbacks + [progress], collective=collective,
@@ -169,13 +194,18 @@ def _train_rank(collective, share, eval_shares, spec):
         if path == "nccl":
             collective.close(failed=True)
         raise
+    finally:
+        if spec.get("external_memory") and X is not None:
+            paging = (X.matrix.files.n_pages, X.matrix.passes)
+            X.matrix.close()  # the page files
     if path == "nccl":
         collective.close()
     digest = hashlib.sha256(booster.to_json().encode()).hexdigest()
     stats = {"rows": int(ids.shape[0]), "exchanges": collective.n_exchanges,
              "transport": getattr(getattr(collective, "host", collective), "transport", None),
              "collective_s": collective.seconds, "device_allreduce": path,
-             "device_allreduce_reason": reason, "first_round_at": progress.first_round_at}
+             "device_allreduce_reason": reason, "first_round_at": progress.first_round_at,
+             "pages": paging[0], "page_passes": paging[1]}
     return (booster if collective.rank == 0 else None), digest, stats
 
 

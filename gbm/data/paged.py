@@ -127,6 +127,17 @@ class PagedBins:
         self._pool = None
         self.prefetch = True
         self.passes = 0  # passes over the pages so far (what external memory costs)
+        self.xp = np  # the device's array module: ``on_device`` gives a CUDA fit's view
+
+    def on_device(self, xp):
+        """The same pages for a fit whose arrays live where ``xp`` puts them (CuPy on a
+        GPU; NumPy under the CUDA simulator): each page is read into a host buffer (the
+        next one by the reader thread, behind the kernels of this one) and copied to the
+        device for its kernels, so the device holds one page of bins at a time. Shares the
+        files (closing either removes them)."""
+        view = PagedBins(self.files, self.n_bins)
+        view.xp = xp
+        return view
 
     @property
     def _buffers(self):
@@ -194,6 +205,8 @@ class PagedBins:
                 if i + 1 < n:
                     pending = reader.submit(files.read, i + 1, buffers[(i + 1) % 2], features)
                 lo, hi = int(files.offsets[i]), int(files.offsets[i + 1])
+                if self.xp is not np:  # host -> device; the reader fills the other buffer
+                    flat = self.xp.asarray(flat)
                 bins = flat.reshape(hi - lo, files.n_features)
                 by_feature = flat.reshape(files.n_features, hi - lo)
                 yield lo, hi, DenseBins(bins, by_feature, self.n_bins)
@@ -205,9 +218,9 @@ class PagedBins:
         if slot_map is not None:
             raise ValueError("a paged bin matrix builds histograms of every feature")
         hist[...] = 0
-        part = np.empty_like(hist)
+        part = self.xp.empty_like(hist)
         for lo, hi, page in self.pages():
-            sub = _page_rows(rows, starts, ends, lo, hi)
+            sub = _page_rows(rows, starts, ends, lo, hi, self.xp)
             if sub is None:
                 continue
             page.build_histograms(k, gpair[lo:hi], sub[0], sub[1], sub[2], part, n_threads)
@@ -217,30 +230,33 @@ class PagedBins:
                        split_type, cat_bits, scratch, out_n_left):
         """Each page's part of each node partitioned by the page's kernel, then each node's
         rows put back as every page's left rows then every page's right rows."""
+        xp = self.xp
         n_nodes = starts.shape[0]
         lefts = [[] for _ in range(n_nodes)]
         rights = [[] for _ in range(n_nodes)]
-        for lo, hi, page in self.pages(feature):
-            sub = _page_rows(rows, starts, ends, lo, hi)
+        for lo, hi, page in self.pages(_host(feature)):
+            sub = _page_rows(rows, starts, ends, lo, hi, xp)
             if sub is None:
                 continue
             local, s, e = sub
-            n_left = np.empty(n_nodes, np.int64)
+            n_left = xp.empty(n_nodes, np.int64)
             page.partition_rows(k, local, s, e, feature, split_bin, default_left, split_type,
-                                cat_bits, np.empty_like(local), n_left)
+                                cat_bits, xp.empty_like(local), n_left)
+            n_left, s, e = _host(n_left), _host(s), _host(e)
             for j in range(n_nodes):
                 if e[j] > s[j]:
                     lefts[j].append(local[s[j]:s[j] + n_left[j]] + lo)
                     rights[j].append(local[s[j] + n_left[j]:e[j]] + lo)
         for j in range(n_nodes):
             out_n_left[j] = sum(p.shape[0] for p in lefts[j])
-            if ends[j] > starts[j]:
-                rows[starts[j]:ends[j]] = np.concatenate(lefts[j] + rights[j])
+            a, b = int(starts[j]), int(ends[j])
+            if b > a:
+                rows[a:b] = xp.concatenate(lefts[j] + rights[j])
 
     def add_split_values(self, k, rows, starts, ends, feature, split_bin, default_left,
                          split_type, cat_bits, left_values, right_values, out):
-        for lo, hi, page in self.pages(feature):
-            sub = _page_rows(rows, starts, ends, lo, hi)
+        for lo, hi, page in self.pages(_host(feature)):
+            sub = _page_rows(rows, starts, ends, lo, hi, self.xp)
             if sub is not None:
                 page.add_split_values(k, sub[0], sub[1], sub[2], feature, split_bin,
                                       default_left, split_type, cat_bits, left_values,
@@ -248,11 +264,12 @@ class PagedBins:
 
     def predict_binned(self, k, rows, walk, cat_bits, value, tree_offsets, tree_group,
                        tree_depth, out):
-        rows = np.asarray(rows)
+        xp = self.xp
+        rows = xp.asarray(rows)
         if rows.shape[0] > 1 and not bool((rows[1:] > rows[:-1]).all()):
-            rows = np.unique(rows)  # each row's leaf is added once, in any order
+            rows = xp.unique(rows)  # each row's leaf is added once, in any order
         for lo, hi, page in self.pages():
-            a, b = np.searchsorted(rows, [lo, hi])
+            a, b = (int(v) for v in xp.searchsorted(rows, xp.asarray([lo, hi], rows.dtype)))
             if b > a:
                 page.predict_binned(k, (rows[a:b] - lo).astype(rows.dtype), walk, cat_bits,
                                     value, tree_offsets, tree_group, tree_depth, out[lo:hi])
@@ -278,25 +295,34 @@ class _Inline:
         return done
 
 
-def _page_rows(rows, starts, ends, lo, hi):
+def _host(a):
+    """A device array's values on the host (NumPy arrays as they are)."""
+    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
+
+
+def _page_rows(rows, starts, ends, lo, hi, xp=np):
     """Each node's rows within ``lo .. hi`` (a node's rows ``rows[starts[j]:ends[j]]`` are
     increasing, so they are one run), as page-local row numbers: ``(local rows int32,
     starts int64, ends int64)``, the nodes' runs one after another; None when no node has
     a row there."""
-    n_nodes = starts.shape[0]
+    starts_h, ends_h = _host(starts), _host(ends)
+    n_nodes = starts_h.shape[0]
     a = np.empty(n_nodes, np.int64)
     b = np.empty(n_nodes, np.int64)
     for j in range(n_nodes):
-        seg = rows[starts[j]:ends[j]]
-        a[j], b[j] = starts[j] + np.searchsorted(seg, [lo, hi])
+        seg = rows[int(starts_h[j]):int(ends_h[j])]
+        at = _host(xp.searchsorted(seg, xp.asarray([lo, hi], seg.dtype)))
+        a[j], b[j] = int(starts_h[j]) + int(at[0]), int(starts_h[j]) + int(at[1])
     counts = b - a
     total = int(counts.sum())
     if total == 0:
         return None
-    local = np.empty(total, np.int32)
-    new_ends = np.cumsum(counts).astype(starts.dtype)
-    new_starts = (new_ends - counts).astype(starts.dtype)
+    local = xp.empty(total, np.int32)
+    new_ends = np.cumsum(counts).astype(starts_h.dtype)
+    new_starts = (new_ends - counts).astype(starts_h.dtype)
     for j in range(n_nodes):
         if counts[j]:
-            np.subtract(rows[a[j]:b[j]], lo, out=local[new_starts[j]:new_ends[j]])
+            local[new_starts[j]:new_ends[j]] = rows[a[j]:b[j]] - lo
+    if xp is not np:  # the kernels' node bounds on the device too
+        new_starts, new_ends = xp.asarray(new_starts), xp.asarray(new_ends)
     return local, new_starts, new_ends

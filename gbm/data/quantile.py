@@ -31,6 +31,7 @@ class BinnedRows:
         self.categories, self.feature_names = categories, feature_names
         self.shape = (matrix.n_rows, matrix.n_features)
         self.ndim = 2
+        self.sharded = False  # True: one rank's rows, binned with every rank's edges
 
     @property
     def size(self):
@@ -46,18 +47,15 @@ class BinnedRows:
                     f"(QuantileDMatrix(..., {attr if attr != 'sample_size' else param}=...))")
 
     def on_device(self, backend):
-        """The bin matrix on ``backend``'s device (paged bins: CPU fits only)."""
-        if isinstance(self.matrix, PagedBins):
-            if backend.name != "cpu":
-                raise NotImplementedError(
-                    "ExtMemQuantileDMatrix trains on the CPU only for now (device='cpu'); "
-                    "for device='cuda' use a QuantileDMatrix, which holds the bins in memory")
-            return self.matrix
+        """The bin matrix on ``backend``'s device (paged bins: read page by page, each
+        page copied to the device while it is used)."""
+        if isinstance(self.matrix, PagedBins):  # a page at a time copied to the device
+            return self.matrix if backend.name == "cpu" else self.matrix.on_device(backend.xp)
         if backend.name == "cpu":
             return self.matrix
         xp = backend.xp
-        return DenseBins(xp.asarray(self.matrix.bins), xp.asarray(self.matrix.bins_by_feature),
-                         self.matrix.n_bins)
+        bins = xp.asarray(self.matrix.bins)  # the feature-major copy made on the device
+        return DenseBins(bins, xp.ascontiguousarray(bins.T), self.matrix.n_bins)
 
 
 def _build(data, label, missing, max_bin, ref, nthread, feature_names, feature_types,
@@ -114,11 +112,16 @@ def _check_same_kinds(ref_categories, categories, n_features):
 
 
 def _in_memory(binned, scan, mapper):
-    """The binned batches into one ``DenseBins`` (its arrays made once, at full size)."""
+    """The binned batches into one ``DenseBins`` (its array made once, at full size).
+
+    One copy of the bins: the feature-major view a partition reads is the transpose of
+    the row-major array (strided, not a second array as a DMatrix fit's), so a
+    ``QuantileDMatrix`` fit holds the bins once; the kernels read the same values, so
+    the model is the same."""
     bins = np.empty((scan.n_rows, scan.n_features), mapper.bin_dtype)
     for _, offset, part in binned:
         bins[offset:offset + part.shape[0]] = part
-    return DenseBins(bins, np.ascontiguousarray(bins.T), mapper.n_bins)
+    return DenseBins(bins, bins.T, mapper.n_bins)
 
 
 class QuantileDMatrix(DMatrix):

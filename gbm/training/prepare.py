@@ -139,9 +139,9 @@ class Fit:
         if init_model is not None:
             raise NotImplementedError("continuing a model (init_model) on a QuantileDMatrix is "
                                       "not supported yet: its trees need the raw values")
-        if self.shard:
+        if self.shard and not X.sharded:  # gbm.dask.paged's rows are binned with the
             raise NotImplementedError("a QuantileDMatrix in a distributed fit is not supported "
-                                      "yet")
+                                      "yet")  # global edges: they may train sharded
         self.names = names if names is not None else X.feature_names
         self.init, self.categories = None, X.categories
         return X

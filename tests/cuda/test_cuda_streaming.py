@@ -1,7 +1,7 @@
 """Streamed data on ``device="cuda"`` (issue 26): a ``QuantileDMatrix`` built from batches
 trains the CPU's in-memory model file on the device (its bins copied there once); an
-``ExtMemQuantileDMatrix`` is refused there with a clear error (pages stream on the CPU
-only, for now). Under Numba's CUDA simulator in CI, on a GPU with ``GBM_TEST_GPU=1``."""
+``ExtMemQuantileDMatrix``'s pages are read one at a time and copied to the device, the
+same model again. Under Numba's CUDA simulator in CI, on a GPU with ``GBM_TEST_GPU=1``."""
 import numpy as np
 import pytest
 
@@ -45,9 +45,20 @@ def test_quantile_dmatrix_on_the_device_is_the_cpu_model():
     assert on_device.to_json() == cpu_model.to_json()
 
 
-def test_external_memory_on_the_device_is_refused():
+@pytest.mark.parametrize("extra", [{}, {"subsample": 0.7, "grow_policy": "lossguide",
+                                       "max_leaves": 6}])
+def test_external_memory_on_the_device_is_the_cpu_model(tmp_path, extra):
+    """Pages read from disk one at a time and copied to the device: several pages (one
+    per batch of 2 x 40 x 4 bytes), the CPU's in-memory model file."""
     X, y = _data()
-    d = gbm.ExtMemQuantileDMatrix(_Batches(X, y, [60, 60]))
-    with pytest.raises(NotImplementedError, match="CPU only"):
-        gbm.train({"objective": "binary:logistic", "device": "cuda"}, d, 1)
-    d.close()
+    p = dict({"objective": "binary:logistic", "max_depth": 3, "max_bin": 32,
+              "bin_sample_size": 60}, **extra)
+    cpu_model = gbm.train(p, gbm.DMatrix(X, label=y), 3)
+    it = _Batches(X, y, [40, 1, 39, 40])
+    with gbm.ExtMemQuantileDMatrix(it, max_bin=32, bin_sample_size=60,
+                                   cache_prefix=str(tmp_path), min_cache_page_bytes=200) as d:
+        assert d.data.matrix.files.n_pages >= 3
+        on_device = gbm.train(dict(p, device="cuda"), d, 3)
+    on_device.params = dict(on_device.params, device="cpu")
+    cpu_model.params = dict(cpu_model.params, device="cpu")
+    assert on_device.to_json() == cpu_model.to_json()

@@ -1,0 +1,82 @@
+"""A rank's rows held as external memory (``gbm.dask.train(..., external_memory=True)``):
+its partitions binned with the global bin edges into page files on the worker's disk
+(``gbm.data.paged.PagedBins``), the same pages an ``ExtMemQuantileDMatrix`` keeps.
+
+The edges are the ones a Dask fit in memory learns (``BinMapper.fit`` over the ranks'
+hash-chosen sample rows, gathered through the collective), so every rank bins as the
+whole data set would be binned; each rank sums its pages' integer histograms and the
+ranks all-reduce them as usual: the model file is the local one, byte for byte.
+
+Cost: the rank's float rows are joined once to learn the edges (as the in-memory path
+does), then binned a partition at a time into pages and freed; the fit holds two page
+buffers per thread instead of the rank's bin matrix (twice its cells), and reads every
+page once per pass (a level's histograms, a level's partition, a tree's margins).
+"""
+import os
+import types
+
+import numpy as np
+
+from ..data.binning import BinMapper
+from ..data.inputs import check_X, feature_names_of
+from ..data.quantile import BinnedRows, _PageWriter, _DEFAULT_PAGE_BYTES
+from . import data as dask_data
+
+
+def paged_rows(share, params, w, ids, collective, cache_dir=None, page_bytes=None,
+               n_threads=1):
+    """This rank's rows of X (``share``, ``gbm.dask.data``) as ``BinnedRows`` of a
+    ``PagedBins`` in page files under ``cache_dir`` (None: a temporary folder of the
+    worker's), binned with the edges every rank learns together.
+
+    params : validated parameters (``max_bin``, ``bin_sample_size``, ``random_state``)
+    w : float (n_rank,) or None, the rows' weights (the edges' sample weights)
+    ids : int64 (n_rank,), each row's global index
+    """
+    if "group_weight" in share:
+        raise NotImplementedError("external_memory=True with per-query-group weights is not "
+                                  "supported yet; train in memory (external_memory=False)")
+    w = None if w is None else np.asarray(w, np.float64).ravel()
+    parts = share["X"] or [share["empty"]["X"]]
+    for i, part in enumerate(parts):
+        _check_numeric(part, i)
+    X = check_X(dask_data.assemble(share, "X"), shard=True)  # as the in-memory path
+    n_total = int(collective.allreduce(np.array([X.shape[0]], np.int64), "sum")[0])
+    mapper = BinMapper(params["max_bin"], params["bin_sample_size"], params["random_state"])
+    mapper.fit(X, w, n_rows_total=n_total, n_threads=max(1, n_threads), row_ids=ids,
+               collective=collective)
+    mapper.sample = None
+    n_features = X.shape[1]
+    del X  # the joined copy: the partitions are binned one at a time below
+    if cache_dir is not None and not os.path.isdir(os.fspath(cache_dir)):
+        raise FileNotFoundError(f"external_memory cache_dir {os.fspath(cache_dir)!r} does not "
+                                "exist on this worker; create it on every worker or leave "
+                                "cache_dir out (a temporary folder)")
+    writer = _PageWriter(cache_dir, _DEFAULT_PAGE_BYTES if page_bytes is None else page_bytes)
+    rows = [int(p.shape[0]) for p in parts]
+    scan = types.SimpleNamespace(batch_rows=rows, n_rows=sum(rows), n_features=n_features)
+
+    def binned():
+        offset = 0
+        for i, part in enumerate(parts):
+            yield i, offset, mapper.transform(check_X(part, name=f"partition {i} of X",
+                                                      shard=True), fitted_on_X=True)
+            offset += rows[i]
+
+    matrix = writer(binned(), scan, mapper)
+    names = feature_names_of(parts[0])
+    rows_out = BinnedRows(matrix, mapper, None, names)
+    rows_out.sharded = True
+    return rows_out
+
+
+def _check_numeric(part, i):
+    dtypes = getattr(part, "dtypes", None)
+    if dtypes is not None and any(str(t) == "category" for t in np.atleast_1d(dtypes)):
+        raise NotImplementedError(
+            f"partition {i} of X has category columns: external_memory=True takes numeric "
+            "columns only for now; train in memory (external_memory=False)")
+    if hasattr(part, "tocsr") or hasattr(part, "indptr"):
+        raise NotImplementedError("external_memory=True takes dense partitions only for now "
+                                  "(X is sparse); train in memory (external_memory=False)")
+

@@ -1,0 +1,143 @@
+"""``gbm.dask.train(..., external_memory=True)``: each worker keeps its rows' bins in page
+files (``gbm.dask.paged``) and the model file is the local in-memory one, byte for byte,
+on 1, 2 and 3 workers with uneven chunking (one chunk empty)."""
+import os
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+
+import cloudpickle  # noqa: E402
+from distributed import Client, LocalCluster, wait  # noqa: E402
+
+import gbm  # noqa: E402
+import gbm.dask  # noqa: E402
+
+PARAMS = {"max_depth": 3, "max_bin": 32, "bin_sample_size": 1000, "learning_rate": 0.3}
+N_ROWS = 2400
+CHUNKS = (700, 0, 1100, 600)
+
+
+@pytest.fixture(scope="module")
+def client():
+    import sys
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as c:
+        yield c
+
+
+def _data(seed=0, n=N_ROWS, f=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, f)).astype(np.float32)
+    X[rng.uniform(size=X.shape) < 0.03] = np.nan
+    signal_ = np.nan_to_num(X[:, 0]) * 2 + np.sin(np.nan_to_num(X[:, 1])) - np.nan_to_num(X[:, 2])
+    return X, signal_ + rng.normal(scale=0.3, size=n)
+
+
+def _dask(*arrays, chunks=CHUNKS):
+    return [da.from_array(a, chunks=(chunks,) + a.shape[1:]) for a in arrays]
+
+
+def _workers(client, n):
+    return sorted(client.scheduler_info()["workers"])[:n]
+
+
+def test_paged_ranks_give_the_local_model_on_one_two_and_three_workers(client, tmp_path):
+    X, y = _data()
+    w = np.random.default_rng(1).uniform(0.5, 2.0, size=N_ROWS)
+    local = gbm.train(PARAMS, X, y, 4, sample_weight=w).to_json()
+    dX, dy, dw = _dask(X, y, w)
+    for n in (1, 2):
+        # a page per few hundred rows: every rank reads several pages a pass
+        stats = {}
+        model = gbm.dask.train(client, PARAMS, dX, dy, 4, sample_weight=dw,
+                               workers=_workers(client, n), external_memory=True,
+                               cache_dir=str(tmp_path), min_cache_page_bytes=1000,
+                               _stats=stats)
+        assert model.to_json() == local, f"{n} workers"
+        # a page per non-empty partition (each is over 1000 bytes), each read every pass
+        assert sum(r["pages"] for r in stats["ranks"]) == 3
+        assert all(r["page_passes"] > 4 for r in stats["ranks"] if r["rows"])
+        assert os.listdir(tmp_path) == [], "page files left behind"
+    cluster = client.cluster
+    cluster.scale(3)
+    try:
+        client.wait_for_workers(3, timeout=120)
+        dX, dy, dw = _dask(X, y, w, chunks=(300, 900, 200, 1000))
+        model = gbm.dask.train(client, PARAMS, dX, dy, 4, sample_weight=dw,
+                               external_memory=True)
+        assert model.to_json() == local, "3 workers"
+    finally:
+        cluster.scale(2)
+        deadline = time.monotonic() + 60
+        while len(client.scheduler_info()["workers"]) > 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+
+
+def test_paged_ranks_subsample_and_early_stopping_on_an_eval_set(client):
+    X, y = _data(3)
+    yb = (y > 0).astype(np.float64)
+    Xe, ye = _data(4, n=500)
+    yeb = (ye > 0).astype(np.float64)
+    params = dict(PARAMS, objective="binary:logistic", subsample=0.7)
+    local = gbm.train(params, X, yb, 30, evals=[(Xe, yeb, "v")], early_stopping_rounds=2)
+    dX, dy = _dask(X, yb)
+    dXe, dye = _dask(Xe, yeb, chunks=(200, 300))
+    model = gbm.dask.train(client, params, dX, dy, 30, evals=[(dXe, dye, "v")],
+                           early_stopping_rounds=2, external_memory=True)
+    assert model.to_json() == local.to_json()
+    assert model.best_iteration == local.best_iteration
+
+
+def test_external_memory_must_be_a_bool(client):
+    X, y = _data()
+    dX, dy = _dask(X, y)
+    with pytest.raises(TypeError, match="external_memory"):
+        gbm.dask.train(client, PARAMS, dX, dy, 1, external_memory="yes")
+
+
+def test_a_rank_without_rows_pages_nothing_and_gives_the_local_model(client):
+    X, y = _data(2)
+    local = gbm.train(PARAMS, X, y, 3).to_json()
+    a = _workers(client, 1)
+    dX, dy = (client.persist(v, workers=a) for v in _dask(X, y))
+    wait([dX, dy])
+    stats = {}
+    model = gbm.dask.train(client, PARAMS, dX, dy, 3, workers=_workers(client, 2),
+                           balance=False, external_memory=True, _stats=stats)
+    assert model.to_json() == local
+    assert sorted(r["rows"] for r in stats["ranks"]) == [0, N_ROWS]
+
+
+def test_category_columns_and_a_missing_cache_dir_are_refused(client, tmp_path):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = _data()
+    frame = pd.DataFrame(X[:, :2], columns=["a", "b"])
+    frame["c"] = pd.Categorical(np.where(X[:, 3] > 0, "x", "y"))
+    dX = dd.from_pandas(frame, npartitions=2)
+    dy = dd.from_pandas(pd.Series(y), npartitions=2)
+    with pytest.raises(NotImplementedError, match="category columns"):
+        gbm.dask.train(client, PARAMS, dX, dy, 1, external_memory=True)
+    dX, dy = _dask(X, y)
+    with pytest.raises(FileNotFoundError, match="cache_dir"):
+        gbm.dask.train(client, PARAMS, dX, dy, 1, external_memory=True,
+                       cache_dir=str(tmp_path / "absent"))
+
+
+def test_a_numeric_dataframe_gives_the_local_model_with_its_feature_names(client):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = _data(5)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    local = gbm.train(PARAMS, frame, y, 3).to_json()
+    dX = dd.from_pandas(frame, npartitions=3)
+    dy = dd.from_pandas(pd.Series(y), npartitions=3)
+    model = gbm.dask.train(client, PARAMS, dX, dy, 3, external_memory=True)
+    assert model.to_json() == local
+    assert model.feature_names == list(frame.columns)
