@@ -103,6 +103,12 @@ class Booster:
         return self.base_margin.shape[0]
 
     @property
+    def vector_leaf(self):
+        """Whether the trees have vector leaves (``multi_strategy="multi_output_tree"``):
+        one tree per round, each leaf a value per output group."""
+        return (self.params or {}).get("multi_strategy") == "multi_output_tree"
+
+    @property
     def num_boosted_rounds(self):
         """Rounds trained; a round holds ``num_parallel_tree`` trees per output group.
 
@@ -313,6 +319,9 @@ class Booster:
                 else:
                     k.predict_leaf(X, forest.walk, forest.cat_bits, forest.tree_offsets,
                                    forest.tree_depth, leaves)
+            if self.vector_leaf:  # the forest holds each tree once per output: one column
+                return shape_output(xp.ascontiguousarray(leaves[:, ::self.n_groups]), kind, 1,
+                                    strict_shape, end - begin)
             return shape_output(leaves, kind, self.n_groups, strict_shape, end - begin)
         if base_margin is None:
             margin = xp.tile(xp.asarray(self.base_margin), (X.shape[0], 1))
