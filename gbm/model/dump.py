@@ -16,7 +16,7 @@ def _categories(booster, tree, node):
 def _leaf_text(value):
     """A leaf's value as text: one number, or a vector leaf's ``[v0,v1,...]``."""
     if getattr(value, "ndim", 0):
-        return "[" + ",".join(f"{float(v):.9g}" for v in value) + "]"
+        return "[" + ", ".join(f"{float(v):.9g}" for v in value) + "]"  # XGBoost's form
     return f"{value:.9g}"
 
 
