@@ -257,3 +257,56 @@ def test_estimators_pass_multi_strategy():
     model.fit(X, Y)
     assert len(model.get_booster().trees) == 3
     assert model.predict(X).shape == (300, 3)
+
+
+def _three_kinds():
+    rng = np.random.default_rng(11)
+    X = rng.random((400, 5)).astype(np.float32)
+    Y = np.stack([X[:, 0] * 2, np.sin(3 * X[:, 1]), X[:, 2]], 1)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = rng.integers(0, 3, 400)
+    labels = (rng.random((400, 3)) < 0.4).astype(float)
+    return X, [({}, Y), ({"objective": "multi:softprob", "num_class": 3}, y),
+               ({"objective": "binary:logistic"}, labels)]
+
+
+def test_xgboost_export_loads_in_xgboost_and_predicts_the_same(tmp_path):
+    xgb = pytest.importorskip("xgboost")
+    X, cases = _three_kinds()
+    for params, y in cases:
+        ours = gbm.train(dict(params, max_depth=3, **VL), X, y, 4)
+        ours.save_model(tmp_path / "m.json", format="xgboost")
+        theirs = xgb.Booster(model_file=str(tmp_path / "m.json"))
+        for margin in (False, True):
+            np.testing.assert_allclose(
+                theirs.predict(xgb.DMatrix(X), output_margin=margin),
+                ours.predict(X, output_margin=margin), atol=1e-6)
+        back = gbm.Booster.from_xgboost(str(tmp_path / "m.json"))
+        assert back.vector_leaf and len(back.trees) == 4
+        np.testing.assert_allclose(back.predict(X), ours.predict(X), atol=1e-6)
+
+
+def test_xgboost_multi_output_tree_model_imports():
+    xgb = pytest.importorskip("xgboost")
+    X, cases = _three_kinds()
+    for params, y in cases:
+        theirs = xgb.train(dict(params, tree_method="hist", max_depth=4, **VL),
+                           xgb.DMatrix(X, y), 5)
+        ours = gbm.Booster.from_xgboost(theirs)
+        assert ours.vector_leaf and len(ours.trees) == 5
+        assert ours.trees[0].value.shape[1] == 3
+        np.testing.assert_allclose(ours.predict(X), theirs.predict(xgb.DMatrix(X)), atol=1e-6)
+        np.testing.assert_array_equal(ours.predict(X, pred_leaf=True).shape, (400, 5))
+
+
+def test_xgboost_import_refuses_a_bad_leaf_index():
+    xgb = pytest.importorskip("xgboost")
+    import json
+    X, cases = _three_kinds()
+    theirs = xgb.train(dict(tree_method="hist", max_depth=2, **VL), xgb.DMatrix(X, cases[0][1]), 1)
+    d = json.loads(theirs.save_raw("json"))
+    tree = d["learner"]["gradient_booster"]["model"]["trees"][0]
+    leaf = tree["left_children"].index(-1)
+    tree["right_children"][leaf] = 99
+    with pytest.raises(ValueError, match="right_children"):
+        gbm.Booster.from_xgboost(d)
