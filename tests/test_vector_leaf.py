@@ -310,3 +310,59 @@ def test_xgboost_import_refuses_a_bad_leaf_index():
     tree["right_children"][leaf] = 99
     with pytest.raises(ValueError, match="right_children"):
         gbm.Booster.from_xgboost(d)
+
+
+def test_children_histograms_kernel_matches_reference():
+    rng = np.random.default_rng(21)
+    parent = rng.integers(-50, 50, (3, 7, 2, 2))
+    built = rng.integers(-50, 50, (3, 7, 2, 2))
+    right = np.array([0, 1, 1], np.uint8)
+    fast, slow = np.empty((6, 7, 2, 2), np.int64), np.empty((6, 7, 2, 2), np.int64)
+    cpu.vector_children_histograms(parent, built, right, fast)
+    ref.vector_children_histograms(parent, built, right, slow)
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(fast[0] + fast[1], parent[0])  # siblings sum to the parent
+    np.testing.assert_array_equal(fast[3], built[1])  # pair 1's smaller child is its right
+
+
+def test_projection_is_a_function_of_the_seed_only():
+    from gbm.tree.projection import project_gradients, projection_for, sketch
+    columns, signs, d = sketch(7, 100, 8)
+    again = sketch(7, 100, 8)
+    np.testing.assert_array_equal(columns, again[0])
+    np.testing.assert_array_equal(signs, again[1])
+    assert d == 8 and set(np.unique(columns)) <= set(range(8)) and len(np.unique(columns)) == 8
+    assert not np.array_equal(columns, sketch(8, 100, 8)[0])
+    # each output goes to one column with its sign: the projected gradients, by hand
+    rng = np.random.default_rng(0)
+    grad, hess = rng.normal(size=(100, 30)), rng.random((100, 30))
+    g, h = project_gradients(grad, hess, (columns, signs, d))
+    for c in range(8):
+        at = columns == c
+        np.testing.assert_allclose(g[c], (signs[at, None] * grad[at]).sum(axis=0), atol=1e-12)
+        np.testing.assert_allclose(h[c], hess[at].sum(axis=0), atol=1e-12)
+    p = gbm.params.validate_params({"multi_strategy": "multi_output_tree"})
+    assert projection_for(p, 64) is None and projection_for(p, 65) is not None  # "auto"
+    assert projection_for(dict(p, gradient_projection=False), 500) is None
+    assert projection_for(dict(p, gradient_projection=True, projection_dim=20), 20) is None
+
+
+def test_projected_model_same_on_threads_and_leaves_from_every_output():
+    rng = np.random.default_rng(9)
+    X = rng.random((800, 6)).astype(np.float32)
+    y = (X[:, 0] * 12).astype(int) % 12
+    p = dict(VL, objective="multi:softprob", num_class=12, max_depth=3,
+             gradient_projection=True, projection_dim=3)
+    one = gbm.train(dict(p, n_jobs=1), X, y, 4)
+    two = gbm.train(dict(p, n_jobs=2), X, y, 4)
+    assert one.to_json() == two.to_json()
+    assert one.trees[0].value.shape[1] == 12
+    # leaf values are each output's weight from all its rows' gradients: at the first
+    # round (every margin equal) a leaf's value for class c tracks the share of c there
+    leaves = one.predict(X, pred_leaf=True)[:, 0]
+    tree = one.trees[0]
+    for leaf in np.unique(leaves):
+        share = np.bincount(y[leaves == leaf], minlength=12) / (leaves == leaf).sum()
+        assert np.argmax(tree.value[leaf]) == np.argmax(share)
+    plain = gbm.train(dict(p, gradient_projection=False), X, y, 4)
+    assert plain.to_json() != one.to_json()

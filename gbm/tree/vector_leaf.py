@@ -129,13 +129,15 @@ class VectorLeafGrower:
                                       params["max_delta_step"], params["min_child_weight"]])
         self.nodes = _Nodes(data.n_features, self.search_gpair.shape[1],
                             data.interaction is not None)
+        self._buffers = [np.empty(0, np.int64)] * 3  # see _take
+        self._turn = 0
 
     # -- the steps of a level --------------------------------------------------------------
-    def _build(self, ids):
+    def _build(self, ids, scratch=False):
         """int64 (len(ids), n_slots, d, 2): the nodes' histograms from their rows."""
         nodes, matrix = self.nodes, self.data.matrix
         d = self.search_gpair.shape[1]
-        hist = np.empty((len(ids), int(matrix.feature_offsets[-1]), d, 2), dtype=np.int64)
+        hist = self._take(len(ids), (int(matrix.feature_offsets[-1]), d, 2), scratch)
         starts = np.array([nodes.start[i] for i in ids], dtype=np.int64)
         ends = np.array([nodes.end[i] for i in ids], dtype=np.int64)
         work = int((ends - starts).sum()) * matrix.n_features * d
@@ -230,7 +232,8 @@ class VectorLeafGrower:
                 children.append(left)
             if max_depth and depth >= max_depth:
                 break
-            hist = self._children_histograms(children, hist[chosen])
+            every = chosen.size == len(ids)
+            hist = self._children_histograms(children, hist if every else hist[chosen])
             ids = [c + s for c in children for s in (0, 1)]
         return self._finish()
 
@@ -240,18 +243,32 @@ class VectorLeafGrower:
         its sibling's the parent's less it."""
         nodes = self.nodes
         inv_h = 1.0 / self.search_scales[:, 1]
-        small = []
-        for left in lefts:  # the right child when it is strictly lighter
+        small_is_right = np.zeros(len(lefts), dtype=np.uint8)
+        for i, left in enumerate(lefts):  # the right child when it is strictly lighter
             h_left = float((nodes.sums[left][:, 1] * inv_h).sum())
             h_right = float((nodes.sums[left + 1][:, 1] * inv_h).sum())
-            small.append(left + 1 if h_right < h_left else left)
-        built = self._build(small)
-        hist = np.empty((2 * len(lefts),) + built.shape[1:], dtype=np.int64)
-        for i, (left, node) in enumerate(zip(lefts, small)):
-            at_small = 2 * i + (node - left)
-            hist[at_small] = built[i]
-            np.subtract(parent_hist[i], built[i], out=hist[2 * i + 1 - (node - left)])
+            small_is_right[i] = h_right < h_left
+        built = self._build([left + int(r) for left, r in zip(lefts, small_is_right)],
+                            scratch=True)
+        hist = self._take(2 * len(lefts), built.shape[1:])
+        with self.backend.threads(hist.size // 4):
+            self.k.vector_children_histograms(parent_hist, built, small_is_right, hist)
         return hist
+
+    def _take(self, n_nodes, shape, scratch=False):
+        """int64 (n_nodes,) + shape in memory kept from level to level (contents
+        undefined): levels take turns in two buffers (a level's children are computed
+        from its parents' histograms), the built smaller children use a third."""
+        size = n_nodes * int(np.prod(shape))
+        if scratch:
+            slot = 2
+        else:
+            self._turn ^= 1
+            slot = self._turn
+        if self._buffers[slot].size < size:
+            self._buffers[slot] = None
+            self._buffers[slot] = np.empty(size, dtype=np.int64)
+        return self._buffers[slot][:size].reshape((n_nodes,) + tuple(shape))
 
     def _full_sums(self):
         """int64 (n_nodes, k, 2): every node's sums over all outputs (the leaves' from

@@ -37,7 +37,8 @@ from .rank import lambdarank_gradients
 from .shap import tree_saabas, tree_shap, tree_shap_interactions
 from .split import evaluate_splits, node_weights
 from .survival import aft_loss_into
-from .vector_leaf import build_vector_histograms, evaluate_vector_splits, vector_node_weights
+from .vector_leaf import (build_vector_histograms, evaluate_vector_splits,
+                          vector_children_histograms, vector_node_weights)
 
 __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histograms",
            "evaluate_splits", "lambdarank_gradients", "max_abs", "node_weights",
@@ -57,4 +58,5 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "add_exact_parts", "exp_into", "log_into", "log2_into", "split_by_label",
            "twice_mann_whitney", "aft_loss_into", "bundle_conflicts", "propose_bundles",
            # vector-leaf trees (multi_strategy="multi_output_tree"; CPU only so far)
-           "build_vector_histograms", "evaluate_vector_splits", "vector_node_weights")
+           "build_vector_histograms", "evaluate_vector_splits", "vector_children_histograms",
+           "vector_node_weights")

@@ -200,3 +200,26 @@ def vector_node_weights(node_sums, scales, split_params, out):
             out[node, j] = leaf_weight(node_sums[node, j, 0] / scales[j, 0],
                                        node_sums[node, j, 1] / scales[j, 1], split_params[0],
                                        split_params[1], split_params[2])
+
+
+@kernel(parallel=True)
+def vector_children_histograms(parent_hist, built, small_is_right, out):
+    """The histograms of a level's children, pair by pair: the smaller child's (built from
+    its rows) and its sibling's (the parent's less it), in child order (left, right).
+
+    parent_hist : int64 (n_pairs, n_slots, k, 2)   # IN  the split nodes' histograms
+    built : int64 (n_pairs, n_slots, k, 2)         # IN  each pair's smaller child's
+    small_is_right : uint8 (n_pairs,)              # IN  1: the smaller child is the right one
+    out : int64 (2 * n_pairs, n_slots, k, 2)       # OUT children 2i (left) and 2i + 1 (right)
+    """
+    n_pairs, n_slots, k, _ = built.shape
+    for task in prange(n_pairs * n_slots):
+        i = task // n_slots
+        s = task - i * n_slots
+        small = 2 * i + np.int64(small_is_right[i])
+        other = 2 * i + 1 - np.int64(small_is_right[i])
+        for j in range(k):
+            for c in range(2):
+                value = built[i, s, j, c]
+                out[small, s, j, c] = value
+                out[other, s, j, c] = parent_hist[i, s, j, c] - value

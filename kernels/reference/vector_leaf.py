@@ -73,3 +73,10 @@ def vector_node_weights(node_sums, scales, split_params, out):
         for j in range(node_sums.shape[1]):
             out[node, j] = _math.leaf_weight(node_sums[node, j, 0] / scales[j, 0],
                                              node_sums[node, j, 1] / scales[j, 1], lam, alpha, mds)
+
+
+def vector_children_histograms(parent_hist, built, small_is_right, out):
+    for i in range(built.shape[0]):
+        small = 2 * i + int(small_is_right[i])
+        out[small] = built[i]
+        out[4 * i + 1 - small] = parent_hist[i] - built[i]
