@@ -7,14 +7,17 @@
 * ``mutation``: the mutation score of the tests (``bench/mutation.py``);
 * ``dask``: distributed scaling, collective times and xgboost.dask (``bench/dask.py``);
 * ``profile``: where a small fit's time goes (``bench/profile_small.py``);
-* ``sparse``: wide sparse data against xgboost and LightGBM (``bench/sparse.py``).
+* ``sparse``: wide sparse data against xgboost and LightGBM (``bench/sparse.py``);
+* ``multiclass``: many classes and targets, one tree per output against vector leaves
+  (``bench/multiclass.py``).
 """
 import importlib
 import sys
 
 SUBCOMMANDS = {"binning": "bench.binning", "gpu": "bench.gpu", "linear": "bench.linear",
                "mutation": "bench.mutation", "dask": "bench.dask",
-               "profile": "bench.profile_small", "sparse": "bench.sparse"}
+               "profile": "bench.profile_small", "sparse": "bench.sparse",
+               "multiclass": "bench.multiclass"}
 
 if __name__ == "__main__":
     argv = sys.argv[1:]

@@ -366,3 +366,38 @@ def test_projected_model_same_on_threads_and_leaves_from_every_output():
         assert np.argmax(tree.value[leaf]) == np.argmax(share)
     plain = gbm.train(dict(p, gradient_projection=False), X, y, 4)
     assert plain.to_json() != one.to_json()
+
+
+def test_weights_constraints_sampling_and_one_output():
+    xgb = pytest.importorskip("xgboost")
+    X, Y = _exact_bins_data(500)
+    w = np.random.default_rng(2).random(500) + 0.5
+    p = dict(VL, max_depth=3, interaction_constraints=[[0, 1], [2, 3, 4]],
+             colsample_bytree=0.8, max_leaves=6)
+    booster = gbm.train(p, X, Y, 3, sample_weight=w)
+    for tree in booster.trees:
+        assert tree.n_leaves <= 6
+        for node in np.flatnonzero(tree.left_child >= 0):  # a child splits in its set only
+            for child in (tree.left_child[node], tree.right_child[node]):
+                if tree.left_child[child] >= 0:
+                    pair = {int(tree.split_feature[node]), int(tree.split_feature[child])}
+                    assert pair <= {0, 1} or pair <= {2, 3, 4}
+    # one output: a vector-leaf tree of one value, exported as XGBoost's one-output tree
+    one = gbm.train(VL, X, Y[:, 0], 3)
+    assert one.trees[0].value.shape[1] == 1
+    path = "one_output.json"
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        one.save_model(os.path.join(folder, path), format="xgboost")
+        theirs = xgb.Booster(model_file=os.path.join(folder, path))
+        np.testing.assert_allclose(theirs.predict(xgb.DMatrix(X)), one.predict(X), atol=1e-5)
+
+
+def test_a_vector_model_file_with_a_bad_value_row_is_refused():
+    import json
+    X, Y = _exact_bins_data(200)
+    d = json.loads(gbm.train(dict(VL, max_depth=2), X, Y, 1).to_json())
+    d["trees"][0]["value"][1] = [0.5, 0.5]  # two values, three outputs
+    with pytest.raises(ValueError, match=r"trees\[0\]\.value must be a list of lists of 3"):
+        gbm.Booster.from_json(json.dumps(d))

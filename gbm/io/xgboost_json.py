@@ -190,8 +190,9 @@ def _vector_tree_to_xgboost(tree, tree_id, n_features):
 
 
 def _tree_to_xgboost(tree, tree_id, n_features, categories=None, written_by_value=()):
-    if tree.value.ndim == 2:
+    if tree.value.ndim == 2 and tree.value.shape[1] > 1:
         return _vector_tree_to_xgboost(tree, tree_id, n_features)
+    tree = tree.output(0)  # one output: XGBoost's one-output tree
     leaf = tree.left_child < 0
     n = tree.n_nodes
     parents = np.full(n, _ROOT_PARENT, dtype=np.int64)
