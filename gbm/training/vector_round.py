@@ -17,9 +17,11 @@ def grow_vector_round(fit, booster, round_):
     grad, hess = objective.gradients(fit.margins.T, fit.y_fit, fit.w_fit, backend=backend,
                                      queries=fit.queries, round_=round_)
     grad, hess = np.ascontiguousarray(grad.T), np.ascontiguousarray(hess.T)  # (k, n)
-    gpair, scales = quantize_outputs(grad, hess, backend, fit.n_rows_total)
-    search = None
     projection = projection_for(p, grad.shape[0])
+    # with a projection the full pairs give node sums only: kept output-major (no transpose)
+    gpair, scales = quantize_outputs(grad, hess, backend, fit.n_rows_total,
+                                     row_major=projection is None)
+    search = None
     if projection is not None:
         search = quantize_outputs(*project_gradients(grad, hess, projection), backend,
                                   fit.n_rows_total)

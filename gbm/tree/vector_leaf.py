@@ -53,19 +53,22 @@ def check_supported(p, data, backend, objective):
         refuse("distributed training (several ranks)")
 
 
-def quantize_outputs(grad, hess, backend, n_rows_total):
+def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True):
     """Each output's gradients as fixed-point pairs with its own scales.
 
     grad, hess : float64 (k, n_rows), output-major
-    Returns ``(gpair int64 (n_rows, k, 2), scales float64 (k, 2))``.
+    Returns ``(gpair, scales float64 (k, 2))``: ``gpair`` int64 (n_rows, k, 2)
+    (``row_major``: what the histograms read) or (k, n_rows, 2).
     """
     k, n = grad.shape
-    gpair = np.empty((n, k, 2), dtype=np.int64)
+    by_output = np.empty((k, n, 2), dtype=np.int64)  # each output's pairs contiguous
     scales = np.empty((k, 2))
     for j in range(k):
-        pairs, scales[j] = quantize(grad[j], hess[j], backend, n_rows_total)
-        gpair[:, j, :] = pairs
-    return gpair, scales
+        _, scales[j] = quantize(grad[j], hess[j], backend, n_rows_total, out=by_output[j])
+    if not row_major:
+        return by_output, scales
+    # row-major for the histograms (a row's k pairs side by side): one transposing copy
+    return np.ascontiguousarray(by_output.transpose(1, 0, 2)), scales
 
 
 class _Nodes:
@@ -105,7 +108,8 @@ class VectorLeafGrower:
     ----------
     data : TreeData (a dense bin matrix)
     gpair : int64 (n_rows, k, 2), scales : float64 (k, 2)
-        Every output's fixed-point gradients: the nodes' sums and leaf values.
+        Every output's fixed-point gradients: the nodes' sums and leaf values (with
+        ``search``, output-major instead: int64 (k, n_rows, 2)).
     rows : int32 (m,), the rows the tree grows on
     params : validated parameters
     backend : the CPU backend
@@ -120,6 +124,7 @@ class VectorLeafGrower:
     def __init__(self, data, gpair, scales, rows, params, backend, column_sampler,
                  search=None, kernels=_kernels):
         self.data, self.gpair, self.scales = data, gpair, np.asarray(scales, np.float64)
+        self.output_major = search is not None
         self.search_gpair, self.search_scales = (gpair, self.scales) if search is None \
             else (search[0], np.asarray(search[1], np.float64))
         self.rows = np.ascontiguousarray(rows, dtype=np.int32).copy()
@@ -273,7 +278,7 @@ class VectorLeafGrower:
     def _full_sums(self):
         """int64 (n_nodes, k, 2): every node's sums over all outputs (the leaves' from
         their rows, an inner node's its children's total)."""
-        nodes, k = self.nodes, self.gpair.shape[1]
+        nodes, k = self.nodes, self.scales.shape[0]
         sums = np.zeros((nodes.n, k, 2), dtype=np.int64)
         for node in range(nodes.n - 1, -1, -1):  # children after parents: bottom up
             left = nodes.left[node]
@@ -281,12 +286,13 @@ class VectorLeafGrower:
                 sums[node] = sums[left] + sums[left + 1]
             else:
                 rows = self.rows[nodes.start[node]:nodes.end[node]]
-                sums[node] = self.gpair[rows].sum(axis=0)
+                sums[node] = (self.gpair[:, rows].sum(axis=1) if self.output_major
+                              else self.gpair[rows].sum(axis=0))
         return sums
 
     def _finish(self):
         nodes, p = self.nodes, self.params
-        n, k = nodes.n, self.gpair.shape[1]
+        n, k = nodes.n, self.scales.shape[0]
         sums = self._full_sums()
         weights = np.empty((n, k))
         self.k.vector_node_weights(sums, self.scales, self.split_params, weights)
