@@ -401,3 +401,15 @@ def test_a_vector_model_file_with_a_bad_value_row_is_refused():
     d["trees"][0]["value"][1] = [0.5, 0.5]  # two values, three outputs
     with pytest.raises(ValueError, match=r"trees\[0\]\.value must be a list of lists of 3"):
         gbm.Booster.from_json(json.dumps(d))
+
+
+def test_segment_sums_kernel_matches_reference():
+    rng = np.random.default_rng(4)
+    gpair = rng.integers(-100, 100, (3, 50, 2))
+    rows = rng.permutation(50).astype(np.int32)
+    starts, ends = np.array([0, 10, 10, 35], np.int64), np.array([10, 10, 35, 50], np.int64)
+    fast, slow = np.empty((4, 3, 2), np.int64), np.empty((4, 3, 2), np.int64)
+    cpu.vector_segment_sums(gpair, rows, starts, ends, fast)
+    ref.vector_segment_sums(gpair, rows, starts, ends, slow)
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(fast.sum(axis=0), gpair.sum(axis=1))

@@ -253,6 +253,14 @@ class VectorLeafGrower:
             h_left = float((nodes.sums[left][:, 1] * inv_h).sum())
             h_right = float((nodes.sums[left + 1][:, 1] * inv_h).sum())
             small_is_right[i] = h_right < h_left
+        # deep levels (few rows a node, histograms as large as ever): building the larger
+        # children from their rows too costs less memory traffic than reading the parents'
+        # histograms and the smaller children's again (the same integers either way)
+        larger = sum(max(nodes.end[left] - nodes.start[left],
+                         nodes.end[left + 1] - nodes.start[left + 1]) for left in lefts)
+        n_slots = int(self.data.matrix.feature_offsets[-1])
+        if larger * self.data.n_features < 6 * len(lefts) * n_slots:
+            return self._build([c + s for c in lefts for s in (0, 1)])
         built = self._build([left + int(r) for left, r in zip(lefts, small_is_right)],
                             scratch=True)
         hist = self._take(2 * len(lefts), built.shape[1:])
@@ -280,14 +288,19 @@ class VectorLeafGrower:
         their rows, an inner node's its children's total)."""
         nodes, k = self.nodes, self.scales.shape[0]
         sums = np.zeros((nodes.n, k, 2), dtype=np.int64)
+        left = np.array(nodes.left)
+        leaves = np.flatnonzero(left < 0)
+        starts = np.array(nodes.start, dtype=np.int64)[leaves]
+        ends = np.array(nodes.end, dtype=np.int64)[leaves]
+        by_output = self.gpair if self.output_major else \
+            np.ascontiguousarray(self.gpair.transpose(1, 0, 2))
+        leaf_sums = np.empty((leaves.size, k, 2), dtype=np.int64)
+        with self.backend.threads(int((ends - starts).sum()) * k):
+            self.k.vector_segment_sums(by_output, self.rows, starts, ends, leaf_sums)
+        sums[leaves] = leaf_sums
         for node in range(nodes.n - 1, -1, -1):  # children after parents: bottom up
-            left = nodes.left[node]
-            if left >= 0:
-                sums[node] = sums[left] + sums[left + 1]
-            else:
-                rows = self.rows[nodes.start[node]:nodes.end[node]]
-                sums[node] = (self.gpair[:, rows].sum(axis=1) if self.output_major
-                              else self.gpair[rows].sum(axis=0))
+            if left[node] >= 0:
+                sums[node] = sums[left[node]] + sums[left[node] + 1]
         return sums
 
     def _finish(self):

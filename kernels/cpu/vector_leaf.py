@@ -223,3 +223,25 @@ def vector_children_histograms(parent_hist, built, small_is_right, out):
                 value = built[i, s, j, c]
                 out[small, s, j, c] = value
                 out[other, s, j, c] = parent_hist[i, s, j, c] - value
+
+
+@kernel(parallel=True)
+def vector_segment_sums(gpair, rows, starts, ends, out):
+    """Each segment's gradient-pair sums per output (integer sums: any order).
+
+    gpair : int64 (k, n_rows, 2)               # IN  output-major
+    rows : int32 (m,)                          # IN
+    starts, ends : int64 (n_segments,)         # IN  segment s is rows[starts[s]:ends[s]]
+    out : int64 (n_segments, k, 2)             # OUT
+    """
+    n_segments, k = starts.shape[0], gpair.shape[0]
+    for task in prange(n_segments * k):
+        s = task // k
+        j = task - s * k
+        g, h = np.int64(0), np.int64(0)
+        for p in range(starts[s], ends[s]):
+            r = rows[p]
+            g += gpair[j, r, 0]
+            h += gpair[j, r, 1]
+        out[s, j, 0] = g
+        out[s, j, 1] = h

@@ -28,7 +28,8 @@ from .shap import tree_saabas, tree_shap, tree_shap_interactions
 from .split import evaluate_splits, node_weights
 from .survival import aft_loss_into
 from .vector_leaf import (build_vector_histograms, evaluate_vector_splits,
-                          vector_children_histograms, vector_node_weights)
+                          vector_children_histograms, vector_node_weights,
+                          vector_segment_sums)
 
 __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histograms",
            "evaluate_splits", "lambdarank_gradients", "max_abs", "node_weights",
@@ -49,7 +50,7 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "twice_mann_whitney", "aft_loss_into", "bundle_conflicts", "propose_bundles",
            # vector-leaf trees (multi_strategy="multi_output_tree"; CPU only so far)
            "build_vector_histograms", "evaluate_vector_splits", "vector_children_histograms",
-           "vector_node_weights")
+           "vector_node_weights", "vector_segment_sums")
 # the linear models' kernels (gbm.linear), on every backend (CUDA: kernels/cuda/linear*.py)
 LINEAR_KERNELS = ("cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms",
                   "gradient_csc", "gradient_dense", "gram_dense", "hessian_diagonal_csc",

@@ -80,3 +80,8 @@ def vector_children_histograms(parent_hist, built, small_is_right, out):
         small = 2 * i + int(small_is_right[i])
         out[small] = built[i]
         out[4 * i + 1 - small] = parent_hist[i] - built[i]
+
+
+def vector_segment_sums(gpair, rows, starts, ends, out):
+    for s in range(starts.shape[0]):
+        out[s] = gpair[:, rows[starts[s]:ends[s]]].sum(axis=1)
