@@ -413,3 +413,16 @@ def test_segment_sums_kernel_matches_reference():
     ref.vector_segment_sums(gpair, rows, starts, ends, slow)
     np.testing.assert_array_equal(fast, slow)
     np.testing.assert_array_equal(fast.sum(axis=0), gpair.sum(axis=1))
+
+
+def test_one_walk_per_tree_gives_the_bits_of_one_walk_per_output(multilabel):
+    from gbm.model.booster import add_raw_margins
+    from gbm.runtime.backend import get_backend
+    X, Y = multilabel
+    booster = gbm.train(dict(VL, objective="binary:logistic", max_depth=4), X, Y, 6)
+    per_output = np.tile(booster.base_margin, (X.shape[0], 1))
+    add_raw_margins(get_backend("cpu", 1).kernels, X, booster.forest(), per_output)
+    np.testing.assert_array_equal(booster.predict(X, output_margin=True), per_output)
+    sliced = booster[2:5].predict(X, output_margin=True)
+    np.testing.assert_array_equal(booster.predict(X, output_margin=True,
+                                                  iteration_range=(2, 5)), sliced)

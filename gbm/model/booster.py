@@ -331,7 +331,13 @@ class Booster:
             start = check_base_margin(backend.to_host(base_margin), X.shape[0], self.n_groups)
             margin = xp.ascontiguousarray(xp.asarray(start).T)
         with backend.threads(X.size * max(1, forest.n_trees // 8)):
-            add_raw_margins(k, X, forest, margin)
+            if self.vector_leaf and xp is np:  # each tree walked once (gbm.model.vector_predict)
+                from .vector_predict import add_vector_margins
+
+                lo, hi = self.iteration_indptr[begin], self.iteration_indptr[end]
+                add_vector_margins(k, X, self.trees[lo:hi], margin)
+            else:
+                add_raw_margins(k, X, forest, margin)
         if kind == "value":
             margin = get_objective(self.params).transform(margin, xp)
         return shape_output(margin, kind, self.n_groups, strict_shape)
