@@ -218,6 +218,12 @@ def _vector_leaf_params(raw_trees, lmp, params):
     if k == 1:
         return params, 1
     num_class = fields.count(lmp.get("num_class", "0"), "learner_model_param.num_class", 0)
+    num_target = fields.count(lmp.get("num_target", "1"), "learner_model_param.num_target", 0)
+    outputs = num_class or num_target or 1
+    if k != outputs:
+        raise ValueError(f"trees[0].tree_param.size_leaf_vector is {k}, but the model has "
+                         f"{outputs} outputs (learner_model_param.num_class {num_class}, "
+                         f"num_target {num_target}): a vector leaf holds one value per output")
     extra = {"multi_strategy": "multi_output_tree"}
     if not num_class:
         extra["num_target"] = k
