@@ -8,14 +8,17 @@
 * ``dask``: distributed scaling, collective times and xgboost.dask (``bench/dask.py``);
 * ``profile``: where a small fit's time goes (``bench/profile_small.py``);
 * ``sparse``: wide sparse data against xgboost and LightGBM (``bench/sparse.py``);
-* ``extmem``: data larger than memory, streamed batches (``bench/extmem.py``).
+* ``extmem``: data larger than memory, streamed batches (``bench/extmem.py``);
+* ``multiclass``: many classes and targets, one tree per output against vector leaves
+  (``bench/multiclass.py``).
 """
 import importlib
 import sys
 
 SUBCOMMANDS = {"binning": "bench.binning", "gpu": "bench.gpu", "linear": "bench.linear",
                "mutation": "bench.mutation", "dask": "bench.dask",
-               "profile": "bench.profile_small", "sparse": "bench.sparse"}
+               "profile": "bench.profile_small", "sparse": "bench.sparse",
+               "multiclass": "bench.multiclass"}
 SUBCOMMANDS["extmem"] = "bench.extmem"
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ REGRESSION = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
               "reg:logistic", "reg:squaredlogerror", "reg:expectileerror")
 RANKING = ("rank:pairwise", "rank:ndcg", "rank:map")
 SURVIVAL = ("survival:cox", "survival:aft")
+# multi-label classification: binary:logistic with y of shape (n, k), one output per label
+MULTI_LABEL = ("binary:logistic",)
 # the logistic losses, whose rows labelled 1 scale_pos_weight weighs (as XGBoost's)
 POSITIVE_WEIGHTED = ("binary:logistic", "reg:logistic", "binary:logitraw")
 PAIR_METHODS = ("topk", "mean")
@@ -44,6 +46,10 @@ OMITTED_AT_DEFAULT = ("scale_pos_weight", "num_target", "expectile_alpha",
 DART_PARAMS = ("rate_drop", "one_drop", "skip_drop", "sample_type", "normalize_type")
 OMITTED_AT_DEFAULT += ("booster",) + DART_PARAMS
 BOOSTERS = ("gbtree", "dart")
+# XGBoost's multi_strategy (gbm.tree.vector_leaf): one tree per output group and round, or
+# one tree per round whose leaves hold one value per output (vector leaves)
+MULTI_STRATEGIES = ("one_output_per_tree", "multi_output_tree")
+OMITTED_AT_DEFAULT += ("multi_strategy", "gradient_projection", "projection_dim")
 
 
 # Real parameters are at most float32's largest value in magnitude (XGBoost keeps them as
@@ -95,6 +101,15 @@ def _int(low=INT_LIMITS[0], high=INT_LIMITS[1]):
         return value
 
     return check
+
+
+def _projection(name, value):
+    """``gradient_projection``: True, False or "auto"."""
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"{name} must be True, False or 'auto', got {value!r}")
+        return value
+    return _bool(name, value)
 
 
 def _optional(check):
@@ -284,6 +299,16 @@ SPEC = {
     "scale_pos_weight": (1.0, _real(0, low_open=True),
                          "binary:logistic: weight of the positive rows' gradients (as XGBoost)"),
     "num_target": (1, _int(1), "regression targets (columns of y); each gets its own trees"),
+    "multi_strategy": ("one_output_per_tree", _choice(MULTI_STRATEGIES),
+                       "several outputs (classes, targets): one tree per output and round, "
+                       "or 'multi_output_tree': one tree per round with a value per output "
+                       "in each leaf"),
+    "gradient_projection": ("auto", _projection,
+                            "multi_output_tree: split search on a projection of the outputs' "
+                            "gradients to projection_dim columns (leaf values from all of "
+                            "them); 'auto': above 64 outputs"),
+    "projection_dim": (16, _int(1), "multi_output_tree with gradient_projection: columns of "
+                       "the projected gradients"),
     "tree_method": ("hist", _tree_method, "'hist' or 'auto' (the same); 'exact' and "
                     "'approx' are refused"),
     "verbosity": (1, _int(0, 3), "0 silent, 1 warnings, 2 info, 3 debug (as XGBoost)"),
@@ -374,9 +399,10 @@ def validate_params(params):
         raise ValueError(f"scale_pos_weight applies to {', '.join(POSITIVE_WEIGHTED)} only, "
                          f"got scale_pos_weight={out['scale_pos_weight']} with "
                          f"objective={out['objective']!r}")
-    if out["num_target"] > 1 and out["objective"] not in REGRESSION:
+    if out["num_target"] > 1 and out["objective"] not in REGRESSION + MULTI_LABEL:
         raise ValueError(f"num_target > 1 (a y with several columns) needs a regression "
-                         f"objective {list(REGRESSION)}, got objective={out['objective']!r}")
+                         f"objective {list(REGRESSION)} or {list(MULTI_LABEL)}, got "
+                         f"objective={out['objective']!r}")
     _check_survival_metrics(out)
     _check_dart(out)
     if out["objective"] in ("binary:logistic", "reg:logistic") and out["base_score"] is not None:

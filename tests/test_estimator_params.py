@@ -24,6 +24,8 @@ BOOSTING = {
     # DART (booster="dart"): None = XGBoost's defaults
     "booster": None, "rate_drop": None, "one_drop": None, "skip_drop": None,
     "sample_type": None, "normalize_type": None,
+    # several outputs (multi_strategy="multi_output_tree"): None = XGBoost's defaults
+    "multi_strategy": None, "gradient_projection": None, "projection_dim": None,
 }
 # GBMRanker: its own objective and LambdaMART's parameters, none of the pointwise
 # objectives' parameters.

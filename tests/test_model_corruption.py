@@ -104,6 +104,10 @@ MORE = [
      r"cuts\[1\] holds None; expected numbers"),
     ("base_margin_not_list", "num", "dict", lambda d: d.__setitem__("base_margin", 0.5),
      r"base_margin must be a list of numbers, got float"),
+    # a vector-leaf model (multi_strategy="multi_output_tree") whose values are not vectors
+    ("vector_values_not_vectors", "num", "dict",
+     lambda d: d["params"].__setitem__("multi_strategy", "multi_output_tree"),
+     r"trees\[0\]\.value must be a list of lists of 3 numbers"),
     ("categories_not_list", "cat", "dict", lambda d: d.__setitem__("categories", "abc"),
      r"categories must be null or a list of 3 entries"),
     ("feature_names_not_strings", "num", "dict",

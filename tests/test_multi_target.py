@@ -63,7 +63,10 @@ def test_scores_files_and_estimator_match_xgboost():
 def test_multi_target_errors():
     X, Y = _data()
     with pytest.raises(ValueError, match="needs a regression objective"):
-        gbm.train({"objective": "binary:logistic"}, X, (Y > 0).astype(float), 1)
+        gbm.train({"objective": "binary:hinge"}, X, (Y > 0).astype(float), 1)
+    # binary:logistic with several label columns is multi-label classification (XGBoost's)
+    assert gbm.train({"objective": "binary:logistic"}, X, (Y > 0).astype(float),
+                     1).predict(X).shape == Y.shape
     with pytest.raises(ValueError, match="num_target=2 but y has 3 column"):
         gbm.train({"num_target": 2}, X, Y, 1)
     with pytest.raises(ValueError, match=r"target 1 \(y\[:, 1\]\)"):

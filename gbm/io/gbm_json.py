@@ -76,7 +76,7 @@ def _first_non_finite(booster):
     for i, tree in enumerate(booster.trees):
         for field in ("value", "gain", "cover", "threshold"):
             values = getattr(tree, field)
-            if not all(math.isfinite(v) for v in values.tolist()):
+            if not all(math.isfinite(v) for v in values.ravel().tolist()):
                 return f"tree {i} {field}"
     return None
 

@@ -319,18 +319,29 @@ def check_prediction_range(trees, base_margin, weights=None):
 
 # --- trees -------------------------------------------------------------------------------
 
-def check_trees(trees, version, n_features, n_groups, n_categories):
-    """The trees as ``Tree`` objects and their groups."""
+def check_trees(trees, version, n_features, n_groups, n_categories, n_outputs=None):
+    """The trees as ``Tree`` objects and their groups. ``n_outputs``: a vector-leaf
+    model's (``multi_strategy="multi_output_tree"``) outputs, each tree's ``value`` a list
+    of ``n_outputs`` numbers per node and its group 0 (``n_groups`` is then 1)."""
     if type(trees) is not list:
         raise InvalidModel(f"trees must be a list of tree objects, got {_kind(trees)}")
-    checked = [check_tree(td, i, version, n_features, n_groups, n_categories)
+    checked = [check_tree(td, i, version, n_features, n_groups, n_categories, n_outputs)
                for i, td in enumerate(trees)]
     if len(checked) % n_groups:
         raise InvalidModel(f"{len(checked)} trees is not a multiple of {n_groups} groups")
     return [t for t, _ in checked], [g for _, g in checked]
 
 
-def check_tree(td, i, version, n_features, n_groups, n_categories):
+def _vector_values(rows, path, k):
+    """A vector-leaf tree's ``value``: one list of ``k`` numbers per node."""
+    if type(rows) is not list or not all(type(r) is list and len(r) == k for r in rows):
+        raise InvalidModel(f"{path} must be a list of lists of {k} numbers (one value per "
+                           "output at each node of a multi_output_tree model)")
+    values = np.array([_numbers(r, path) for r in rows], dtype=np.float64)
+    return values.reshape(len(rows), k)
+
+
+def check_tree(td, i, version, n_features, n_groups, n_categories, n_outputs=None):
     name = f"trees[{i}]"
     if type(td) is not dict:
         raise InvalidModel(f"{name} must be an object, got {_kind(td)}")
@@ -346,7 +357,9 @@ def check_tree(td, i, version, n_features, n_groups, n_categories):
     arrays = {}
     for field, dtype in NODE_FIELDS.items():
         path = f"{name}.{field}"
-        if dtype == np.float64:
+        if field == "value" and n_outputs is not None:
+            arrays[field] = _vector_values(td[field], path, n_outputs)
+        elif dtype == np.float64:
             arrays[field] = _numbers(td[field], path)
         elif dtype == np.float32:
             arrays[field] = _float32(td[field], path)
@@ -356,7 +369,7 @@ def check_tree(td, i, version, n_features, n_groups, n_categories):
         arrays["split_type"] = _integers(td["split_type"], f"{name}.split_type", np.uint8)
     n = arrays["split_feature"].size
     for field, arr in arrays.items():
-        if arr.size != n:
+        if arr.shape[0] != n:
             raise InvalidModel(f"{name} has node arrays of different lengths: {field} has "
                                f"{arr.size} entries, split_feature {n}")
     if n == 0:
@@ -545,11 +558,15 @@ def check_model(d):
     n_categories = np.full(n_features, -1, dtype=np.int64)  # -1: a numeric feature
     for f, labels in enumerate(categories or []):
         n_categories[f] = -1 if labels is None else len(labels)
-    trees, groups = check_trees(d["trees"], version, n_features, n_groups, n_categories)
+    # a vector-leaf model: one tree per round for every output group
+    vector = params.get("multi_strategy") == "multi_output_tree"
+    tree_groups = 1 if vector else n_groups
+    trees, groups = check_trees(d["trees"], version, n_features, tree_groups, n_categories,
+                                n_groups if vector else None)
     if version == 1:
-        indptr = list(range(0, len(trees) + 1, n_groups))
+        indptr = list(range(0, len(trees) + 1, tree_groups))
     else:
-        indptr = check_indptr(d["iteration_indptr"], len(trees), n_groups)
+        indptr = check_indptr(d["iteration_indptr"], len(trees), tree_groups)
     best_iteration, best_score = check_best(d.get("best_iteration"), d.get("best_score"),
                                             len(indptr) - 1)
     weights = check_weights(d.get("weight_drop"), params, len(trees))

@@ -35,7 +35,7 @@ from ..params import validate_params
 from . import strict_json
 from . import xgboost_fields as fields
 from .xgboost_json import LOG_LINK, LOGIT_LINK, by_value, expectile_levels
-from .xgboost_trees import check_tree
+from .xgboost_trees import check_tree, leaf_vector_size
 
 MAX_DECLARED = 1 << 20  # features or output groups a file may declare without listing
 
@@ -84,15 +84,19 @@ def check_model(d):
     names = _listed(learner, "feature_names")
     types = _listed(learner, "feature_types")
     n_features = _n_features(lmp, names, types)
+    params, n_outputs = _vector_leaf_params(raw_trees, lmp, params)
     n_groups, base_margin = _base_margin(lmp, params, n_trees)
-    groups = _tree_groups(model, n_trees, n_groups)
+    # a vector-leaf model: one tree per round for every output (tree_info all 0)
+    tree_groups = 1 if n_outputs > 1 else n_groups
+    groups = _tree_groups(model, n_trees, tree_groups)
     weights = (_tree_weights(gb, n_trees) if booster_kind == "dart"
                else _tree_weights(gb if "weight_drop" in gb else model, n_trees,
                                   required=False))
     if weights is not None:
         params = validate_params(dict(params, booster="dart"))
-    indptr = _iteration_indptr(model, params, n_groups, n_trees)
-    trees = [check_tree(t, f"trees[{i}]", n_features) for i, t in enumerate(raw_trees)]
+    indptr = _iteration_indptr(model, params, tree_groups, n_trees)
+    trees = [check_tree(t, f"trees[{i}]", n_features, n_outputs)
+             for i, t in enumerate(raw_trees)]
     categorical = _categorical_features(trees, types)
     labels = _cat_labels(model, categorical, n_features)
     _check_category_codes(trees, labels)
@@ -204,6 +208,30 @@ def _n_features(lmp, names, types):
 
 
 # --- output groups and the base margin ------------------------------------------------------
+
+def _vector_leaf_params(raw_trees, lmp, params):
+    """``(params, n_outputs)``: for a model of vector-leaf trees (XGBoost's
+    ``multi_strategy="multi_output_tree"``: the first tree's ``size_leaf_vector`` k > 1),
+    gbm's parameters with ``multi_strategy`` and (several targets) ``num_target`` set,
+    and k; else ``(params, 1)``. Each tree's own size is checked against k."""
+    k = leaf_vector_size(raw_trees[0], "trees[0]") if raw_trees else 1
+    if k == 1:
+        return params, 1
+    num_class = fields.count(lmp.get("num_class", "0"), "learner_model_param.num_class", 0)
+    num_target = fields.count(lmp.get("num_target", "1"), "learner_model_param.num_target", 0)
+    outputs = num_class or num_target or 1
+    if k != outputs:
+        raise ValueError(f"trees[0].tree_param.size_leaf_vector is {k}, but the model has "
+                         f"{outputs} outputs (learner_model_param.num_class {num_class}, "
+                         f"num_target {num_target}): a vector leaf holds one value per output")
+    extra = {"multi_strategy": "multi_output_tree"}
+    if not num_class:
+        extra["num_target"] = k
+    try:
+        return validate_params(dict(params, **extra)), k
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{err} (a vector-leaf model of {k} outputs)") from None
+
 
 def _base_margin(lmp, params, n_trees):
     """``(n_groups, base_margin)``: the output groups (``num_class``, else ``num_target``,

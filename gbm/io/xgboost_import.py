@@ -158,13 +158,17 @@ def _node_values(tree, order):
     leaf = left == -1
     weight = a["base_weights"][old] if "base_weights" in a else np.zeros(old.size)
     condition = a["split_conditions"][old]
+    if tree.values is not None:  # vector leaves: every node's vector (the leaves' values)
+        value = tree.values[old].astype(np.float64)
+    else:
+        value = np.where(leaf, condition, weight).astype(np.float64)
     return {
         "split_feature": np.where(leaf, -1, a["split_indices"][old]).astype(np.int32),
         "left_child": np.where(leaf, -1, new_of[np.where(leaf, 0, left)]).astype(np.int32),
         "right_child": np.where(leaf, -1, new_of[np.where(leaf, 0, a["right_children"][old])]
                                 ).astype(np.int32),
         "default_left": np.where(leaf, 0, a["default_left"][old]).astype(np.uint8),
-        "value": np.where(leaf, condition, weight).astype(np.float64),
+        "value": value,
         "gain": np.where(leaf, 0.0, a["loss_changes"][old]).astype(np.float64),
         "cover": a["sum_hessian"][old].astype(np.float64),
         "threshold": np.where(leaf, 0.0, condition).astype(np.float32),

@@ -155,7 +155,44 @@ def _cats_block(categories, n_features):
     return {"enc": enc, "feature_segments": segments, "sorted_idx": sorted_idx}
 
 
+def _vector_tree_to_xgboost(tree, tree_id, n_features):
+    """A vector-leaf tree (``multi_strategy="multi_output_tree"``) in XGBoost's form of
+    its multi-target trees: ``base_weights`` every node's vector (n_nodes * k, row by
+    row), ``leaf_weights`` the leaves' vectors in node order, and at a leaf
+    ``right_children`` its index among the leaves (``left_children`` -1)."""
+    leaf = tree.left_child < 0
+    n, k = tree.value.shape
+    leaves = np.flatnonzero(leaf)
+    parents = np.full(n, _ROOT_PARENT, dtype=np.int64)
+    inner = np.flatnonzero(~leaf)
+    parents[tree.left_child[inner]] = inner
+    parents[tree.right_child[inner]] = inner
+    right = tree.right_child.astype(np.int64).copy()
+    right[leaves] = np.arange(leaves.size)
+    return {
+        "base_weights": tree.value.astype(np.float32).ravel().tolist(),
+        "categories": [], "categories_nodes": [], "categories_segments": [],
+        "categories_sizes": [],
+        "default_left": tree.default_left.astype(int).tolist(),
+        "id": tree_id,
+        "leaf_weights": tree.value[leaves].astype(np.float32).ravel().tolist(),
+        "left_children": tree.left_child.astype(int).tolist(),
+        "loss_changes": tree.gain.astype(np.float32).tolist(),
+        "parents": parents.tolist(),
+        "right_children": right.tolist(),
+        "split_conditions": np.where(leaf, 0.0, tree.threshold).astype(np.float32).tolist(),
+        "split_indices": np.where(leaf, 0, tree.split_feature).astype(int).tolist(),
+        "split_type": tree.split_type.astype(int).tolist(),
+        "sum_hessian": tree.cover.astype(np.float32).tolist(),
+        "tree_param": {"num_deleted": "0", "num_feature": str(n_features),
+                       "num_nodes": str(n), "size_leaf_vector": str(k)},
+    }
+
+
 def _tree_to_xgboost(tree, tree_id, n_features, categories=None, written_by_value=()):
+    if tree.value.ndim == 2 and tree.value.shape[1] > 1:
+        return _vector_tree_to_xgboost(tree, tree_id, n_features)
+    tree = tree.output(0)  # one output: XGBoost's one-output tree
     leaf = tree.left_child < 0
     n = tree.n_nodes
     parents = np.full(n, _ROOT_PARENT, dtype=np.int64)

@@ -34,10 +34,13 @@ CATEGORY_ARRAYS = ("categories", "categories_nodes", "categories_segments",
 @dataclass
 class CheckedTree:
     """A tree's arrays (XGBoost's node ids), the nodes the walk reaches in breadth-first
-    order (``order``), and each categorical node's set of category values (``sets``)."""
+    order (``order``), and each categorical node's set of category values (``sets``).
+    A vector-leaf tree (``size_leaf_vector`` k > 1) has ``values``: float32 (n_nodes, k),
+    every node's vector (its leaves' from ``leaf_weights``); else ``values`` is None."""
     order: list
     arrays: dict
     sets: dict
+    values: np.ndarray = None
 
     def inner(self):
         """The split nodes the walk reaches, in walk order."""
@@ -45,29 +48,76 @@ class CheckedTree:
         return [node for node in self.order if left[node] != -1]
 
 
-def check_tree(t, name, n_features):
-    """A ``CheckedTree`` of tree ``t`` (its path ``name``, ``trees[3]``)."""
+def leaf_vector_size(t, name):
+    """A tree's ``tree_param.size_leaf_vector`` (1 for a one-output tree)."""
     t = fields.as_object(t, name)
-    n = _node_count(t, name)
+    param = fields.as_object(fields.get(t, "tree_param", f"{name}.tree_param"),
+                             f"{name}.tree_param")
+    return max(1, fields.count(param.get("size_leaf_vector", "1"),
+                               f"{name}.tree_param.size_leaf_vector", 0))
+
+
+def check_tree(t, name, n_features, n_outputs=1):
+    """A ``CheckedTree`` of tree ``t`` (its path ``name``, ``trees[3]``); ``n_outputs``:
+    the leaf vectors' size a vector-leaf model's trees must have (1: one-output trees)."""
+    t = fields.as_object(t, name)
+    n = _node_count(t, name, n_outputs)
     arrays = {}
+    vector = n_outputs > 1
     for key, read in list(NODE_ARRAYS.items()) + list(OPTIONAL_ARRAYS.items()):
+        if vector and key == "base_weights":
+            continue  # n_nodes * k values: read with the leaf vectors below
         if key in NODE_ARRAYS or key in t:
             arrays[key] = _node_array(t, key, read, name, n)
+    leaf_index = None
+    if vector:  # XGBoost keeps a leaf's index among the leaves in right_children
+        leaf_index = np.where(arrays["left_children"] == -1, arrays["right_children"], -1)
+        arrays["right_children"] = np.where(leaf_index >= 0, -1, arrays["right_children"])
     order = walk(arrays["left_children"], arrays["right_children"], name)
     tree = CheckedTree(order, arrays, {})
+    if vector:
+        tree.values = _leaf_vectors(t, name, n, n_outputs, leaf_index, order)
     _check_split_features(tree, name, n_features)
     tree.sets = _category_sets(t, tree, name)
     return tree
 
 
-def _node_count(t, name):
+def _leaf_vectors(t, name, n, k, leaf_index, order):
+    """float32 (n, k): every node's vector, ``base_weights`` (n * k values, node by node)
+    with each leaf's replaced by its ``leaf_weights`` vector (the leaf's index in
+    ``right_children``: each leaf the walk reaches its own index, below the leaf count)."""
+    path = f"{name}.base_weights"
+    values = fields.float32s(fields.as_list(fields.get(t, "base_weights", path), path), path)
+    if values.size != n * k:
+        raise ValueError(f"{path} has {values.size} values; a tree of {n} nodes with "
+                         f"vectors of {k} (tree_param.size_leaf_vector) has {n * k}")
+    values = values.reshape(n, k).copy()
+    path = f"{name}.leaf_weights"
+    leaves = fields.float32s(fields.as_list(fields.get(t, "leaf_weights", path), path), path)
+    reached = [node for node in order if leaf_index[node] >= 0]
+    if leaves.size != len(reached) * k:
+        raise ValueError(f"{path} has {leaves.size} values; the tree's {len(reached)} "
+                         f"leaves with vectors of {k} have {len(reached) * k}")
+    seen = set()
+    for node in reached:
+        at = int(leaf_index[node])
+        if not 0 <= at < len(reached) or at in seen:
+            raise ValueError(f"{name}.right_children[{node}] is {at}: a leaf of a vector-leaf "
+                             f"tree holds its own index among the {len(reached)} leaves")
+        seen.add(at)
+        values[node] = leaves[at * k:(at + 1) * k]
+    return values
+
+
+def _node_count(t, name, n_outputs=1):
     param = fields.as_object(fields.get(t, "tree_param", f"{name}.tree_param"),
                              f"{name}.tree_param")
-    leaf_size = fields.count(param.get("size_leaf_vector", "1"),
-                             f"{name}.tree_param.size_leaf_vector", 0)
-    if leaf_size > 1:
-        raise ValueError(f"{name}.tree_param.size_leaf_vector is {leaf_size}: vector-leaf "
-                         "trees (multi_strategy='multi_output_tree') have no gbm equivalent")
+    leaf_size = max(1, fields.count(param.get("size_leaf_vector", "1"),
+                                    f"{name}.tree_param.size_leaf_vector", 0))
+    if leaf_size != n_outputs:
+        raise ValueError(f"{name}.tree_param.size_leaf_vector is {leaf_size}, but the "
+                         f"model's trees have {n_outputs} value(s) per leaf (its outputs "
+                         "when it is a vector-leaf model, else 1)")
     return fields.count(fields.get(param, "num_nodes", f"{name}.tree_param.num_nodes"),
                         f"{name}.tree_param.num_nodes", 1)
 

@@ -103,6 +103,12 @@ class Booster:
         return self.base_margin.shape[0]
 
     @property
+    def vector_leaf(self):
+        """Whether the trees have vector leaves (``multi_strategy="multi_output_tree"``):
+        one tree per round, each leaf a value per output group."""
+        return (self.params or {}).get("multi_strategy") == "multi_output_tree"
+
+    @property
     def num_boosted_rounds(self):
         """Rounds trained; a round holds ``num_parallel_tree`` trees per output group.
 
@@ -316,6 +322,9 @@ class Booster:
                 else:
                     k.predict_leaf(X, forest.walk, forest.cat_bits, forest.tree_offsets,
                                    forest.tree_depth, leaves)
+            if self.vector_leaf:  # the forest holds each tree once per output: one column
+                return shape_output(xp.ascontiguousarray(leaves[:, ::self.n_groups]), kind, 1,
+                                    strict_shape, end - begin)
             return shape_output(leaves, kind, self.n_groups, strict_shape, end - begin)
         if base_margin is None:
             margin = xp.tile(xp.asarray(self.base_margin), (X.shape[0], 1))
@@ -325,7 +334,13 @@ class Booster:
             start = check_base_margin(backend.to_host(base_margin), X.shape[0], self.n_groups)
             margin = xp.ascontiguousarray(xp.asarray(start).T)
         with backend.threads(X.size * max(1, forest.n_trees // 8)):
-            add_raw_margins(k, X, forest, margin)
+            if self.vector_leaf and xp is np:  # each tree walked once (gbm.model.vector_predict)
+                from .vector_predict import add_vector_margins
+
+                lo, hi = self.iteration_indptr[begin], self.iteration_indptr[end]
+                add_vector_margins(k, X, self.trees[lo:hi], margin)
+            else:
+                add_raw_margins(k, X, forest, margin)
         if kind == "value":
             margin = get_objective(self.params).transform(margin, xp)
         return shape_output(margin, kind, self.n_groups, strict_shape)

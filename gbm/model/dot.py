@@ -102,7 +102,10 @@ def _split(tree, node, names, types, with_stats, params, colors):
 
 def _leaf(tree, node, with_stats, params):
     stats = f"\ncover={_number(tree.cover[node])}" if with_stats else ""
-    return f'    {node} [ label="leaf={_number(tree.value[node])}{stats}" {params}]\n'
+    value = tree.value[node]
+    text = ("[" + ",".join(_number(v) for v in value) + "]" if getattr(value, "ndim", 0)
+            else _number(value))
+    return f'    {node} [ label="leaf={text}{stats}" {params}]\n'
 
 
 def tree_to_dot(tree, feature_names, feature_types=None, rankdir=None, yes_color=None,

@@ -13,11 +13,18 @@ def _categories(booster, tree, node):
     return [labels[c] for c in tree.node_categories(node)]
 
 
+def _leaf_text(value):
+    """A leaf's value as text: one number, or a vector leaf's ``[v0,v1,...]``."""
+    if getattr(value, "ndim", 0):
+        return "[" + ", ".join(f"{float(v):.9g}" for v in value) + "]"  # XGBoost's form
+    return f"{value:.9g}"
+
+
 def _node_line(booster, tree, node, depth, with_stats):
     indent = "\t" * depth
     if tree.left_child[node] < 0:
         stats = f",cover={tree.cover[node]:.6g}" if with_stats else ""
-        return f"{indent}{node}:leaf={tree.value[node]:.9g}{stats}"
+        return f"{indent}{node}:leaf={_leaf_text(tree.value[node])}{stats}"
     left, right = int(tree.left_child[node]), int(tree.right_child[node])
     missing = left if tree.default_left[node] else right
     stats = f",gain={tree.gain[node]:.6g},cover={tree.cover[node]:.6g}" if with_stats else ""
@@ -45,7 +52,9 @@ def _tree_text(booster, tree, with_stats):
 def _node_fields(booster, tree, node, depth):
     """A node of the JSON dump without its children."""
     if tree.left_child[node] < 0:
-        return {"nodeid": node, "leaf": float(tree.value[node]), "cover": float(tree.cover[node])}
+        value = tree.value[node]
+        leaf = value.tolist() if getattr(value, "ndim", 0) else float(value)
+        return {"nodeid": node, "leaf": leaf, "cover": float(tree.cover[node])}
     left, right = int(tree.left_child[node]), int(tree.right_child[node])
     categorical = tree.split_type[node] == 1
     yes, no = (right, left) if categorical else (left, right)
@@ -101,6 +110,10 @@ def trees_to_dataframe(booster):
     elsewhere). At a categorical split, Split is NaN."""
     import pandas as pd
 
+    if any(tree.n_outputs > 1 for tree in booster.trees):
+        raise NotImplementedError("trees_to_dataframe does not support vector-leaf trees "
+                                  "(multi_strategy='multi_output_tree') yet: a leaf holds one "
+                                  "value per output; use get_dump(dump_format='json')")
     rows = []
     for t, tree in enumerate(booster.trees):
         for node in range(tree.n_nodes):

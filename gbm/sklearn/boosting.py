@@ -49,6 +49,8 @@ _CLASSIFICATION_OBJECTIVES = ("binary:logistic", "multi:softprob", "multi:softma
 # DART's parameters (booster="dart"): passed on only when set, as XGBoost's estimators do.
 _DART_PARAMS = ("booster", "rate_drop", "one_drop", "skip_drop", "sample_type",
                 "normalize_type")
+# Several outputs (gbm.tree.vector_leaf): passed on only when set, as XGBoost's estimators do.
+_MULTI_PARAMS = ("multi_strategy", "gradient_projection", "projection_dim")
 # What a fit sets; replaced together when a fit completes.
 _FITTED = ("_Booster", "n_features_in_", "feature_names_in_", "classes_", "n_classes_",
            "_label_encoder")
@@ -77,7 +79,7 @@ class _GBMBase(BaseEstimator):
 
     def _train_params(self):
         params = {name: getattr(self, name) for name in _TREE_PARAMS}
-        for name in _OBJECTIVE_PARAMS + _DART_PARAMS:  # None: the default
+        for name in _OBJECTIVE_PARAMS + _DART_PARAMS + _MULTI_PARAMS:  # None: the default
             value = getattr(self, name, None)  # absent too: GBMRanker has no pointwise ones
             if value is not None:
                 params[name] = value

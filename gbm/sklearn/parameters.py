@@ -78,6 +78,9 @@ BOOSTING_PARAMS = (
     ("callbacks", None),
     ("aft_loss_distribution", None),  # survival:aft's; None: XGBoost's default
     ("aft_loss_distribution_scale", None),
+    ("multi_strategy", None),  # None here and below: XGBoost's default (one_output_per_tree)
+    ("gradient_projection", None),
+    ("projection_dim", None),
 )
 N_POSITIONAL = [name for name, _ in BOOSTING_PARAMS].index("num_parallel_tree")
 

@@ -14,6 +14,7 @@ from .callbacks import CallbackContainer
 from .evaluation import Evaluation, LastScoreStopping, RoundMonitor
 from .prepare import Fit
 from .rounds import grow_round
+from .vector_round import grow_vector_round
 
 
 def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=(),
@@ -135,10 +136,12 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
         rounds = (fit.first_round, fit.first_round + num_boost_round)
         hooks = CallbackContainer(own, callbacks, collective, rounds)
         booster = hooks.before_training(booster)
+        # multi_strategy="multi_output_tree": one vector-leaf tree per round
+        grow = grow_vector_round if fit.vector_leaf else grow_round
         for round_ in range(*rounds):
             if hooks.before_iteration(booster, round_):
                 break
-            grow_round(fit, booster, round_)
+            grow(fit, booster, round_)
             if hooks.after_iteration(booster, round_):
                 break
         booster = hooks.after_training(booster)

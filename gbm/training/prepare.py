@@ -37,6 +37,7 @@ from ..tree.tree_data import TreeData
 from ..tree.group_threads import GroupRunner
 from ..tree.lockstep import Lockstep, use_lockstep
 from ..tree.whole_tree import whole_trees
+from ..tree.vector_leaf import check_supported as check_vector_leaf
 from .callbacks import agree
 from .dart import Dropout
 from .evaluation import EvalSet
@@ -97,10 +98,15 @@ class Fit:
         # kernel call (gbm/tree/lockstep.py); otherwise concurrently in threads where that
         # pays (gbm/tree/group_threads.py), each thread with its own levels' histograms
         leaf_refresh = objective.leaf_alphas is not None
+        # multi_strategy="multi_output_tree": one vector-leaf tree a round (gbm.tree.vector_leaf)
+        self.vector_leaf = p["multi_strategy"] == "multi_output_tree"
+        if self.vector_leaf:
+            check_vector_leaf(p, self.data, backend, objective)
         # a tree in one compiled call where that path applies (gbm/tree/whole_tree.py)
-        self.whole_trees = whole_trees(p, backend, self.data, leaf_refresh, X.shape[0])
+        self.whole_trees = None if self.vector_leaf else whole_trees(
+            p, backend, self.data, leaf_refresh, X.shape[0])
         self.lockstep = (Lockstep(self.data, objective.n_groups, backend)
-                         if self.whole_trees is None and use_lockstep(
+                         if self.whole_trees is None and not self.vector_leaf and use_lockstep(
                              p, backend, objective.n_groups, self.data, leaf_refresh) else None)
         self.runner = GroupRunner(backend, 1 if self.lockstep else objective.n_groups,
                                   lambda: HistogramBuffers(backend.xp))
@@ -302,7 +308,10 @@ def _bin(X, w, categories, names, p, backend, row_ids, n_rows_total):
         mapper = BinMapper(p["max_bin"], p["bin_sample_size"], p["random_state"])
         mapper.fit(X, w, n_rows_total=n_rows_total, n_threads=backend.n_threads,
                    n_categories=n_categories, row_ids=row_ids, collective=backend.collective)
-        matrix = binned_rows(mapper, X, p["bin_layout"], backend.kernels, backend.xp,
+        layout = p["bin_layout"]
+        if layout == "auto" and p["multi_strategy"] == "multi_output_tree":
+            layout = "dense"  # vector-leaf trees read dense bins (gbm.tree.vector_leaf)
+        matrix = binned_rows(mapper, X, layout, backend.kernels, backend.xp,
                              backend.collective)
     mapper.sample = mapper._sample_mask = None  # what bundles were proposed from: not kept
     is_categorical = np.zeros(X.shape[1], dtype=np.uint8)
@@ -327,7 +336,7 @@ def _check_init_model(init, p, n_features, names):
         return
     if init.n_features != n_features:
         raise ValueError(f"init_model was trained on {init.n_features} features but X has {n_features}")
-    same = ("objective", "num_class", "num_target") + (("quantile_alpha",) if p["objective"] == "reg:quantileerror"
+    same = ("objective", "num_class", "num_target", "multi_strategy") + (("quantile_alpha",) if p["objective"] == "reg:quantileerror"
                                          else ())
     if p["objective"] == "reg:expectileerror":
         same += ("expectile_alpha",)

@@ -50,6 +50,21 @@ class Tree:
             self.cat_bits = np.zeros((0, CAT_WORDS), dtype=np.uint32)
 
     @property
+    def n_outputs(self):
+        """Values per leaf: 1, or k for a vector-leaf tree (``value`` (n_nodes, k),
+        ``multi_strategy="multi_output_tree"``, gbm.tree.vector_leaf)."""
+        return 1 if self.value.ndim == 1 else self.value.shape[1]
+
+    def output(self, j):
+        """Output ``j`` of a vector-leaf tree as a one-output tree (the same structure,
+        ``value[:, j]``); the tree itself when it has one output."""
+        if self.value.ndim == 1:
+            return self
+        fields = {name: getattr(self, name) for name in NODE_FIELDS}
+        fields["value"] = np.ascontiguousarray(self.value[:, j])
+        return Tree(**fields, split_type=self.split_type, cat_bits=self.cat_bits)
+
+    @property
     def has_categorical(self):
         return bool(self.split_type.any())
 
@@ -118,6 +133,8 @@ class Forest:
     """
 
     def __init__(self, trees, groups, weights=None):
+        if any(t.value.ndim == 2 for t in trees):  # vector leaves: one tree per output
+            trees, groups, weights = _per_output(trees, groups, weights)
         self.n_trees = len(trees)
         sizes = np.array([t.n_nodes for t in trees], dtype=np.int64)
         self.tree_offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
@@ -157,3 +174,17 @@ class Forest:
         table[:, 2] = np.where(inner, flags, 0)
         table[:, 3] = np.where(inner, test, leaf_test)
         return table.reshape(-1)
+
+
+def _per_output(trees, groups, weights):
+    """Vector-leaf trees as one-output trees: a tree of ``k`` outputs becomes ``k`` trees
+    (``Tree.output``), output ``j``'s adding to group ``j`` (the packed layout the
+    kernels read: a prediction, a leaf index, a TreeSHAP value per output)."""
+    out_trees, out_groups, out_weights = [], [], []
+    for i, (tree, group) in enumerate(zip(trees, groups)):
+        k = tree.n_outputs
+        for j in range(k):
+            out_trees.append(tree.output(j))
+            out_groups.append(j if tree.value.ndim == 2 else group)
+            out_weights.append(1.0 if weights is None else weights[i])
+    return out_trees, out_groups, None if weights is None else out_weights

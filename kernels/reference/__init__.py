@@ -27,6 +27,9 @@ from .rank import lambdarank_gradients
 from .shap import tree_saabas, tree_shap, tree_shap_interactions
 from .split import evaluate_splits, node_weights
 from .survival import aft_loss_into
+from .vector_leaf import (build_vector_histograms, evaluate_vector_splits,
+                          vector_children_histograms, vector_node_weights,
+                          vector_segment_sums)
 
 __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histograms",
            "evaluate_splits", "lambdarank_gradients", "max_abs", "node_weights",
@@ -44,7 +47,10 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "margins_dense", "svc_dual_cd_csr", "svc_dual_cd_dense",
            # host kernels (no CUDA twin by design: run on the host on every backend)
            "add_exact_parts", "exp_into", "log_into", "log2_into", "split_by_label",
-           "twice_mann_whitney", "aft_loss_into", "bundle_conflicts", "propose_bundles")
+           "twice_mann_whitney", "aft_loss_into", "bundle_conflicts", "propose_bundles",
+           # vector-leaf trees (multi_strategy="multi_output_tree"; CPU only so far)
+           "build_vector_histograms", "evaluate_vector_splits", "vector_children_histograms",
+           "vector_node_weights", "vector_segment_sums")
 # the linear models' kernels (gbm.linear), on every backend (CUDA: kernels/cuda/linear*.py)
 LINEAR_KERNELS = ("cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms",
                   "gradient_csc", "gradient_dense", "gram_dense", "hessian_diagonal_csc",

@@ -11,7 +11,8 @@ import numpy as np
 def models():
     """The parsed models the cases expect: "reg" (3 numeric features, no names, depth 3),
     "named" (4 named features), "multi" (3 classes), "dart", "stopped" (binary:logistic,
-    early stopping), "cat" (features c: strings a..e, x: numeric, k: integers 3, 5, 9)."""
+    early stopping), "cat" (features c: strings a..e, x: numeric, k: integers 3, 5, 9),
+    "vleaf" (2 targets, multi_strategy="multi_output_tree": vector-leaf trees)."""
     import pandas as pd
     import xgboost as xgb
 
@@ -40,6 +41,10 @@ def models():
                           early_stopping_rounds=2, verbose_eval=False),
         "cat": parsed({"max_depth": 2, "max_cat_to_onehot": 1, "tree_method": "hist"},
                       xgb.DMatrix(frame, label=yc, enable_categorical=True)),
+        # one thread, 100 rows: little CPU time (a test limits the process's, models() in)
+        "vleaf": parsed({"max_depth": 2, "tree_method": "hist", "nthread": 1,
+                         "multi_strategy": "multi_output_tree"},
+                        xgb.DMatrix(X[:100, :3], label=np.stack([y[:100], X[:100, 2]], 1))),
     }
 
 
@@ -66,6 +71,18 @@ def lmp(d):
 def model(d):
     gb = d["learner"]["gradient_booster"]
     return gb["model"] if "model" in gb else gb["gbtree"]["model"]
+
+
+def _vector_ranking(d):
+    """A ranking objective over vector leaves: no such gbm model."""
+    tree(d)["tree_param"]["size_leaf_vector"] = "2"
+    learner(d)["learner_model_param"]["num_target"] = "2"
+    learner(d)["objective"] = {"name": "rank:pairwise"}
+
+
+def _bad_leaf_index(d):
+    t = tree(d)
+    t["right_children"][t["left_children"].index(-1)] = 99
 
 
 def tree(d, i=0):
@@ -272,7 +289,19 @@ CASES = [
      r"trees\[0\]\.tree_param must be an object, got int"),
     ("vector_leaf", "reg", "dict",
      lambda d: tree(d)["tree_param"].__setitem__("size_leaf_vector", "2"),
-     r"trees\[0\]\.tree_param\.size_leaf_vector is 2: vector-leaf trees"),
+     r"trees\[0\]\.tree_param\.size_leaf_vector is 2, but the model has 1 outputs"),
+    ("vector_leaf_ranking", "reg", "dict", _vector_ranking,
+     r"num_target > 1 .* \(a vector-leaf model of 2 outputs\)"),
+    ("vector_leaf_sizes_differ", "vleaf", "dict",
+     lambda d: tree(d, 1)["tree_param"].__setitem__("size_leaf_vector", "1"),
+     r"trees\[1\]\.tree_param\.size_leaf_vector is 1, but the model's trees have 2"),
+    ("vector_base_weights_short", "vleaf", "dict", lambda d: tree(d)["base_weights"].pop(),
+     r"trees\[0\]\.base_weights has \d+ values; a tree of \d+ nodes with vectors of 2"),
+    ("vector_leaf_weights_short", "vleaf", "dict", lambda d: tree(d)["leaf_weights"].pop(),
+     r"trees\[0\]\.leaf_weights has \d+ values; the tree's \d+ leaves with vectors of 2"),
+    ("vector_leaf_index", "vleaf", "dict", _bad_leaf_index,
+     r"trees\[0\]\.right_children\[\d+\] is 99: a leaf of a vector-leaf tree holds its "
+     r"own index"),
     ("sum_hessian_missing", "reg", "dict", lambda d: tree(d).pop("sum_hessian"),
      r"trees\[0\]\.sum_hessian is missing"),
     ("split_conditions_short", "reg", "dict", lambda d: tree(d)["split_conditions"].pop(),

@@ -1,0 +1,153 @@
+"""``python -m bench multiclass``: many outputs (issue 27), one tree per output against
+vector-leaf trees, gbm against xgboost (both ``multi_strategy`` values) and LightGBM:
+fit time, predict time, test metric and model size, written to
+``bench/RESULTS_multiclass.md``.
+
+Cases (``--rows`` x ``--features``, ``--rounds`` rounds, depth ``--depth``, learning rate
+0.1, max_bin 256, all cores): ``classes-100`` and ``classes-1000`` (``multi:softprob``; the
+class of a row is the argmax of a random linear map of its features plus Gumbel noise),
+``targets-8`` (8 regression targets, each a random linear map plus a sine of one feature,
+plus noise). Test sets: a quarter as many rows drawn the same way. Every library and
+strategy is fitted once (interleaved, one process); gbm's first fit of each kind is
+preceded by a one-round fit on 500 rows (compile time is not in the figures). CatBoost is
+left out when it is not installed. The issue's sizes are the defaults; a loaded or small
+machine runs ``--rows 20000 --features 20 --rounds 10`` and says so in the file.
+"""
+import argparse
+import datetime
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def _data(case, rows, features, seed=0):
+    rng = np.random.default_rng(seed)
+    n = rows + rows // 4
+    X = rng.random((n, features)).astype(np.float32)
+    if case.startswith("classes-"):
+        k = int(case.split("-")[1])
+        W = rng.normal(size=(features, k))
+        y = np.argmax(X @ W + rng.gumbel(size=(n, k)) * 0.5, axis=1)
+    else:
+        k = int(case.split("-")[1])
+        W = rng.normal(size=(features, k))
+        y = X @ W + np.sin(6 * X[:, :k]) + rng.normal(size=(n, k)) * 0.3
+    return X[:rows], y[:rows], X[rows:], y[rows:], k
+
+
+def _metric(case, pred, y):
+    if case.startswith("classes-"):
+        p = np.clip(pred[np.arange(y.shape[0]), y], 1e-15, 1.0)
+        return "logloss", float(-np.mean(np.log(p)))
+    return "rmse", float(np.sqrt(np.mean((pred - y) ** 2)))
+
+
+def _gbm(case, k, strategy, projection):
+    import gbm
+
+    def fit(X, y, rounds, depth, threads):
+        p = {"max_depth": depth, "learning_rate": 0.1, "n_jobs": threads,
+             "multi_strategy": strategy}
+        if case.startswith("classes-"):
+            p.update(objective="multi:softprob", num_class=k)
+        if strategy == "multi_output_tree":
+            p["gradient_projection"] = projection
+        return gbm.train(p, X, y, rounds)
+
+    def size(model):
+        return len(model.to_json())
+
+    return fit, lambda m, X: m.predict(X), size
+
+
+def _xgb(case, k, strategy):
+    import xgboost as xgb
+
+    def fit(X, y, rounds, depth, threads):
+        p = {"max_depth": depth, "learning_rate": 0.1, "nthread": threads,
+             "tree_method": "hist", "multi_strategy": strategy}
+        if case.startswith("classes-"):
+            p.update(objective="multi:softprob", num_class=k)
+        return xgb.train(p, xgb.DMatrix(X, y, nthread=threads), rounds)
+
+    return (fit, lambda m, X: m.predict(xgb.DMatrix(X)),
+            lambda m: len(bytes(m.save_raw(raw_format="json"))))
+
+
+def _lgb(case, k):
+    import lightgbm as lgb
+
+    def fit(X, y, rounds, depth, threads):
+        p = {"max_depth": depth, "num_leaves": 2 ** depth, "learning_rate": 0.1,
+             "num_threads": threads, "verbose": -1}
+        if case.startswith("classes-"):
+            p.update(objective="multiclass", num_class=k)
+            return lgb.train(p, lgb.Dataset(X, y), rounds)
+        return [lgb.train(dict(p, objective="regression"), lgb.Dataset(X, y[:, j]), rounds)
+                for j in range(y.shape[1])]
+
+    def predict(m, X):
+        return m.predict(X) if not isinstance(m, list) else np.stack([b.predict(X) for b in m], 1)
+
+    def size(m):
+        ms = m if isinstance(m, list) else [m]
+        return sum(len(b.model_to_string()) for b in ms)
+
+    return fit, predict, size
+
+
+def _peers(case, k, args):
+    peers = [("gbm one_output_per_tree", _gbm(case, k, "one_output_per_tree", None)),
+             ("gbm multi_output_tree (projection auto)", _gbm(case, k, "multi_output_tree", "auto")),
+             ("gbm multi_output_tree (no projection)", _gbm(case, k, "multi_output_tree", False)),
+             ("xgboost one_output_per_tree", _xgb(case, k, "one_output_per_tree")),
+             ("xgboost multi_output_tree", _xgb(case, k, "multi_output_tree")),
+             ("lightgbm", _lgb(case, k))]
+    skip = set(args.skip or [])
+    return [(name, peer) for name, peer in peers if not any(s in name for s in skip)]
+
+
+def main(argv=None, prog=None):
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--features", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=50)
+    parser.add_argument("--depth", type=int, default=6)
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--cases", nargs="*", default=["classes-100", "classes-1000", "targets-8"])
+    parser.add_argument("--skip", nargs="*", help="leave out peers whose name holds these")
+    parser.add_argument("--out", default=str(ROOT / "bench" / "RESULTS_multiclass.md"))
+    args = parser.parse_args(argv)
+    lines = [f"# python -m bench multiclass ({datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC)",
+             "", f"{args.rows} rows x {args.features} features, {args.rounds} rounds, depth "
+             f"{args.depth}, {args.threads} threads; load average at start "
+             f"{os.getloadavg()[0]:.1f}. One fit each, interleaved in one process.", "",
+             "| case | library / strategy | fit s | predict s | test metric | model bytes |",
+             "|---|---|---|---|---|---|"]
+    for case in args.cases:
+        X, y, Xt, yt, k = _data(case, args.rows, args.features)
+        for name, (fit, predict, size) in _peers(case, k, args):
+            if name.startswith("gbm"):
+                fit(X[:500], y[:500], 1, args.depth, args.threads)  # compile, not timed
+            start = time.perf_counter()
+            model = fit(X, y, args.rounds, args.depth, args.threads)
+            fit_s = time.perf_counter() - start
+            start = time.perf_counter()
+            pred = predict(model, Xt)
+            predict_s = time.perf_counter() - start
+            metric, value = _metric(case, pred, yt)
+            row = (f"| {case} | {name} | {fit_s:.2f} | {predict_s:.2f} | {metric} {value:.4f} "
+                   f"| {size(model):,} |")
+            print(row, flush=True)
+            lines.append(row)
+    lines += ["", f"Load average at the end {os.getloadavg()[0]:.1f}. CatBoost: not installed "
+              "here, not measured."]
+    Path(args.out).write_text("\n".join(lines) + "\n")
+    return 0

@@ -1,0 +1,44 @@
+"""One boosting round of a vector-leaf model (``multi_strategy="multi_output_tree"``):
+the gradients of every output at the current margins, one tree for all of them
+(``gbm.tree.vector_leaf``), its leaf values added to each output's margins."""
+import numpy as np
+
+from ..tree.margins import add_tree
+from ..tree.projection import projection_for, project_gradients
+from ..tree.sampling import ColumnSampler
+from ..tree.vector_leaf import VectorLeafGrower, quantize_outputs
+from .rounds import sample_rows
+
+
+def grow_vector_round(fit, booster, round_):
+    """Train round ``round_`` of ``fit``: one vector-leaf tree added to ``booster``,
+    ``fit.margins`` (float64 (k, n_rows)) updated in place."""
+    backend, objective, p = fit.backend, fit.objective, fit.params
+    grad, hess = objective.gradients(fit.margins.T, fit.y_fit, fit.w_fit, backend=backend,
+                                     queries=fit.queries, round_=round_)
+    grad, hess = np.ascontiguousarray(grad.T), np.ascontiguousarray(hess.T)  # (k, n)
+    projection = projection_for(p, grad.shape[0])
+    # with a projection the full pairs give node sums only: kept output-major (no transpose)
+    gpair, scales = quantize_outputs(grad, hess, backend, fit.n_rows_total,
+                                     row_major=projection is None)
+    search = None
+    if projection is not None:
+        search = quantize_outputs(*project_gradients(grad, hess, projection), backend,
+                                  fit.n_rows_total)
+    n_rows = grad.shape[1]
+    kept = sample_rows(p, round_, 0, fit.row_ids, n_rows)
+    rows = (np.arange(n_rows, dtype=np.int32) if kept is None
+            else np.flatnonzero(kept).astype(np.int32))
+    columns = ColumnSampler(p, fit.data.n_features, round_, 0)
+    grower = VectorLeafGrower(fit.data, gpair, scales, rows, p, backend, columns, search)
+    tree, rows, starts, ends, values = grower.grow()
+    left_out = None if kept is None else np.flatnonzero(~kept).astype(np.int32)
+    for j in range(values.shape[1]):  # each output's margins, as predict adds them
+        column = fit.margins[j]
+        with backend.threads(rows.shape[0]):
+            backend.kernels.add_leaf_values(rows, starts, ends,
+                                            np.ascontiguousarray(values[:, j]), column)
+            if left_out is not None:  # rows out of the sample: walked through the tree
+                add_tree(backend, fit.data, tree.output(j), left_out, column)
+    booster.add_tree(tree, 0)
+    booster.end_round()

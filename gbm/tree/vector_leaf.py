@@ -1,0 +1,336 @@
+"""Vector-leaf trees (XGBoost's ``multi_strategy="multi_output_tree"``): one tree per round
+for all ``k`` outputs (classes, targets, labels), each leaf holding one value per output.
+
+A split's gain is the sum over outputs of the single-output gain (XGBoost's multi-target
+rule, ``kernels/cpu/vector_leaf.py``); leaf values are each output's usual weight (with
+``reg_lambda``, ``reg_alpha``, ``max_delta_step`` and the learning rate). Gradients are
+quantised per output (each its own fixed-point scales), histograms hold one integer pair
+per output in each bin and are built in one pass over a node batch's rows, so every sum,
+and the tree, is the same on any thread count.
+
+With ``gradient_projection`` (``gbm.tree.projection``) the split search reads a
+projection of the ``k`` gradients to ``d`` columns instead (the histograms' cost follows
+``d``), while every node's sums and the leaf values come from all ``k``.
+
+Growth is depthwise (level by level, the smaller child's histograms built and its
+sibling's subtracted), on a dense bin matrix, on the CPU. Node ids follow creation order:
+the children of a level's split nodes get consecutive ids, left then right.
+"""
+import numpy as np
+
+from ..kernels.cpu import vector_leaf as _kernels
+from .constraints import allowed_features
+from .quantize import quantize
+from .structure import NODE_FIELDS, Tree
+
+_MIN_GAIN = 1e-6  # as gbm.tree.grower: XGBoost's kRtEps
+
+
+def check_supported(p, data, backend, objective):
+    """``NotImplementedError`` naming the parameter combination that vector-leaf trees do
+    not support yet (never a model grown by other rules)."""
+    def refuse(what):
+        raise NotImplementedError(f"multi_strategy='multi_output_tree' does not support {what} "
+                                  "yet; use multi_strategy='one_output_per_tree'")
+
+    if backend.name != "cpu":
+        refuse(f"device={p['device']!r} (CPU only)")
+    if p["grow_policy"] != "depthwise":
+        refuse(f"grow_policy={p['grow_policy']!r} (depthwise only)")
+    if p["booster"] != "gbtree":
+        refuse(f"booster={p['booster']!r}")
+    if p["num_parallel_tree"] != 1:
+        refuse("num_parallel_tree > 1")
+    if objective.leaf_alphas is not None:
+        refuse(f"objective={p['objective']!r} (leaves refreshed to residual quantiles)")
+    if data.monotone.any():
+        refuse("monotone_constraints")
+    if np.asarray(data.is_categorical).any():
+        refuse("categorical features")
+    if data.matrix.layout != "dense":
+        refuse(f"bin_layout={data.matrix.layout!r} (dense bins only)")
+    if backend.collective.world_size > 1:
+        refuse("distributed training (several ranks)")
+
+
+def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True):
+    """Each output's gradients as fixed-point pairs with its own scales.
+
+    grad, hess : float64 (k, n_rows), output-major
+    Returns ``(gpair, scales float64 (k, 2))``: ``gpair`` int64 (n_rows, k, 2)
+    (``row_major``: what the histograms read) or (k, n_rows, 2).
+    """
+    k, n = grad.shape
+    by_output = np.empty((k, n, 2), dtype=np.int64)  # each output's pairs contiguous
+    scales = np.empty((k, 2))
+    for j in range(k):
+        _, scales[j] = quantize(grad[j], hess[j], backend, n_rows_total, out=by_output[j])
+    if not row_major:
+        return by_output, scales
+    # row-major for the histograms (a row's k pairs side by side): one transposing copy
+    return np.ascontiguousarray(by_output.transpose(1, 0, 2)), scales
+
+
+class _Nodes:
+    """The tree under construction, one entry per node in creation order."""
+
+    def __init__(self, n_features, k_search, with_paths):
+        self.start, self.end, self.depth = [], [], []
+        self.sums = []  # int64 (k_search, 2) each: the split search's sums
+        self.feature, self.split_bin, self.default_left, self.gain, self.left = \
+            [], [], [], [], []
+        self.path = [] if with_paths else None
+        self.n_features = n_features
+
+    def add(self, start, end, depth, sums, path=None):
+        self.start.append(int(start))
+        self.end.append(int(end))
+        self.depth.append(int(depth))
+        self.sums.append(sums)
+        self.feature.append(-1)
+        self.split_bin.append(0)
+        self.default_left.append(0)
+        self.gain.append(0.0)
+        self.left.append(-1)
+        if self.path is not None:
+            self.path.append(path)
+        return len(self.start) - 1
+
+    @property
+    def n(self):
+        return len(self.start)
+
+
+class VectorLeafGrower:
+    """Grows one vector-leaf tree.
+
+    Parameters
+    ----------
+    data : TreeData (a dense bin matrix)
+    gpair : int64 (n_rows, k, 2), scales : float64 (k, 2)
+        Every output's fixed-point gradients: the nodes' sums and leaf values (with
+        ``search``, output-major instead: int64 (k, n_rows, 2)).
+    rows : int32 (m,), the rows the tree grows on
+    params : validated parameters
+    backend : the CPU backend
+    column_sampler : gbm.tree.sampling.ColumnSampler
+    search : (int64 (n_rows, d, 2), float64 (d, 2)), optional
+        Projected gradients the split search reads instead of ``gpair``
+        (``gbm.tree.projection``); None: the split search reads ``gpair``.
+    kernels : module, optional
+        ``kernels.cpu.vector_leaf`` (default) or its reference twin.
+    """
+
+    def __init__(self, data, gpair, scales, rows, params, backend, column_sampler,
+                 search=None, kernels=_kernels):
+        self.data, self.gpair, self.scales = data, gpair, np.asarray(scales, np.float64)
+        self.output_major = search is not None
+        self.search_gpair, self.search_scales = (gpair, self.scales) if search is None \
+            else (search[0], np.asarray(search[1], np.float64))
+        self.rows = np.ascontiguousarray(rows, dtype=np.int32).copy()
+        self.scratch = np.empty_like(self.rows)
+        self.params, self.backend, self.sampler, self.k = params, backend, column_sampler, kernels
+        self.split_params = np.array([params["reg_lambda"], params["reg_alpha"],
+                                      params["max_delta_step"], params["min_child_weight"]])
+        self.nodes = _Nodes(data.n_features, self.search_gpair.shape[1],
+                            data.interaction is not None)
+        self._buffers = [np.empty(0, np.int64)] * 3  # see _take
+        self._turn = 0
+
+    # -- the steps of a level --------------------------------------------------------------
+    def _build(self, ids, scratch=False):
+        """int64 (len(ids), n_slots, d, 2): the nodes' histograms from their rows."""
+        nodes, matrix = self.nodes, self.data.matrix
+        d = self.search_gpair.shape[1]
+        hist = self._take(len(ids), (int(matrix.feature_offsets[-1]), d, 2), scratch)
+        starts = np.array([nodes.start[i] for i in ids], dtype=np.int64)
+        ends = np.array([nodes.end[i] for i in ids], dtype=np.int64)
+        work = int((ends - starts).sum()) * matrix.n_features * d
+        with self.backend.threads(work):
+            self.k.build_vector_histograms(matrix.bins_by_feature, self.search_gpair, self.rows,
+                                           starts, ends, matrix.feature_offsets, hist)
+        return hist
+
+    def _mask(self, ids):
+        nodes = self.nodes
+        mask = self.sampler.masks(np.asarray(ids), np.array([nodes.depth[i] for i in ids]))
+        if nodes.path is not None:
+            mask &= allowed_features(self.data.interaction, np.array([nodes.path[i] for i in ids]))
+        return np.ascontiguousarray(mask, dtype=np.uint8)
+
+    def _evaluate(self, ids, hist):
+        n, d = len(ids), self.search_gpair.shape[1]
+        gain, feature = np.empty(n), np.empty(n, np.int32)
+        split_bin, default_left = np.empty(n, np.int32), np.empty(n, np.uint8)
+        left_sums = np.empty((n, d, 2), np.int64)
+        sums = np.array([self.nodes.sums[i] for i in ids], dtype=np.int64).reshape(n, d, 2)
+        with self.backend.threads(hist.size // 2):
+            self.k.evaluate_vector_splits(hist, self.data.matrix.feature_offsets, sums,
+                                          self._mask(ids), self.search_scales,
+                                          self.split_params, gain, feature, split_bin,
+                                          default_left, left_sums)
+        ok = (feature >= 0) & (gain > _MIN_GAIN) & (gain >= self.params["gamma"])
+        return gain, feature, split_bin, default_left, left_sums, ok
+
+    def _choose(self, ids, gain, ok, n_leaves):
+        """Positions (into ``ids``) of the nodes to split, increasing: every one worth it,
+        or the best ``max_leaves - n_leaves`` of them (ties: the lower id)."""
+        chosen = np.flatnonzero(ok)
+        max_leaves = self.params["max_leaves"]
+        if max_leaves and chosen.size > max_leaves - n_leaves:
+            order = np.lexsort((np.asarray(ids)[chosen], -gain[chosen]))
+            chosen = np.sort(chosen[order[:max(0, max_leaves - n_leaves)]])
+        return chosen
+
+    def _partition(self, ids, feature, split_bin, default_left):
+        nodes, matrix = self.nodes, self.data.matrix
+        n = len(ids)
+        starts = np.array([nodes.start[i] for i in ids], dtype=np.int64)
+        ends = np.array([nodes.end[i] for i in ids], dtype=np.int64)
+        n_left = np.empty(n, dtype=np.int64)
+        cat_bits = np.zeros((n, self.data.cat_words), dtype=np.uint32)
+        with self.backend.threads(4 * int((ends - starts).sum())):
+            matrix.partition_rows(self.backend.kernels, self.rows, starts, ends,
+                                  np.ascontiguousarray(feature, dtype=np.int32),
+                                  np.ascontiguousarray(split_bin, dtype=np.int32),
+                                  np.ascontiguousarray(default_left, dtype=np.uint8),
+                                  np.zeros(n, np.uint8), cat_bits, self.scratch, n_left)
+        return starts, starts + n_left, ends
+
+    # -- growth ----------------------------------------------------------------------------
+    def grow(self):
+        """The tree, and its leaves' row segments and values: ``(tree, rows, leaf_starts,
+        leaf_ends, leaf_values float64 (n_leaves, k))``."""
+        nodes, p = self.nodes, self.params
+        root_sums = self.search_gpair[self.rows].sum(axis=0)
+        path = np.zeros(self.data.n_features, bool) if nodes.path is not None else None
+        nodes.add(0, self.rows.shape[0], 0, root_sums, path)
+        max_depth = p["max_depth"]
+        ids, hist, n_leaves = [0], None, 1
+        if max_depth != 0 and self.rows.shape[0]:
+            hist = self._build(ids)
+        else:
+            ids = []
+        while ids:
+            gain, feature, split_bin, default_left, left_sums, ok = self._evaluate(ids, hist)
+            chosen = self._choose(ids, gain, ok, n_leaves)
+            if not chosen.size:
+                break
+            n_leaves += chosen.size
+            parents = [ids[c] for c in chosen]
+            for c, node in zip(chosen, parents):
+                nodes.feature[node], nodes.split_bin[node] = int(feature[c]), int(split_bin[c])
+                nodes.default_left[node], nodes.gain[node] = int(default_left[c]), float(gain[c])
+            starts, middles, ends = self._partition(parents, feature[chosen], split_bin[chosen],
+                                                    default_left[chosen])
+            depth = nodes.depth[parents[0]] + 1
+            children = []
+            for i, (c, node) in enumerate(zip(chosen, parents)):
+                child_path = None
+                if nodes.path is not None:
+                    child_path = nodes.path[node].copy()
+                    child_path[feature[c]] = True
+                left = nodes.add(starts[i], middles[i], depth, left_sums[c], child_path)
+                nodes.add(middles[i], ends[i], depth, nodes.sums[node] - left_sums[c],
+                          child_path)
+                nodes.left[node] = left
+                children.append(left)
+            if max_depth and depth >= max_depth:
+                break
+            every = chosen.size == len(ids)
+            hist = self._children_histograms(children, hist if every else hist[chosen])
+            ids = [c + s for c in children for s in (0, 1)]
+        return self._finish()
+
+    def _children_histograms(self, lefts, parent_hist):
+        """The histograms of children ``lefts[i]`` and ``lefts[i] + 1``, in that order: the
+        smaller child's (by hessian sum over the searched columns) built from its rows,
+        its sibling's the parent's less it."""
+        nodes = self.nodes
+        inv_h = 1.0 / self.search_scales[:, 1]
+        small_is_right = np.zeros(len(lefts), dtype=np.uint8)
+        for i, left in enumerate(lefts):  # the right child when it is strictly lighter
+            h_left = float((nodes.sums[left][:, 1] * inv_h).sum())
+            h_right = float((nodes.sums[left + 1][:, 1] * inv_h).sum())
+            small_is_right[i] = h_right < h_left
+        # deep levels (few rows a node, histograms as large as ever): building the larger
+        # children from their rows too costs less memory traffic than reading the parents'
+        # histograms and the smaller children's again (the same integers either way)
+        larger = sum(max(nodes.end[left] - nodes.start[left],
+                         nodes.end[left + 1] - nodes.start[left + 1]) for left in lefts)
+        n_slots = int(self.data.matrix.feature_offsets[-1])
+        if larger * self.data.n_features < 6 * len(lefts) * n_slots:
+            return self._build([c + s for c in lefts for s in (0, 1)])
+        built = self._build([left + int(r) for left, r in zip(lefts, small_is_right)],
+                            scratch=True)
+        hist = self._take(2 * len(lefts), built.shape[1:])
+        with self.backend.threads(hist.size // 4):
+            self.k.vector_children_histograms(parent_hist, built, small_is_right, hist)
+        return hist
+
+    def _take(self, n_nodes, shape, scratch=False):
+        """int64 (n_nodes,) + shape in memory kept from level to level (contents
+        undefined): levels take turns in two buffers (a level's children are computed
+        from its parents' histograms), the built smaller children use a third."""
+        size = n_nodes * int(np.prod(shape))
+        if scratch:
+            slot = 2
+        else:
+            self._turn ^= 1
+            slot = self._turn
+        if self._buffers[slot].size < size:
+            self._buffers[slot] = None
+            self._buffers[slot] = np.empty(size, dtype=np.int64)
+        return self._buffers[slot][:size].reshape((n_nodes,) + tuple(shape))
+
+    def _full_sums(self):
+        """int64 (n_nodes, k, 2): every node's sums over all outputs (the leaves' from
+        their rows, an inner node's its children's total)."""
+        nodes, k = self.nodes, self.scales.shape[0]
+        sums = np.zeros((nodes.n, k, 2), dtype=np.int64)
+        left = np.array(nodes.left)
+        leaves = np.flatnonzero(left < 0)
+        starts = np.array(nodes.start, dtype=np.int64)[leaves]
+        ends = np.array(nodes.end, dtype=np.int64)[leaves]
+        by_output = self.gpair if self.output_major else \
+            np.ascontiguousarray(self.gpair.transpose(1, 0, 2))
+        leaf_sums = np.empty((leaves.size, k, 2), dtype=np.int64)
+        with self.backend.threads(int((ends - starts).sum()) * k):
+            self.k.vector_segment_sums(by_output, self.rows, starts, ends, leaf_sums)
+        sums[leaves] = leaf_sums
+        for node in range(nodes.n - 1, -1, -1):  # children after parents: bottom up
+            if left[node] >= 0:
+                sums[node] = sums[left[node]] + sums[left[node] + 1]
+        return sums
+
+    def _finish(self):
+        nodes, p = self.nodes, self.params
+        n, k = nodes.n, self.scales.shape[0]
+        sums = self._full_sums()
+        weights = np.empty((n, k))
+        self.k.vector_node_weights(sums, self.scales, self.split_params, weights)
+        left = np.array(nodes.left, dtype=np.int32)
+        inner = left >= 0
+        arrays = {name: np.zeros(n, dtype=dtype) for name, dtype in NODE_FIELDS.items()}
+        feature = np.array(nodes.feature, dtype=np.int32)
+        split_bin = np.array(nodes.split_bin, dtype=np.int32)
+        arrays["split_feature"][:] = np.where(inner, feature, -1)
+        arrays["split_bin"][:] = np.where(inner, split_bin, 0)
+        if inner.any():
+            arrays["threshold"][inner] = self.data.thresholds(feature[inner], split_bin[inner])
+        arrays["default_left"][:] = np.where(inner, np.array(nodes.default_left), 0)
+        arrays["left_child"][:] = left
+        arrays["right_child"][:] = np.where(inner, left + 1, -1)
+        arrays["gain"][:] = np.where(inner, np.array(nodes.gain), 0.0)
+        # cover: the hessian sum over every output (each output's in its own scale)
+        cover = np.zeros(n)
+        for j in range(k):
+            cover += sums[:, j, 1] / self.scales[j, 1]
+        arrays["cover"][:] = cover
+        values = np.where(inner[:, None], weights, p["learning_rate"] * weights)
+        arrays["value"] = values
+        tree = Tree(**arrays)
+        leaves = np.flatnonzero(~inner)
+        self.leaf_ids = leaves
+        return (tree, self.rows, np.array(nodes.start)[leaves], np.array(nodes.end)[leaves],
+                values[leaves])

@@ -1,0 +1,247 @@
+"""Vector-leaf trees (``multi_strategy="multi_output_tree"``): histograms with one
+gradient pair per output in each bin, built in one pass over a node's rows, and the
+best split of every node by the sum over outputs of the single-output gain.
+
+Twins of ``kernels/reference/vector_leaf.py``. Each task is one (node, feature) pair and
+writes only its own slots (histograms) or its own row of the task outputs (splits); the
+tasks' bests are reduced per node in feature order with a strict ``>``, so the result is
+the same on any thread count. Histogram sums are integer sums.
+
+The split rule is XGBoost's multi-target one (``src/tree/split_evaluator.h``,
+``CalcSplitGain`` for vector sums): gain = sum over outputs ``t`` of
+``node_gain(G_t, H_t)`` for both children less the parent's; a split is valid when the
+mean hessian over the outputs is positive and at least ``min_child_weight`` in both
+children.
+"""
+import numpy as np
+from numba import prange
+
+from ..jit import helper, kernel
+from ..split_math import cpu as _split_math
+
+node_gain = _split_math.node_gain
+leaf_weight = _split_math.leaf_weight
+
+
+@kernel(parallel=True)
+def build_vector_histograms(bins_by_feature, gpair, rows, node_starts, node_ends,
+                            feature_offsets, hist):
+    """Sum each node's rows' gradient pairs, one pair per output, per feature bin.
+
+    Parameters
+    ----------
+    bins_by_feature : uint8 or uint16 (n_features, n_rows)   # IN  dense bins, feature-major
+    gpair : int64 (n_rows, k, 2)                             # IN  fixed-point, per output
+    rows : int32 (m,)                                        # IN  row ids grouped by node
+    node_starts, node_ends : int64 (n_nodes,)                # IN  each node's segment of rows
+    feature_offsets : int32 (n_features + 1,)                # IN  feature f's slots
+    hist : int64 (n_nodes, n_slots, k, 2)                    # OUT
+    """
+    n_nodes = node_starts.shape[0]
+    n_features = bins_by_feature.shape[0]
+    k = gpair.shape[1]
+    for task in prange(n_nodes * n_features):
+        node = task // n_features
+        f = task - node * n_features
+        lo, hi = feature_offsets[f], feature_offsets[f + 1]
+        for s in range(lo, hi):
+            for j in range(k):
+                hist[node, s, j, 0] = 0
+                hist[node, s, j, 1] = 0
+        for p in range(node_starts[node], node_ends[node]):
+            r = rows[p]
+            s = lo + np.int64(bins_by_feature[f, r])
+            for j in range(k):
+                hist[node, s, j, 0] += gpair[r, j, 0]
+                hist[node, s, j, 1] += gpair[r, j, 1]
+
+
+@helper
+def parent_gain(sums, scales, reg_lambda, reg_alpha, max_delta_step):
+    """sum over outputs of ``node_gain`` of a node's sums (int64 (k, 2))."""
+    gain = 0.0
+    for j in range(sums.shape[0]):
+        gain += node_gain(sums[j, 0] / scales[j, 0], sums[j, 1] / scales[j, 1], reg_lambda,
+                          reg_alpha, max_delta_step)
+    return gain
+
+
+@helper
+def _split_gain(left, total, scales, reg_lambda, reg_alpha, max_delta_step,
+                min_child_weight, parent):
+    """Gain of one candidate (left sums ``left``, node sums ``total``, int64 (k, 2));
+    -inf when a child's mean hessian is not positive or below ``min_child_weight``."""
+    k = left.shape[0]
+    hl_sum, hr_sum, gain = 0.0, 0.0, 0.0
+    for j in range(k):
+        inv_g, inv_h = 1.0 / scales[j, 0], 1.0 / scales[j, 1]
+        gl, hl = left[j, 0] * inv_g, left[j, 1] * inv_h
+        gr, hr = (total[j, 0] - left[j, 0]) * inv_g, (total[j, 1] - left[j, 1]) * inv_h
+        hl_sum += hl
+        hr_sum += hr
+        gain += node_gain(gl, hl, reg_lambda, reg_alpha, max_delta_step)
+        gain += node_gain(gr, hr, reg_lambda, reg_alpha, max_delta_step)
+    hl_mean, hr_mean = hl_sum / k, hr_sum / k
+    if not (hl_mean > 0.0 and hr_mean > 0.0 and hl_mean >= min_child_weight
+            and hr_mean >= min_child_weight):
+        return -np.inf
+    return gain - parent
+
+
+@helper
+def _feature_best(h, lo, hi, total, scales, reg_lambda, reg_alpha, max_delta_step,
+                  min_child_weight, parent, left, best_sums):
+    """Best threshold of one dense feature (slots ``lo .. hi - 1``, the last its missing
+    slot) of one node: ``(gain, split bin, default left)``, the left sums in
+    ``best_sums``; gain -inf when none. Candidates in gbm's single-output order: missing
+    right, then (when the node has missing values here) missing left; bins from the
+    lowest; an empty bin above bin 0 skipped; a one-bin feature's candidate is its missing
+    rows alone on the left (split bin -1)."""
+    k = total.shape[0]
+    n = hi - lo - 1  # value bins
+    miss = hi - 1
+    has_missing = False
+    for j in range(k):
+        if h[miss, j, 0] != 0 or h[miss, j, 1] != 0:
+            has_missing = True
+    best, best_bin, best_left = -np.inf, 0, 0
+    n_steps = 1 if n == 1 else n - 1
+    for direction in range(2 if has_missing else 1):
+        for j in range(k):
+            left[j, 0] = h[miss, j, 0] if direction == 1 else 0
+            left[j, 1] = h[miss, j, 1] if direction == 1 else 0
+        for i in range(n_steps):
+            b = -1 if n == 1 else i
+            if b > 0:
+                empty = True
+                for j in range(k):
+                    if h[lo + b, j, 0] != 0 or h[lo + b, j, 1] != 0:
+                        empty = False
+                if empty:
+                    continue
+            if b >= 0:
+                for j in range(k):
+                    left[j, 0] += h[lo + b, j, 0]
+                    left[j, 1] += h[lo + b, j, 1]
+            gain = _split_gain(left, total, scales, reg_lambda, reg_alpha, max_delta_step,
+                               min_child_weight, parent)
+            if gain > best:
+                best, best_bin, best_left = gain, b, direction
+                best_sums[:, :] = left
+    return best, best_bin, best_left
+
+
+@kernel(parallel=True)
+def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split_params,
+                           out_gain, out_feature, out_bin, out_left, out_left_sums):
+    """Best split of every node of a dense layout's vector histograms.
+
+    Parameters
+    ----------
+    hist : int64 (n_nodes, n_slots, k, 2)          # IN  value bins then missing, per feature
+    feature_offsets : int32 (n_features + 1,)      # IN
+    node_sums : int64 (n_nodes, k, 2)              # IN
+    mask : uint8 (n_nodes, n_features)             # IN  features each node may split on
+    scales : float64 (k, 2)                        # IN  each output's fixed-point scales
+    split_params : float64 (4,)                    # IN  lambda, alpha, max_delta_step, min_child_weight
+    out_gain : float64 (n_nodes,)                  # OUT -inf: no valid split
+    out_feature, out_bin : int32 (n_nodes,)        # OUT feature -1: none
+    out_left : uint8 (n_nodes,)                    # OUT missing values go left
+    out_left_sums : int64 (n_nodes, k, 2)          # OUT the left child's sums
+    """
+    n_nodes, _, k, _ = hist.shape
+    n_features = feature_offsets.shape[0] - 1
+    lam, alpha, mds, mcw = split_params[0], split_params[1], split_params[2], split_params[3]
+    n_tasks = n_nodes * n_features
+    task_gain = np.full(n_tasks, -np.inf)
+    task_bin = np.zeros(n_tasks, np.int32)
+    task_left = np.zeros(n_tasks, np.uint8)
+    task_sums = np.zeros((n_tasks, k, 2), np.int64)
+    parents = np.empty(n_nodes)
+    for node in range(n_nodes):
+        parents[node] = parent_gain(node_sums[node], scales, lam, alpha, mds)
+    for task in prange(n_tasks):
+        node = task // n_features
+        f = task - node * n_features
+        if mask[node, f] == 0:
+            continue
+        left = np.empty((k, 2), np.int64)
+        gain, b, d = _feature_best(hist[node], feature_offsets[f], feature_offsets[f + 1],
+                                   node_sums[node], scales, lam, alpha, mds, mcw,
+                                   parents[node], left, task_sums[task])
+        task_gain[task], task_bin[task], task_left[task] = gain, b, d
+    for node in range(n_nodes):
+        best, at = -np.inf, -1
+        for f in range(n_features):
+            if task_gain[node * n_features + f] > best:
+                best, at = task_gain[node * n_features + f], f
+        out_gain[node] = best
+        out_feature[node] = at
+        if at >= 0:
+            task = node * n_features + at
+            out_bin[node], out_left[node] = task_bin[task], task_left[task]
+            out_left_sums[node] = task_sums[task]
+        else:
+            out_bin[node], out_left[node] = 0, 0
+            out_left_sums[node] = 0
+
+
+@kernel
+def vector_node_weights(node_sums, scales, split_params, out):
+    """Each node's weight per output (``leaf_weight`` of its sums; no learning rate).
+
+    node_sums : int64 (n_nodes, k, 2)   # IN
+    scales : float64 (k, 2)             # IN
+    split_params : float64 (4,)         # IN
+    out : float64 (n_nodes, k)          # OUT
+    """
+    for node in range(node_sums.shape[0]):
+        for j in range(node_sums.shape[1]):
+            out[node, j] = leaf_weight(node_sums[node, j, 0] / scales[j, 0],
+                                       node_sums[node, j, 1] / scales[j, 1], split_params[0],
+                                       split_params[1], split_params[2])
+
+
+@kernel(parallel=True)
+def vector_children_histograms(parent_hist, built, small_is_right, out):
+    """The histograms of a level's children, pair by pair: the smaller child's (built from
+    its rows) and its sibling's (the parent's less it), in child order (left, right).
+
+    parent_hist : int64 (n_pairs, n_slots, k, 2)   # IN  the split nodes' histograms
+    built : int64 (n_pairs, n_slots, k, 2)         # IN  each pair's smaller child's
+    small_is_right : uint8 (n_pairs,)              # IN  1: the smaller child is the right one
+    out : int64 (2 * n_pairs, n_slots, k, 2)       # OUT children 2i (left) and 2i + 1 (right)
+    """
+    n_pairs, n_slots, k, _ = built.shape
+    for task in prange(n_pairs * n_slots):
+        i = task // n_slots
+        s = task - i * n_slots
+        small = 2 * i + np.int64(small_is_right[i])
+        other = 2 * i + 1 - np.int64(small_is_right[i])
+        for j in range(k):
+            for c in range(2):
+                value = built[i, s, j, c]
+                out[small, s, j, c] = value
+                out[other, s, j, c] = parent_hist[i, s, j, c] - value
+
+
+@kernel(parallel=True)
+def vector_segment_sums(gpair, rows, starts, ends, out):
+    """Each segment's gradient-pair sums per output (integer sums: any order).
+
+    gpair : int64 (k, n_rows, 2)               # IN  output-major
+    rows : int32 (m,)                          # IN
+    starts, ends : int64 (n_segments,)         # IN  segment s is rows[starts[s]:ends[s]]
+    out : int64 (n_segments, k, 2)             # OUT
+    """
+    n_segments, k = starts.shape[0], gpair.shape[0]
+    for task in prange(n_segments * k):
+        s = task // k
+        j = task - s * k
+        g, h = np.int64(0), np.int64(0)
+        for p in range(starts[s], ends[s]):
+            r = rows[p]
+            g += gpair[j, r, 0]
+            h += gpair[j, r, 1]
+        out[s, j, 0] = g
+        out[s, j, 1] = h
