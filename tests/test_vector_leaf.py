@@ -426,3 +426,33 @@ def test_one_walk_per_tree_gives_the_bits_of_one_walk_per_output(multilabel):
     sliced = booster[2:5].predict(X, output_margin=True)
     np.testing.assert_array_equal(booster.predict(X, output_margin=True,
                                                   iteration_range=(2, 5)), sliced)
+
+
+def test_quantile_dmatrix_gives_the_in_memory_model_and_pages_are_refused():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(600, 5)).astype(np.float32)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    Y = np.stack([np.nan_to_num(X[:, 0]), np.nan_to_num(X[:, 1] - X[:, 2])], 1)
+    p = dict(VL, objective="reg:squarederror", max_depth=3)
+    in_memory = gbm.train(p, gbm.DMatrix(X, Y), 4).to_json()
+    assert gbm.train(p, gbm.QuantileDMatrix(X, Y), 4).to_json() == in_memory
+
+    class Batches(gbm.DataIter):
+        def __init__(self):
+            self.i = 0
+            super().__init__()
+
+        def next(self, input_data):
+            if self.i == 3:
+                return False
+            input_data(data=X[self.i * 200:(self.i + 1) * 200],
+                       label=Y[self.i * 200:(self.i + 1) * 200])
+            self.i += 1
+            return True
+
+        def reset(self):
+            self.i = 0
+
+    with gbm.ExtMemQuantileDMatrix(Batches()) as pages:
+        with pytest.raises(NotImplementedError, match="ExtMemQuantileDMatrix"):
+            gbm.train(p, pages, 4)

@@ -47,6 +47,8 @@ def check_supported(p, data, backend, objective):
         refuse("monotone_constraints")
     if np.asarray(data.is_categorical).any():
         refuse("categorical features")
+    if data.matrix.layout == "paged":
+        refuse("an ExtMemQuantileDMatrix (binned pages on disk; dense bins in memory only)")
     if data.matrix.layout != "dense":
         refuse(f"bin_layout={data.matrix.layout!r} (dense bins only)")
     if backend.collective.world_size > 1:
