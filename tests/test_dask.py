@@ -19,44 +19,26 @@ da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 pd = pytest.importorskip("pandas")
 
-import cloudpickle  # noqa: E402  (a dependency of distributed)
-from distributed import Client, LocalCluster, wait  # noqa: E402
+from distributed import wait  # noqa: E402
 
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
 from gbm.callback import TrainingCallback  # noqa: E402
 from gbm.collective import CollectiveError  # noqa: E402
 from gbm.sklearn import GBMClassifier, GBMRanker, GBMRegressor  # noqa: E402
-
-PARAMS = {"max_depth": 3, "max_bin": 32, "bin_sample_size": 1000, "learning_rate": 0.3}
-N_ROWS = 2400
-CHUNKS = (700, 0, 1100, 600)  # uneven, one empty
+from tests.support.dask_cases import (N_ROWS, PARAMS, as_dask, first_workers,  # noqa: E402
+                                     module_client, regression_data)
 
 
 @pytest.fixture(scope="module")
 def client():
     import sys
 
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import tests/
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as c:
+    with module_client(sys.modules[__name__]) as c:
         yield c
 
 
-def _data(seed=0, n=N_ROWS, f=5):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, f)).astype(np.float32)
-    X[rng.uniform(size=X.shape) < 0.03] = np.nan
-    signal_ = np.nan_to_num(X[:, 0]) * 2 + np.sin(np.nan_to_num(X[:, 1])) - np.nan_to_num(X[:, 2])
-    return X, signal_ + rng.normal(scale=0.3, size=n)
-
-
-def _dask(*arrays, chunks=CHUNKS):
-    return [da.from_array(a, chunks=(chunks,) + a.shape[1:]) for a in arrays]
-
-
-def _workers(client, n):
-    return sorted(client.scheduler_info()["workers"])[:n]
+_data, _dask, _workers = regression_data, as_dask, first_workers
 
 
 def test_same_model_on_one_two_and_three_workers(client):

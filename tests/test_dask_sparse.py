@@ -9,11 +9,9 @@ import scipy.sparse as sp
 pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 
-import cloudpickle  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
-
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
+from tests.support.dask_cases import module_client  # noqa: E402
 
 PARAMS = {"max_depth": 3, "max_bin": 16, "bin_sample_size": 500, "learning_rate": 0.5}
 CHUNKS = (300, 0, 450, 250)
@@ -23,9 +21,7 @@ CHUNKS = (300, 0, 450, 250)
 def client():
     import sys
 
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as c:
+    with module_client(sys.modules[__name__]) as c:
         yield c
 
 
