@@ -6,7 +6,10 @@ tracemalloc sees alive (NumPy's allocations; Numba's own buffers show only in RS
 Each stage's peak is VmHWM after resetting it (/proc/self/clear_refs) at the stage's start,
 minus the RSS just before the fit, as bench/run.py measures a whole fit.
 """
-import argparse, contextlib, gc, re, sys, time, tracemalloc  # noqa: E401
+import argparse
+import sys
+import time
+import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,7 +53,6 @@ def install(trace):
     import gbm.training.prepare as prep
     import gbm.training.loop as loop
     import gbm.data.binning as binning
-    counter = [0]
     wrap(prep.Fit, "_features", after="checked X (float32)", trace=trace)
     wrap(binning.BinMapper, "fit", before="labels/weights/queries", after="bin edges (mapper.fit)",
          trace=trace)
@@ -63,21 +65,20 @@ def install(trace):
         if round_ == 0:
             mark("eval sets / callbacks", trace)
         orig(fit, booster, round_)
-        counter[0] += 1
         if round_ == 0:
             mark("round 0", trace)
             if TRACE[0]:
                 snap = tracemalloc.take_snapshot()
                 LOG.append(("-- alive after round 0 (tracemalloc, top lines) --", snap))
     loop.grow_round = grow_round
-    return counter
 
 
 def run(case, lib, trace_all):
     Xtr, ytr, Xte, yte, evals = make_data(case)
     make_estimator(lib, case, 2)
     TRACE[0] = False
-    counter = install(TRACE) if lib == "gbm" else None
+    if lib == "gbm":
+        install(TRACE)
     kw = fit_kwargs(lib, case, evals)
     for rep in range(REPS[0]):  # the first fit compiles / loads the cache
         LOG.clear()

@@ -26,35 +26,24 @@ import gbm.dask  # noqa: E402
 from gbm.callback import TrainingCallback  # noqa: E402
 from gbm.collective import CollectiveError  # noqa: E402
 from gbm.sklearn import GBMClassifier, GBMRanker, GBMRegressor  # noqa: E402
-from tests.support.dask_cases import (N_ROWS, PARAMS, as_dask, first_workers,  # noqa: E402
-                                     module_client, regression_data)
-
-
-@pytest.fixture(scope="module")
-def client():
-    import sys
-
-    with module_client(sys.modules[__name__]) as c:
-        yield c
-
-
-_data, _dask, _workers = regression_data, as_dask, first_workers
+from tests.support.dask_cases import (N_ROWS, PARAMS, as_dask, client,  # noqa: E402,F401
+                                     first_workers, regression_data)
 
 
 def test_same_model_on_one_two_and_three_workers(client):
-    X, y = _data()
+    X, y = regression_data()
     w = np.random.default_rng(1).uniform(0.5, 2.0, size=N_ROWS)
     local = gbm.train(PARAMS, X, y, 4, sample_weight=w).to_json()
-    dX, dy, dw = _dask(X, y, w)
+    dX, dy, dw = as_dask(X, y, w)
     for n in (1, 2):
         model = gbm.dask.train(client, PARAMS, dX, dy, 4, sample_weight=dw,
-                               workers=_workers(client, n))
+                               workers=first_workers(client, n))
         assert model.to_json() == local, f"{n} workers"
     cluster = client.cluster
     cluster.scale(3)
     try:
         client.wait_for_workers(3, timeout=120)
-        dX, dy, dw = _dask(X, y, w, chunks=(300, 900, 200, 1000))
+        dX, dy, dw = as_dask(X, y, w, chunks=(300, 900, 200, 1000))
         model = gbm.dask.train(client, PARAMS, dX, dy, 4, sample_weight=dw)
         assert len(client.scheduler_info()["workers"]) == 3
         assert model.to_json() == local, "3 workers"
@@ -66,10 +55,10 @@ def test_same_model_on_one_two_and_three_workers(client):
 
 
 def test_a_worker_without_rows(client):
-    X, y = _data(2)
+    X, y = regression_data(2)
     local = gbm.train(PARAMS, X, y, 3).to_json()
-    a = _workers(client, 1)
-    dX, dy = (client.persist(v, workers=a) for v in _dask(X, y))
+    a = first_workers(client, 1)
+    dX, dy = (client.persist(v, workers=a) for v in as_dask(X, y))
     wait([dX, dy])
     assert {tuple(v) for v in client.who_has(dX).values()} == {tuple(a)}  # all on one worker
     model = gbm.dask.train(client, PARAMS, dX, dy, 3, balance=False)  # both are ranks
@@ -134,11 +123,11 @@ FAMILIES = {  # params beyond PARAMS, labels
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_objective_families(client, family):
     extra, kind = FAMILIES[family]
-    X, y = _data(3)
+    X, y = regression_data(3)
     y = _labels(kind, y)
     params = dict(PARAMS, **extra)
     local = gbm.train(params, X, y, 3).to_json()
-    assert gbm.dask.train(client, params, *_dask(X, y), 3).to_json() == local
+    assert gbm.dask.train(client, params, *as_dask(X, y), 3).to_json() == local
 
 
 def _by_hand(margin, y_, w):  # squared error: each rank's rows
@@ -150,21 +139,21 @@ def _exact_mae(y_, pred, w):  # an exactly rounded sum: the same in any row orde
 
 
 def test_custom_objective_and_metric_drive_early_stopping(client):
-    X, y = _data(11)
-    Xv, yv = _data(12, n=600)
+    X, y = regression_data(11)
+    Xv, yv = regression_data(12, n=600)
     params = dict(PARAMS, learning_rate=1.0)
     kw = dict(obj=_by_hand, custom_metric=_exact_mae, early_stopping_rounds=2)
     local = gbm.train(params, X, y, 30, evals=[(Xv, yv, "v")], **kw)
-    model = gbm.dask.train(client, params, *_dask(X, y), 30,
-                           evals=[tuple(_dask(Xv, yv, chunks=(200, 400))) + ("v",)], **kw)
+    model = gbm.dask.train(client, params, *as_dask(X, y), 30,
+                           evals=[tuple(as_dask(Xv, yv, chunks=(200, 400))) + ("v",)], **kw)
     assert model.to_json() == local.to_json()
     assert model.evals_result == local.evals_result
     assert local.num_boosted_rounds < 30  # it stopped early
 
 
 def test_base_margin_of_the_data_and_an_eval_set(client):
-    X, y = _data(15)
-    Xv, yv = _data(16, n=600)
+    X, y = regression_data(15)
+    Xv, yv = regression_data(16, n=600)
     y = np.floor(np.exp(np.clip(y, -3, 3) / 2))
     yv = np.floor(np.exp(np.clip(yv, -3, 3) / 2))
     offset = np.log1p(np.abs(np.nan_to_num(X[:, 3])))  # log exposures
@@ -172,8 +161,8 @@ def test_base_margin_of_the_data_and_an_eval_set(client):
     params = dict(PARAMS, objective="count:poisson")
     local = gbm.train(params, X, y, 3, base_margin=offset,
                       evals=[{"X": Xv, "y": yv, "name": "v", "base_margin": offset_v}])
-    dX, dy, doffset = _dask(X, y, offset)
-    dXv, dyv, doffset_v = _dask(Xv, yv, offset_v, chunks=(600,))
+    dX, dy, doffset = as_dask(X, y, offset)
+    dXv, dyv, doffset_v = as_dask(Xv, yv, offset_v, chunks=(600,))
     model = gbm.dask.train(client, params, dX, dy, 3, base_margin=doffset,
                            evals=[{"X": dXv, "y": dyv, "name": "v", "base_margin": doffset_v}])
     assert model.to_json() == local.to_json()
@@ -183,8 +172,8 @@ def test_base_margin_of_the_data_and_an_eval_set(client):
 
 
 def test_estimators_take_base_margins_of_the_data_and_the_eval_sets(client):
-    X, y = _data(17)
-    Xv, yv = _data(18, n=600)
+    X, y = regression_data(17)
+    Xv, yv = regression_data(18, n=600)
     y, yv = (y > 0.5).astype(int), (yv > 0.5).astype(int)
     offset = np.nan_to_num(X[:, 3]) / 2
     offset_v = np.nan_to_num(Xv[:, 3]) / 2
@@ -193,8 +182,8 @@ def test_estimators_take_base_margins_of_the_data_and_the_eval_sets(client):
                                     base_margin_eval_set=[offset_v])
     plain = GBMClassifier(**kw).fit(X, y, eval_set=[(Xv, yv)])
     assert local.get_booster().to_json() != plain.get_booster().to_json()  # margins used
-    dX, dy, doffset = _dask(X, y, offset)
-    dXv, dyv, doffset_v = _dask(Xv, yv, offset_v, chunks=(250, 350))
+    dX, dy, doffset = as_dask(X, y, offset)
+    dXv, dyv, doffset_v = as_dask(Xv, yv, offset_v, chunks=(250, 350))
     est = gbm.dask.DaskGBMClassifier(**kw).fit(dX, dy, base_margin=doffset,
                                               eval_set=[(dXv, dyv)],
                                               base_margin_eval_set=[doffset_v])
@@ -205,14 +194,14 @@ def test_estimators_take_base_margins_of_the_data_and_the_eval_sets(client):
 
 
 def test_ranker_eval_sets_with_their_query_ids(client):
-    X, y = _data(19)
-    Xv, yv = _data(20, n=600)
+    X, y = regression_data(19)
+    Xv, yv = regression_data(20, n=600)
     rel, rel_v = np.clip(np.round(y), 0, 4), np.clip(np.round(yv), 0, 4)
     qid, qid_v = np.repeat(np.arange(120), 20), np.repeat(np.arange(30), 20)
     kw = dict(n_estimators=3, max_depth=3, max_bin=32, eval_metric="ndcg@5")
     local = GBMRanker(**kw).fit(X, rel, qid=qid, eval_set=[(Xv, rel_v)], eval_qid=[qid_v])
-    dX, drel, dqid = _dask(X, rel, qid, chunks=(1200, 1200))
-    dXv, drel_v, dqid_v = _dask(Xv, rel_v, qid_v, chunks=(300, 300))
+    dX, drel, dqid = as_dask(X, rel, qid, chunks=(1200, 1200))
+    dXv, drel_v, dqid_v = as_dask(Xv, rel_v, qid_v, chunks=(300, 300))
     est = gbm.dask.DaskGBMRanker(**kw).fit(dX, drel, qid=dqid, eval_set=[(dXv, drel_v)],
                                           eval_qid=[dqid_v])
     assert est.get_booster().to_json() == local.get_booster().to_json()
@@ -224,31 +213,31 @@ def _first_row_error(y_, pred, w):  # depends on which row comes first
 
 
 def test_a_custom_metric_sees_the_eval_rows_in_their_global_order(client):
-    X, y = _data(13)
-    Xv, yv = _data(14, n=600)
+    X, y = regression_data(13)
+    Xv, yv = regression_data(14, n=600)
     local = gbm.train(PARAMS, X, y, 2, evals=[(Xv, yv, "v")], custom_metric=_first_row_error)
-    a, b = _workers(client, 2)
-    dXv, dyv = _dask(Xv, yv, chunks=(200, 400))
+    a, b = first_workers(client, 2)
+    dXv, dyv = as_dask(Xv, yv, chunks=(200, 400))
     # the first partition on rank 1, the second on rank 0
     parts = [client.persist(v.partitions[i], workers=[w]) for v in (dXv, dyv)
              for i, w in ((0, b), (1, a))]
     wait(parts)
     dXv, dyv = da.concatenate(parts[:2]), da.concatenate(parts[2:])
-    model = gbm.dask.train(client, PARAMS, *_dask(X, y), 2, evals=[(dXv, dyv, "v")],
+    model = gbm.dask.train(client, PARAMS, *as_dask(X, y), 2, evals=[(dXv, dyv, "v")],
                            custom_metric=_first_row_error, balance=False)
     assert model.evals_result == local.evals_result
 
 
 def test_classifier_eval_set_early_stopping_and_predict(client):
-    X, y = _data(4)
+    X, y = regression_data(4)
     y = (y > 0.5).astype(int)
-    Xv, yv = _data(5, n=900)
+    Xv, yv = regression_data(5, n=900)
     yv = (yv > 0.5).astype(int)
     kw = dict(n_estimators=40, max_depth=3, max_bin=32, learning_rate=0.5,
               early_stopping_rounds=3, eval_metric="logloss")
     local = GBMClassifier(**kw).fit(X, y, eval_set=[(Xv, yv)])
-    dX, dy = _dask(X, y)
-    dXv, dyv = _dask(Xv, yv, chunks=(400, 500))
+    dX, dy = as_dask(X, y)
+    dXv, dyv = as_dask(Xv, yv, chunks=(400, 500))
     est = gbm.dask.DaskGBMClassifier(**kw).fit(dX, dy, eval_set=[(dXv, dyv)])
     assert est.get_booster().to_json() == local.get_booster().to_json()
     assert est.best_iteration == local.best_iteration < 39  # it stopped early
@@ -261,7 +250,7 @@ def test_classifier_eval_set_early_stopping_and_predict(client):
 
 
 def test_regressor_on_a_dataframe_with_a_category_column(client):
-    X, y = _data(6)
+    X, y = regression_data(6)
     df = pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])])
     df["c"] = pd.Categorical(np.random.default_rng(6).choice(["a", "b", "c", "d"], N_ROWS))
     y = y + (df["c"] == "b").to_numpy() * 2.0
@@ -277,14 +266,14 @@ def test_regressor_on_a_dataframe_with_a_category_column(client):
 
 
 def test_ranker_keeps_query_groups_whole(client):
-    X, y = _data(7)
+    X, y = regression_data(7)
     rng = np.random.default_rng(7)
     sizes = rng.integers(5, 40, size=200)
     sizes = sizes[np.cumsum(sizes) <= N_ROWS]
     sizes[-1] += N_ROWS - sizes.sum()
     qid = np.repeat(np.arange(len(sizes)), sizes)
     rel = np.clip(np.round(y), 0, 4)
-    dX, drel, dqid = _dask(X, rel, qid, chunks=(703, 998, 699))  # groups span partitions
+    dX, drel, dqid = as_dask(X, rel, qid, chunks=(703, 998, 699))  # groups span partitions
     for objective in ("rank:ndcg", "rank:pairwise"):
         kw = dict(n_estimators=3, max_depth=3, max_bin=32, objective=objective)
         local = GBMRanker(**kw).fit(X, rel, qid=qid)
@@ -293,20 +282,20 @@ def test_ranker_keeps_query_groups_whole(client):
 
 
 def test_nan_label_in_one_partition_gives_the_local_error(client):
-    X, y = _data(8)
+    X, y = regression_data(8)
     y[1500] = np.nan
     with pytest.raises(ValueError) as local:
         gbm.train(PARAMS, X, y, 2)
     with pytest.raises(ValueError) as remote:
-        gbm.dask.train(client, PARAMS, *_dask(X, y), 2)
+        gbm.dask.train(client, PARAMS, *as_dask(X, y), 2)
     assert str(remote.value) == str(local.value)
     assert "row 1500" in str(remote.value)
 
 
 @pytest.mark.parametrize("n_estimators", [0, True, 2.0])
 def test_n_estimators_is_checked_as_the_local_fit_checks_it(n_estimators):
-    X, y = _data(9)
-    dX, dy = _dask(X, y)
+    X, y = regression_data(9)
+    dX, dy = as_dask(X, y)
     for cls, local in ((gbm.dask.DaskGBMRegressor, GBMRegressor),
                        (gbm.dask.DaskGBMClassifier, GBMClassifier)):
         with pytest.raises(ValueError) as expected:
@@ -328,8 +317,8 @@ class _FailAt(TrainingCallback):
 
 
 def test_checkpoint_resume_gives_the_uninterrupted_model(client, tmp_path):
-    X, y = _data(9)
-    dX, dy = _dask(X, y)
+    X, y = regression_data(9)
+    dX, dy = as_dask(X, y)
     uninterrupted = gbm.dask.train(client, PARAMS, dX, dy, 6).to_json()
     with pytest.raises(RuntimeError, match="simulated crash after round 2"):
         gbm.dask.train(client, PARAMS, dX, dy, 6, checkpoint_dir=str(tmp_path),
@@ -341,9 +330,9 @@ def test_checkpoint_resume_gives_the_uninterrupted_model(client, tmp_path):
 
 
 def test_both_transports_give_the_local_model(client):
-    X, y = _data(3)
+    X, y = regression_data(3)
     local = gbm.train(PARAMS, X, y, 3).to_json()
-    dX, dy = _dask(X, y)
+    dX, dy = as_dask(X, y)
     for transport, used in (("auto", "tcp"), ("dask", "dask")):
         stats = {}
         model = gbm.dask.train(client, PARAMS, dX, dy, 3, transport=transport, _stats=stats)
@@ -369,9 +358,9 @@ class _HangOn(TrainingCallback):
 
 @pytest.mark.parametrize("transport", ["auto", "dask"])
 def test_a_hung_worker_fails_after_the_collective_timeout(client, transport):
-    X, y = _data(11)
-    dX, dy = _dask(X, y)
-    hung = _workers(client, 2)[1]
+    X, y = regression_data(11)
+    dX, dy = as_dask(X, y)
+    hung = first_workers(client, 2)[1]
     start = time.monotonic()
     with pytest.raises(CollectiveError, match=r"timed out after 1.5 s waiting for rank\(s\) \[1\]"):
         gbm.dask.train(client, PARAMS, dX, dy, 5, callbacks=[_HangOn(hung, 6.0)],
@@ -384,10 +373,10 @@ def test_a_hung_worker_fails_after_the_collective_timeout(client, transport):
 
 def test_a_killed_worker_fails_within_seconds(client):
     # last in the module: the nanny restarts the killed worker on a new address
-    X, y = _data(10)
-    dX, dy = _dask(X, y)
+    X, y = regression_data(10)
+    dX, dy = as_dask(X, y)
     pids = client.run(os.getpid)
-    victim = pids[_workers(client, 2)[1]]
+    victim = pids[first_workers(client, 2)[1]]
     timer = threading.Timer(4.0, os.kill, (victim, signal.SIGKILL))
     timer.start()
     start = time.monotonic()
@@ -418,10 +407,10 @@ class _KillAt(TrainingCallback):
 def test_a_fit_killed_with_its_worker_resumes_to_the_uninterrupted_model(client, tmp_path):
     # after test_a_killed_worker_fails_within_seconds: the nanny restarts killed workers
     client.wait_for_workers(2, timeout=120)
-    X, y = _data(12)
+    X, y = regression_data(12)
     uninterrupted = gbm.train(PARAMS, X, y, 8).to_json()  # the Dask model is the local one
-    dX, dy = _dask(X, y)
-    victim = _workers(client, 2)[1]
+    dX, dy = as_dask(X, y)
+    victim = first_workers(client, 2)[1]
     with pytest.raises(CollectiveError):
         gbm.dask.train(client, PARAMS, dX, dy, 8, checkpoint_dir=str(tmp_path),
                        callbacks=[_KillAt(victim, 4)], max_recoveries=0)
@@ -438,7 +427,7 @@ def test_a_fit_killed_with_its_worker_resumes_to_the_uninterrupted_model(client,
 def test_thread_count_under_xgboost_s_name_or_ours(client, threads):
     """XGBoost's ``nthread`` (as ``xgboost.dask.train`` takes it) was refused as 'n_jobs given
     twice': the rank set n_jobs without looking at its aliases."""
-    X, y = _data()
+    X, y = regression_data()
     local = gbm.train(PARAMS, X, y, 2).to_json()
-    dX, dy = _dask(X, y)
+    dX, dy = as_dask(X, y)
     assert gbm.dask.train(client, {**PARAMS, **threads}, dX, dy, 2).to_json() == local

@@ -14,31 +14,20 @@ from distributed import wait  # noqa: E402
 
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
-from tests.support.dask_cases import (N_ROWS, PARAMS, as_dask, first_workers,  # noqa: E402
-                                     module_client, regression_data)
-
-
-@pytest.fixture(scope="module")
-def client():
-    import sys
-
-    with module_client(sys.modules[__name__]) as c:
-        yield c
-
-
-_data, _dask, _workers = regression_data, as_dask, first_workers
+from tests.support.dask_cases import (N_ROWS, PARAMS, as_dask, client,  # noqa: E402,F401
+                                     first_workers, regression_data)
 
 
 def test_paged_ranks_give_the_local_model_on_one_two_and_three_workers(client, tmp_path):
-    X, y = _data()
+    X, y = regression_data()
     w = np.random.default_rng(1).uniform(0.5, 2.0, size=N_ROWS)
     local = gbm.train(PARAMS, X, y, 4, sample_weight=w).to_json()
-    dX, dy, dw = _dask(X, y, w)
+    dX, dy, dw = as_dask(X, y, w)
     for n in (1, 2):
         # a page per few hundred rows: every rank reads several pages a pass
         stats = {}
         model = gbm.dask.train(client, PARAMS, dX, dy, 4, sample_weight=dw,
-                               workers=_workers(client, n), external_memory=True,
+                               workers=first_workers(client, n), external_memory=True,
                                cache_dir=str(tmp_path), min_cache_page_bytes=1000,
                                _stats=stats)
         assert model.to_json() == local, f"{n} workers"
@@ -50,7 +39,7 @@ def test_paged_ranks_give_the_local_model_on_one_two_and_three_workers(client, t
     cluster.scale(3)
     try:
         client.wait_for_workers(3, timeout=120)
-        dX, dy, dw = _dask(X, y, w, chunks=(300, 900, 200, 1000))
+        dX, dy, dw = as_dask(X, y, w, chunks=(300, 900, 200, 1000))
         model = gbm.dask.train(client, PARAMS, dX, dy, 4, sample_weight=dw,
                                external_memory=True)
         assert model.to_json() == local, "3 workers"
@@ -62,14 +51,14 @@ def test_paged_ranks_give_the_local_model_on_one_two_and_three_workers(client, t
 
 
 def test_paged_ranks_subsample_and_early_stopping_on_an_eval_set(client):
-    X, y = _data(3)
+    X, y = regression_data(3)
     yb = (y > 0).astype(np.float64)
-    Xe, ye = _data(4, n=500)
+    Xe, ye = regression_data(4, n=500)
     yeb = (ye > 0).astype(np.float64)
     params = dict(PARAMS, objective="binary:logistic", subsample=0.7)
     local = gbm.train(params, X, yb, 30, evals=[(Xe, yeb, "v")], early_stopping_rounds=2)
-    dX, dy = _dask(X, yb)
-    dXe, dye = _dask(Xe, yeb, chunks=(200, 300))
+    dX, dy = as_dask(X, yb)
+    dXe, dye = as_dask(Xe, yeb, chunks=(200, 300))
     model = gbm.dask.train(client, params, dX, dy, 30, evals=[(dXe, dye, "v")],
                            early_stopping_rounds=2, external_memory=True)
     assert model.to_json() == local.to_json()
@@ -77,20 +66,20 @@ def test_paged_ranks_subsample_and_early_stopping_on_an_eval_set(client):
 
 
 def test_external_memory_must_be_a_bool(client):
-    X, y = _data()
-    dX, dy = _dask(X, y)
+    X, y = regression_data()
+    dX, dy = as_dask(X, y)
     with pytest.raises(TypeError, match="external_memory"):
         gbm.dask.train(client, PARAMS, dX, dy, 1, external_memory="yes")
 
 
 def test_a_rank_without_rows_pages_nothing_and_gives_the_local_model(client):
-    X, y = _data(2)
+    X, y = regression_data(2)
     local = gbm.train(PARAMS, X, y, 3).to_json()
-    a = _workers(client, 1)
-    dX, dy = (client.persist(v, workers=a) for v in _dask(X, y))
+    a = first_workers(client, 1)
+    dX, dy = (client.persist(v, workers=a) for v in as_dask(X, y))
     wait([dX, dy])
     stats = {}
-    model = gbm.dask.train(client, PARAMS, dX, dy, 3, workers=_workers(client, 2),
+    model = gbm.dask.train(client, PARAMS, dX, dy, 3, workers=first_workers(client, 2),
                            balance=False, external_memory=True, _stats=stats)
     assert model.to_json() == local
     assert sorted(r["rows"] for r in stats["ranks"]) == [0, N_ROWS]
@@ -99,14 +88,14 @@ def test_a_rank_without_rows_pages_nothing_and_gives_the_local_model(client):
 def test_category_columns_and_a_missing_cache_dir_are_refused(client, tmp_path):
     pd = pytest.importorskip("pandas")
     dd = pytest.importorskip("dask.dataframe")
-    X, y = _data()
+    X, y = regression_data()
     frame = pd.DataFrame(X[:, :2], columns=["a", "b"])
     frame["c"] = pd.Categorical(np.where(X[:, 3] > 0, "x", "y"))
     dX = dd.from_pandas(frame, npartitions=2)
     dy = dd.from_pandas(pd.Series(y), npartitions=2)
     with pytest.raises(NotImplementedError, match="category columns"):
         gbm.dask.train(client, PARAMS, dX, dy, 1, external_memory=True)
-    dX, dy = _dask(X, y)
+    dX, dy = as_dask(X, y)
     with pytest.raises(FileNotFoundError, match="cache_dir"):
         gbm.dask.train(client, PARAMS, dX, dy, 1, external_memory=True,
                        cache_dir=str(tmp_path / "absent"))
@@ -115,7 +104,7 @@ def test_category_columns_and_a_missing_cache_dir_are_refused(client, tmp_path):
 def test_a_numeric_dataframe_gives_the_local_model_with_its_feature_names(client):
     pd = pytest.importorskip("pandas")
     dd = pytest.importorskip("dask.dataframe")
-    X, y = _data(5)
+    X, y = regression_data(5)
     frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
     local = gbm.train(PARAMS, frame, y, 3).to_json()
     dX = dd.from_pandas(frame, npartitions=3)

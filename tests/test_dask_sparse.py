@@ -11,18 +11,10 @@ da = pytest.importorskip("dask.array")
 
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
-from tests.support.dask_cases import module_client  # noqa: E402
+from tests.support.dask_cases import client  # noqa: E402,F401 (the fixture)
 
 PARAMS = {"max_depth": 3, "max_bin": 16, "bin_sample_size": 500, "learning_rate": 0.5}
 CHUNKS = (300, 0, 450, 250)
-
-
-@pytest.fixture(scope="module")
-def client():
-    import sys
-
-    with module_client(sys.modules[__name__]) as c:
-        yield c
 
 
 def _sparse_dask(X, chunks=CHUNKS):

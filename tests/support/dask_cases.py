@@ -4,6 +4,7 @@ than the binning sample so that bin edges come from the hash-chosen rows."""
 import contextlib
 
 import numpy as np
+import pytest
 
 PARAMS = {"max_depth": 3, "max_bin": 32, "bin_sample_size": 1000, "learning_rate": 0.3}
 N_ROWS = 2400
@@ -20,6 +21,13 @@ def module_client(module):
     cloudpickle.register_pickle_by_value(module)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def client(request):
+    """The module's client (import this fixture into a Dask test module)."""
+    with module_client(request.module) as c:
         yield c
 
 
