@@ -27,7 +27,7 @@ from gbm.callback import TrainingCallback  # noqa: E402
 from gbm.collective import CollectiveError  # noqa: E402
 from gbm.sklearn import GBMClassifier, GBMRanker, GBMRegressor  # noqa: E402
 from tests.support.dask_cases import (N_ROWS, PARAMS, as_dask, client,  # noqa: E402,F401
-                                     first_workers, regression_data)
+                                     first_workers, regression_data, three_workers)
 
 
 def test_same_model_on_one_two_and_three_workers(client):
@@ -39,19 +39,11 @@ def test_same_model_on_one_two_and_three_workers(client):
         model = gbm.dask.train(client, PARAMS, dX, dy, 4, sample_weight=dw,
                                workers=first_workers(client, n))
         assert model.to_json() == local, f"{n} workers"
-    cluster = client.cluster
-    cluster.scale(3)
-    try:
-        client.wait_for_workers(3, timeout=120)
+    with three_workers(client):
         dX, dy, dw = as_dask(X, y, w, chunks=(300, 900, 200, 1000))
         model = gbm.dask.train(client, PARAMS, dX, dy, 4, sample_weight=dw)
         assert len(client.scheduler_info()["workers"]) == 3
         assert model.to_json() == local, "3 workers"
-    finally:
-        cluster.scale(2)
-        deadline = time.monotonic() + 60
-        while len(client.scheduler_info()["workers"]) > 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
 
 
 def test_a_worker_without_rows(client):

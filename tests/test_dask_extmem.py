@@ -2,7 +2,6 @@
 files (``gbm.dask.paged``) and the model file is the local in-memory one, byte for byte,
 on 1, 2 and 3 workers with uneven chunking (one chunk empty)."""
 import os
-import time
 
 import numpy as np
 import pytest
@@ -15,7 +14,7 @@ from distributed import wait  # noqa: E402
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
 from tests.support.dask_cases import (N_ROWS, PARAMS, as_dask, client,  # noqa: E402,F401
-                                     first_workers, regression_data)
+                                     first_workers, regression_data, three_workers)
 
 
 def test_paged_ranks_give_the_local_model_on_one_two_and_three_workers(client, tmp_path):
@@ -35,19 +34,11 @@ def test_paged_ranks_give_the_local_model_on_one_two_and_three_workers(client, t
         assert sum(r["pages"] for r in stats["ranks"]) == 3
         assert all(r["page_passes"] > 4 for r in stats["ranks"] if r["rows"])
         assert os.listdir(tmp_path) == [], "page files left behind"
-    cluster = client.cluster
-    cluster.scale(3)
-    try:
-        client.wait_for_workers(3, timeout=120)
+    with three_workers(client):
         dX, dy, dw = as_dask(X, y, w, chunks=(300, 900, 200, 1000))
         model = gbm.dask.train(client, PARAMS, dX, dy, 4, sample_weight=dw,
                                external_memory=True)
         assert model.to_json() == local, "3 workers"
-    finally:
-        cluster.scale(2)
-        deadline = time.monotonic() + 60
-        while len(client.scheduler_info()["workers"]) > 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
 
 
 def test_paged_ranks_subsample_and_early_stopping_on_an_eval_set(client):

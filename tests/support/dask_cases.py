@@ -2,6 +2,7 @@
 worker processes, one thread each) and the continuous data they train on, with more rows
 than the binning sample so that bin edges come from the hash-chosen rows."""
 import contextlib
+import time
 
 import numpy as np
 import pytest
@@ -50,3 +51,18 @@ def as_dask(*arrays, chunks=CHUNKS):
 def first_workers(client, n):
     """The addresses of ``client``'s first ``n`` workers, sorted."""
     return sorted(client.scheduler_info()["workers"])[:n]
+
+
+@contextlib.contextmanager
+def three_workers(client):
+    """The module's cluster scaled to three workers, and back to two afterwards."""
+    cluster = client.cluster
+    cluster.scale(3)
+    try:
+        client.wait_for_workers(3, timeout=120)
+        yield
+    finally:
+        cluster.scale(2)
+        deadline = time.monotonic() + 60
+        while len(client.scheduler_info()["workers"]) > 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
