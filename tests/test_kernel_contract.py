@@ -14,11 +14,9 @@ from gbm.kernels import reference
 # they are checked whenever numba-cuda is installed (it is part of the dev extra), with or
 # without the simulator.
 BACKENDS = ["cpu"] + (["cuda"] if importlib.util.find_spec("numba_cuda") else [])
-# Kernels a backend does not have yet, on purpose (the vector-leaf trees' kernels: gbm's
-# multi_output_tree trains on the CPU only so far). ``test_pending_kernels_are_really_missing`` keeps this list honest.
-PENDING = {"cuda": ("build_vector_histograms", "evaluate_vector_splits",
-                     "vector_children_histograms", "vector_node_weights",
-                     "vector_segment_sums")}  # vector-leaf trees: CPU only so far
+# Kernels a backend does not have yet, on purpose (none now).
+# ``test_pending_kernels_are_really_missing`` keeps this list honest.
+PENDING = {}
 # Kernels that run on the host on every backend, by design, so have no CUDA version: the
 # exact sums behind base scores and metrics (``exact``), the same-bits exp / log / log2 of
 # metrics' inputs (``elementwise``), the unweighted binary AUC (``auc``) and the AFT loss

@@ -30,7 +30,8 @@ def grow_vector_round(fit, booster, round_):
     rows = (np.arange(n_rows, dtype=np.int32) if kept is None
             else np.flatnonzero(kept).astype(np.int32))
     columns = ColumnSampler(p, fit.data.n_features, round_, 0)
-    grower = VectorLeafGrower(fit.data, gpair, scales, rows, p, backend, columns, search)
+    grower = VectorLeafGrower(fit.data, gpair, scales, rows, p, backend, columns, search,
+                              kernels=backend.kernels)  # the CPU's or CUDA's
     tree, rows, starts, ends, values = grower.grow()
     left_out = None if kept is None else np.flatnonzero(~kept).astype(np.int32)
     for j in range(values.shape[1]):  # each output's margins, as predict adds them

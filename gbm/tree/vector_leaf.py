@@ -13,8 +13,11 @@ projection of the ``k`` gradients to ``d`` columns instead (the histograms' cost
 ``d``), while every node's sums and the leaf values come from all ``k``.
 
 Growth is depthwise (level by level, the smaller child's histograms built and its
-sibling's subtracted), on a dense bin matrix, on the CPU. Node ids follow creation order:
-the children of a level's split nodes get consecutive ids, left then right.
+sibling's subtracted), on a dense bin matrix, with the backend's kernels (the CPU's, or
+CUDA's: ``kernels/cuda/vector_leaf.py``). Node ids follow creation order: the children of a
+level's split nodes get consecutive ids, left then right. On several ranks (Dask) every
+histogram and node sum is an integer sum over the ranks (``backend.collective``), and every
+rank makes the same exchanges, so each grows the tree of all rows.
 """
 import numpy as np
 
@@ -33,8 +36,6 @@ def check_supported(p, data, backend, objective):
         raise NotImplementedError(f"multi_strategy='multi_output_tree' does not support {what} "
                                   "yet; use multi_strategy='one_output_per_tree'")
 
-    if backend.name != "cpu":
-        refuse(f"device={p['device']!r} (CPU only)")
     if p["grow_policy"] != "depthwise":
         refuse(f"grow_policy={p['grow_policy']!r} (depthwise only)")
     if p["booster"] != "gbtree":
@@ -51,8 +52,6 @@ def check_supported(p, data, backend, objective):
         refuse("an ExtMemQuantileDMatrix (binned pages on disk; dense bins in memory only)")
     if data.matrix.layout != "dense":
         refuse(f"bin_layout={data.matrix.layout!r} (dense bins only)")
-    if backend.collective.world_size > 1:
-        refuse("distributed training (several ranks)")
 
 
 def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True):
@@ -114,13 +113,14 @@ class VectorLeafGrower:
         ``search``, output-major instead: int64 (k, n_rows, 2)).
     rows : int32 (m,), the rows the tree grows on
     params : validated parameters
-    backend : the CPU backend
+    backend : gbm.runtime.backend.Backend (its collective sums over the ranks)
     column_sampler : gbm.tree.sampling.ColumnSampler
     search : (int64 (n_rows, d, 2), float64 (d, 2)), optional
         Projected gradients the split search reads instead of ``gpair``
         (``gbm.tree.projection``); None: the split search reads ``gpair``.
     kernels : module, optional
-        ``kernels.cpu.vector_leaf`` (default) or its reference twin.
+        ``kernels.cpu.vector_leaf`` (default), its reference twin, or any backend's
+        kernels module (``backend.kernels``: the CUDA kernels).
     """
 
     def __init__(self, data, gpair, scales, rows, params, backend, column_sampler,
@@ -151,6 +151,8 @@ class VectorLeafGrower:
         with self.backend.threads(work):
             self.k.build_vector_histograms(matrix.bins_by_feature, self.search_gpair, self.rows,
                                            starts, ends, matrix.feature_offsets, hist)
+        if self.backend.collective.world_size > 1:  # every rank's rows (integer sums)
+            hist[...] = self.backend.collective.allreduce(hist, "sum")
         return hist
 
     def _mask(self, ids):
@@ -204,12 +206,12 @@ class VectorLeafGrower:
         """The tree, and its leaves' row segments and values: ``(tree, rows, leaf_starts,
         leaf_ends, leaf_values float64 (n_leaves, k))``."""
         nodes, p = self.nodes, self.params
-        root_sums = self.search_gpair[self.rows].sum(axis=0)
+        root_sums = self.backend.collective.allreduce(self.search_gpair[self.rows].sum(axis=0))
         path = np.zeros(self.data.n_features, bool) if nodes.path is not None else None
         nodes.add(0, self.rows.shape[0], 0, root_sums, path)
         max_depth = p["max_depth"]
         ids, hist, n_leaves = [0], None, 1
-        if max_depth != 0 and self.rows.shape[0]:
+        if max_depth != 0 and self._any_rows():
             hist = self._build(ids)
         else:
             ids = []
@@ -261,7 +263,9 @@ class VectorLeafGrower:
         larger = sum(max(nodes.end[left] - nodes.start[left],
                          nodes.end[left + 1] - nodes.start[left + 1]) for left in lefts)
         n_slots = int(self.data.matrix.feature_offsets[-1])
-        if larger * self.data.n_features < 6 * len(lefts) * n_slots:
+        # (one rank only: the ranks' row counts differ, their exchanges must not)
+        if self.backend.collective.world_size == 1 and \
+                larger * self.data.n_features < 6 * len(lefts) * n_slots:
             return self._build([c + s for c in lefts for s in (0, 1)])
         built = self._build([left + int(r) for left, r in zip(lefts, small_is_right)],
                             scratch=True)
@@ -285,6 +289,11 @@ class VectorLeafGrower:
             self._buffers[slot] = np.empty(size, dtype=np.int64)
         return self._buffers[slot][:size].reshape((n_nodes,) + tuple(shape))
 
+    def _any_rows(self):
+        """Whether any rank grows the tree on rows (each rank asks the same)."""
+        n = np.array([self.rows.shape[0]], dtype=np.int64)
+        return bool(self.backend.collective.allreduce(n)[0])
+
     def _full_sums(self):
         """int64 (n_nodes, k, 2): every node's sums over all outputs (the leaves' from
         their rows, an inner node's its children's total)."""
@@ -299,7 +308,7 @@ class VectorLeafGrower:
         leaf_sums = np.empty((leaves.size, k, 2), dtype=np.int64)
         with self.backend.threads(int((ends - starts).sum()) * k):
             self.k.vector_segment_sums(by_output, self.rows, starts, ends, leaf_sums)
-        sums[leaves] = leaf_sums
+        sums[leaves] = self.backend.collective.allreduce(leaf_sums)
         for node in range(nodes.n - 1, -1, -1):  # children after parents: bottom up
             if left[node] >= 0:
                 sums[node] = sums[left[node]] + sums[left[node] + 1]

@@ -58,6 +58,6 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            # host kernels (no CUDA twin by design: run on the host on every backend)
            "add_exact_parts", "exp_into", "log_into", "log2_into", "split_by_label",
            "twice_mann_whitney", "aft_loss_into", "bundle_conflicts", "propose_bundles",
-           # vector-leaf trees (multi_strategy="multi_output_tree"; CPU only so far)
+           # vector-leaf trees (multi_strategy="multi_output_tree")
            "build_vector_histograms", "evaluate_vector_splits", "vector_children_histograms",
            "vector_node_weights", "vector_segment_sums")

@@ -32,6 +32,9 @@ from .quantize import max_abs, quantize_gradients
 from .rank import lambdarank_gradients
 from .shap import tree_saabas, tree_shap, tree_shap_interactions
 from .split import evaluate_splits, node_weights
+from .vector_leaf import (build_vector_histograms, evaluate_vector_splits,
+                          vector_children_histograms, vector_node_weights,
+                          vector_segment_sums)
 
 __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histograms",
            "evaluate_splits", "lambdarank_gradients", "max_abs", "node_weights",
@@ -46,4 +49,7 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms", "gradient_csc",
            "gradient_dense", "gram_dense", "hessian_diagonal_csc",
            "hessian_diagonal_dense", "loss_terms", "margins_csc", "margins_csr",
-           "margins_dense", "svc_dual_cd_csr", "svc_dual_cd_dense")
+           "margins_dense", "svc_dual_cd_csr", "svc_dual_cd_dense",
+           # vector-leaf trees (multi_strategy="multi_output_tree", vector_leaf.py)
+           "build_vector_histograms", "evaluate_vector_splits", "vector_children_histograms",
+           "vector_node_weights", "vector_segment_sums")
