@@ -143,3 +143,45 @@ def test_the_elementary_test_kernel_compiles(compile_ptx):
 
     ptx = compile_ptx(elementary_kernel.py_func, (F64, F64_2D))
     assert "fma" not in ptx
+
+
+def _vector_leaf_kernels():
+    """The vector-leaf trees' kernels (``kernels/cuda/vector_leaf.py``) with their
+    launchers' argument types."""
+    from gbm.kernels.cuda import vector_leaf as vl
+
+    U8_2D, I32, I64_1 = types.uint8[:, ::1], types.int32[::1], I64
+    I64_3D, I64_4D = types.int64[:, :, ::1], types.int64[:, :, :, ::1]
+    U8 = types.uint8[::1]
+    return {
+        "build_vector_histograms": (vl._vector_histogram_kernel, (
+            U8_2D, I64_3D, I32, I64_1, I64_1, I64_1, I64_1, I32, I64_4D)),
+        "vector_parent_gains": (vl._parent_kernel, (I64_3D, F64_2D, F64, F64)),
+        "evaluate_vector_splits": (vl._feature_kernel, (
+            I64_4D, I32, I64_3D, types.uint8[:, ::1], F64_2D, F64, F64, I64_3D, F64, I32, U8,
+            I64_3D)),
+        "evaluate_vector_splits_reduce": (vl._best_kernel, (
+            types.int64, F64, I32, U8, I64_3D, F64, I32, I32, U8, I64_3D)),
+        "vector_node_weights": (vl._weights_kernel, (I64_3D, F64_2D, F64, F64_2D)),
+        "vector_children_histograms": (vl._children_kernel, (I64_4D, I64_4D, U8, I64_4D)),
+        "vector_segment_sums": (vl._segment_kernel, (I64_3D, I32, I64_1, I64_1, I64_3D)),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_vector_leaf_kernels()))
+def test_the_vector_leaf_kernels_compile_without_fused_products(compile_ptx, name):
+    """The vector-leaf kernels compile for the GPU (the simulator cannot see typing
+    errors) and their float arithmetic, which feeds the model, has no FMA and no plain
+    product but exact power-of-two scalings (every product of ours is ``dmul_rn``)."""
+    kernel, signature = _vector_leaf_kernels()[name]
+    ptx = compile_ptx(kernel.py_func, signature)
+    assert ".entry" in ptx
+    lines = [line.strip() for line in ptx.splitlines()]
+    assert not [line for line in lines if "fma" in line], name
+    pow2 = power_of_two_registers(lines)
+    plain = [line for line in lines if line.startswith("mul.f64")
+             and not exact_scaling(line, pow2)]
+    assert not plain, plain[:5]
+    if name in ("evaluate_vector_splits", "vector_parent_gains"):  # the gains' products
+        assert any(line.startswith("mul.rn.f64") for line in lines)
+    assert not [line for line in lines if line.startswith(("div.approx", "div.full"))]

@@ -40,10 +40,12 @@ def sketch(seed, k, d):
 
 
 def project_gradients(grad, hess, projection):
-    """grad, hess float64 (k, n) -> float64 (d, n) each (see the module's docstring)."""
+    """grad, hess float64 (k, n) -> float64 (d, n) each, on the gradients' device (see the
+    module's docstring)."""
     columns, signs, d = projection
-    g = np.zeros((d, grad.shape[1]))
-    h = np.zeros((d, grad.shape[1]))
+    # where the gradients are (NumPy, or CuPy on device="cuda": the same IEEE sums)
+    g = np.zeros_like(grad, shape=(d, grad.shape[1]))
+    h = np.zeros_like(hess, shape=(d, grad.shape[1]))
     for j in range(grad.shape[0]):  # output order: a fixed order of the float sums
         c = columns[j]
         if signs[j] > 0:
