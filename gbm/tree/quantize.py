@@ -41,7 +41,7 @@ def quantization_scale(max_abs, n_rows):
     return math.ldexp(1.0, min(exponent, 1000))
 
 
-def quantize(grad, hess, backend, n_rows_total=None, out=None):
+def quantize(grad, hess, backend, n_rows_total=None, out=None, max_abs=None):
     """Turn float64 gradients and hessians into int64 pairs, with scales agreed by every
     rank (the global ``max |g|``, ``max |h|`` and row count, through the collective).
 
@@ -51,6 +51,9 @@ def quantize(grad, hess, backend, n_rows_total=None, out=None):
     backend : gbm.runtime.backend.Backend (kernels ``max_abs``, ``quantize_gradients``; collective)
     n_rows_total : int, rows over all ranks (default: this rank's, with one rank)
     out : int64 (n, 2), optional, where to write ``gpair`` (on the device)
+    max_abs : float64 (2,), optional
+        The global ``max |g|``, ``max |h|`` when the caller has agreed them already (one
+        exchange for several outputs: ``gbm.tree.vector_leaf.quantize_outputs``).
 
     Returns
     -------
@@ -62,8 +65,9 @@ def quantize(grad, hess, backend, n_rows_total=None, out=None):
     xp = backend.xp
     grad, hess = xp.ascontiguousarray(grad), xp.ascontiguousarray(hess)
     with backend.threads(grad.shape[0]):
-        local_max = np.array([kernels.max_abs(grad), kernels.max_abs(hess)])
-        max_abs = collective.allreduce(local_max, "max")
+        if max_abs is None:
+            local_max = np.array([kernels.max_abs(grad), kernels.max_abs(hess)])
+            max_abs = collective.allreduce(local_max, "max")
         n = grad.shape[0] if n_rows_total is None else n_rows_total
         scales = np.array([quantization_scale(max_abs[0], n), quantization_scale(max_abs[1], n)])
         gpair = xp.empty((grad.shape[0], 2), dtype=GPAIR_DTYPE) if out is None else out

@@ -64,8 +64,13 @@ def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True):
     k, n = grad.shape
     by_output = np.empty((k, n, 2), dtype=np.int64)  # each output's pairs contiguous
     scales = np.empty((k, 2))
+    # every output's global maxima in one exchange (not one per output)
+    maxima = np.array([[backend.kernels.max_abs(grad[j]), backend.kernels.max_abs(hess[j])]
+                       for j in range(k)]).reshape(k, 2)
+    maxima = backend.collective.allreduce(maxima, "max")
     for j in range(k):
-        _, scales[j] = quantize(grad[j], hess[j], backend, n_rows_total, out=by_output[j])
+        _, scales[j] = quantize(grad[j], hess[j], backend, n_rows_total, out=by_output[j],
+                                max_abs=maxima[j])
     if not row_major:
         return by_output, scales
     # row-major for the histograms (a row's k pairs side by side): one transposing copy

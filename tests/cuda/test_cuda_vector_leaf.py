@@ -156,3 +156,10 @@ def test_projected_split_search_same_model_as_the_cpu():
     y = rng.integers(0, 6, X.shape[0])
     _assert_same_model(dict(VL, objective="multi:softprob", num_class=6, max_depth=2,
                             max_bin=8, gradient_projection=True, projection_dim=2), X, y)
+
+
+def test_multi_label_same_model_as_the_cpu():
+    rng, X = _data(seed=3)
+    Z = np.nan_to_num(X)
+    y = np.stack([Z[:, 0] > 0, Z[:, 1] + Z[:, 2] > 0.5], axis=1).astype(np.float64)
+    _assert_same_model(dict(VL, objective="binary:logistic", max_depth=3, max_bin=16), X, y)
