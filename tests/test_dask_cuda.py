@@ -39,14 +39,14 @@ def _data(n=6000):
     return X, X[:, 0] - np.abs(X[:, 1]) + rng.normal(scale=0.5, size=n)
 
 
-def _fit_on(cluster, X, y):
+def _fit_on(cluster, X, y, params=PARAMS):
     with Client(cluster) as client:
         n = len(client.scheduler_info()["workers"])
         chunks = (len(X) // 3, len(X) // 6, len(X) - len(X) // 3 - len(X) // 6)
         dX = da.from_array(X, chunks=(chunks, -1)).map_blocks(cupy.asarray)
         dy = da.from_array(y, chunks=(chunks,)).map_blocks(cupy.asarray)
         stats = {}
-        model = gbm.dask.train(client, dict(PARAMS, device="cuda"), dX, dy, 5, _stats=stats)
+        model = gbm.dask.train(client, dict(params, device="cuda"), dX, dy, 5, _stats=stats)
         return n, model, [r["device_allreduce"] for r in stats["ranks"]]
 
 
@@ -71,3 +71,17 @@ def test_two_workers_sharing_one_gpu_use_host_memory():
         n, model, paths = _fit_on(cluster, X, y)
     assert n == 2 and model.to_json() == local
     assert paths == ["host", "host"]
+
+
+def test_vector_leaf_trees_on_two_workers_sharing_one_gpu():
+    """``multi_strategy="multi_output_tree"``: the CUDA vector-leaf kernels on each rank,
+    the k-channel histograms summed over host memory."""
+    X, y = _data()
+    classes = np.digitize(y, [-1.0, 0.0, 1.0]).astype(np.float64)
+    params = dict(PARAMS, objective="multi:softprob", num_class=4,
+                  multi_strategy="multi_output_tree")
+    local = gbm.train(params, X, classes, 5).to_json()
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster:
+        n, model, paths = _fit_on(cluster, X, classes, params)
+    assert n == 2 and model.to_json() == local

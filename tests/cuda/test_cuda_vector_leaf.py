@@ -163,3 +163,4 @@ def test_multi_label_same_model_as_the_cpu():
     Z = np.nan_to_num(X)
     y = np.stack([Z[:, 0] > 0, Z[:, 1] + Z[:, 2] > 0.5], axis=1).astype(np.float64)
     _assert_same_model(dict(VL, objective="binary:logistic", max_depth=3, max_bin=16), X, y)
+
