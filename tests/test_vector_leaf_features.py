@@ -1,0 +1,85 @@
+"""Vector-leaf trees (``multi_strategy="multi_output_tree"``) with the features added
+after the first grower: multi-label classification through ``GBMClassifier``,
+forests (``num_parallel_tree``) and ``grow_policy="lossguide"``; each against xgboost's
+multi_output_tree on exact bins (every value its own bin: the same splits), on 1 and 2
+threads, and through gbm's model file."""
+import numpy as np
+import pytest
+
+import gbm
+
+VL = {"multi_strategy": "multi_output_tree"}
+
+
+def _exact_bins(n=1200, seed=1, k=3):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 16, (n, 5)).astype(np.float32)  # 16 values: each its own bin
+    Y = np.stack([X[:, 0] * 0.2 + X[:, 1] * 0.1 + rng.normal(size=n) * 0.3,
+                  np.sin(X[:, 2] / 3) + rng.normal(size=n) * 0.2,
+                  (X[:, 3] > 10) * 1.0 + rng.normal(size=n) * 0.1][:k], 1)
+    return X, Y
+
+
+def _labels(n=1200, seed=2):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 16, (n, 5)).astype(np.float32)
+    Y = np.stack([(X[:, 0] + rng.integers(0, 8, n)) > 12, (X[:, 1] * X[:, 2]) % 3 == 0,
+                  X[:, 3] + X[:, 4] > rng.integers(10, 22, n)], 1).astype(np.int64)
+    return X, Y
+
+
+# -- multi-label classification -------------------------------------------------------------
+@pytest.mark.parametrize("strategy", ["multi_output_tree", "one_output_per_tree"])
+def test_multilabel_classifier_matches_xgboost(strategy):
+    xgb = pytest.importorskip("xgboost")
+    X, Y = _labels()
+    p = dict(n_estimators=6, max_depth=3, learning_rate=0.3, multi_strategy=strategy)
+    ours = gbm.GBMClassifier(**p).fit(X, Y)
+    theirs = xgb.XGBClassifier(tree_method="hist", **p).fit(X, Y)
+    proba = ours.predict_proba(X)
+    assert proba.shape == (1200, 3)
+    np.testing.assert_allclose(proba, theirs.predict_proba(X), atol=2e-5)
+    assert list(ours.classes_) == [0, 1] and ours.n_classes_ == 2
+    np.testing.assert_array_equal(ours.predict(X), (proba > 0.5).astype(np.int64))
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    margin = ours.predict(X, output_margin=True)
+    np.testing.assert_allclose(proba, 1 / (1 + np.exp(-margin)), rtol=1e-12)
+
+
+def test_multilabel_is_binary_logistic_per_column_and_survives_files(tmp_path):
+    X, Y = _labels(400)
+    clf = gbm.GBMClassifier(n_estimators=4, max_depth=3, n_jobs=1, **VL).fit(
+        X, Y, eval_set=[(X, Y)])
+    booster = gbm.train({"objective": "binary:logistic", "max_depth": 3, "n_jobs": 1, **VL},
+                        X, Y.astype(np.float64), 4)
+    np.testing.assert_array_equal(clf.predict_proba(X), booster.predict(X))  # the same trees
+    np.testing.assert_array_equal(clf.predict(X, output_margin=True),
+                                  booster.predict(X, output_margin=True))
+    assert len(clf.evals_result()["validation_0"]["logloss"]) == 4
+    clf.save_model(tmp_path / "clf.json")
+    booster.save_model(tmp_path / "booster.json")
+    for path in ("clf.json", "booster.json"):
+        back = gbm.GBMClassifier()
+        back.load_model(tmp_path / path)
+        assert list(back.classes_) == [0, 1]
+        np.testing.assert_array_equal(back.predict(X), clf.predict(X))
+    two = gbm.GBMClassifier(n_estimators=4, max_depth=3, n_jobs=2, **VL).fit(X, Y)
+    assert two.get_booster().to_json() == clf.get_booster().to_json()
+
+
+@pytest.mark.parametrize("y, match", [
+    (np.full((50, 2), 2), r"y\[0, 0\] = 2"),
+    (np.array([["a", "b"]] * 50), "dtype"),
+])
+def test_multilabel_bad_labels_are_refused(y, match):
+    X = np.random.default_rng(0).random((50, 3))
+    with pytest.raises(ValueError, match=match):
+        gbm.GBMClassifier(n_estimators=1).fit(X, y)
+
+
+def test_multilabel_refuses_a_multiclass_objective_and_a_bad_eval_set():
+    X, Y = _labels(100)
+    with pytest.raises(ValueError, match="binary:logistic"):
+        gbm.GBMClassifier(n_estimators=1, objective="multi:softprob").fit(X, Y)
+    with pytest.raises(ValueError, match="eval_set y has shape"):
+        gbm.GBMClassifier(n_estimators=1).fit(X, Y, eval_set=[(X, Y[:, :2])])
