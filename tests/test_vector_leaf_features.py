@@ -83,3 +83,50 @@ def test_multilabel_refuses_a_multiclass_objective_and_a_bad_eval_set():
         gbm.GBMClassifier(n_estimators=1, objective="multi:softprob").fit(X, Y)
     with pytest.raises(ValueError, match="eval_set y has shape"):
         gbm.GBMClassifier(n_estimators=1).fit(X, Y, eval_set=[(X, Y[:, :2])])
+
+
+# -- forests (num_parallel_tree > 1) ---------------------------------------------------------
+def test_forest_matches_xgboost_and_its_json_both_ways(tmp_path):
+    xgb = pytest.importorskip("xgboost")
+    X, Y = _exact_bins()
+    p = dict(max_depth=3, learning_rate=0.3, base_score=0.5, num_parallel_tree=3, **VL)
+    ours = gbm.train(p, X, Y, 4)
+    theirs = xgb.train(dict(p, tree_method="hist"), xgb.DMatrix(X, Y), 4)
+    assert len(ours.trees) == 12 and ours.num_boosted_rounds == 4
+    dm = xgb.DMatrix(X)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(dm), atol=2e-5)
+    np.testing.assert_allclose(ours.predict(X, iteration_range=(1, 3)),
+                               theirs.predict(dm, iteration_range=(1, 3)), atol=2e-5)
+    np.testing.assert_array_equal(ours.predict(X, pred_leaf=True),
+                                  theirs.predict(dm, pred_leaf=True))
+    ours.save_model(tmp_path / "m.json", format="xgboost")
+    loaded = xgb.Booster(model_file=str(tmp_path / "m.json"))
+    np.testing.assert_allclose(loaded.predict(dm, iteration_range=(1, 3)),
+                               ours.predict(X, iteration_range=(1, 3)), atol=1e-6)
+    back = gbm.Booster.from_xgboost(theirs)
+    assert back.num_boosted_rounds == 4 and len(back.trees) == 12
+    np.testing.assert_allclose(back.predict(X), theirs.predict(dm), atol=1e-6)
+
+
+def test_forest_leaves_carry_learning_rate_over_the_tree_count():
+    X, Y = _exact_bins(400)
+    p = dict(max_depth=2, learning_rate=0.6, base_score=0.0, n_jobs=1, **VL)
+    one = gbm.train(dict(p, learning_rate=0.6 / 3), X, Y, 1)
+    forest = gbm.train(dict(p, num_parallel_tree=3), X, Y, 1)
+    # no sampling: the three trees are the same tree, each with a third of 0.6
+    for tree in forest.trees:
+        np.testing.assert_array_equal(tree.value, one.trees[0].value)
+    np.testing.assert_allclose(forest.predict(X), 3 * one.predict(X), rtol=1e-12)
+
+
+def test_sampled_forest_is_the_same_on_one_and_two_threads(tmp_path):
+    X, Y = _exact_bins(800)
+    p = dict(max_depth=3, num_parallel_tree=3, subsample=0.7, colsample_bynode=0.6, **VL)
+    one = gbm.train(dict(p, n_jobs=1), X, Y, 3)
+    two = gbm.train(dict(p, n_jobs=2), X, Y, 3)
+    assert one.to_json() == two.to_json()
+    values = [t.value for t in one.trees[:3]]
+    assert not np.array_equal(values[0], values[1])  # each tree its own samples
+    one.save_model(tmp_path / "f.json")
+    back = gbm.Booster(model_file=tmp_path / "f.json")
+    np.testing.assert_array_equal(back.predict(X), one.predict(X))

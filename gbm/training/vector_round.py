@@ -26,19 +26,31 @@ def grow_vector_round(fit, booster, round_):
         search = quantize_outputs(*project_gradients(grad, hess, projection), backend,
                                   fit.n_rows_total)
     n_rows = grad.shape[1]
-    kept = sample_rows(p, round_, 0, fit.row_ids, n_rows)
-    rows = (np.arange(n_rows, dtype=np.int32) if kept is None
-            else np.flatnonzero(kept).astype(np.int32))
-    columns = ColumnSampler(p, fit.data.n_features, round_, 0)
-    grower = VectorLeafGrower(fit.data, gpair, scales, rows, p, backend, columns, search)
-    tree, rows, starts, ends, values = grower.grow()
-    left_out = None if kept is None else np.flatnonzero(~kept).astype(np.int32)
-    for j in range(values.shape[1]):  # each output's margins, as predict adds them
+    n_parallel = p["num_parallel_tree"]
+    # a forest's trees share the round's gradients, each its own row and column samples;
+    # their leaves carry learning_rate / num_parallel_tree (as XGBoost, gbm.training.rounds)
+    tree_params = p if n_parallel == 1 else dict(p, learning_rate=p["learning_rate"] / n_parallel)
+    for parallel in range(n_parallel):
+        kept = sample_rows(p, round_, 0, fit.row_ids, n_rows, parallel)
+        rows = (np.arange(n_rows, dtype=np.int32) if kept is None
+                else np.flatnonzero(kept).astype(np.int32))
+        columns = ColumnSampler(p, fit.data.n_features, round_, 0, parallel)
+        grower = VectorLeafGrower(fit.data, gpair, scales, rows, tree_params, backend, columns,
+                                  search)
+        tree, rows, starts, ends, values = grower.grow()
+        _add_margins(fit, backend, tree, rows, starts, ends, values,
+                     None if kept is None else np.flatnonzero(~kept).astype(np.int32))
+        booster.add_tree(tree, 0)
+    booster.end_round()
+
+
+def _add_margins(fit, backend, tree, rows, starts, ends, values, left_out):
+    """Each output's margins (``fit.margins[j]``) plus the tree's leaf values, as predict
+    adds them: the grown rows by leaf segment, ``left_out`` rows walked through the tree."""
+    for j in range(values.shape[1]):
         column = fit.margins[j]
         with backend.threads(rows.shape[0]):
             backend.kernels.add_leaf_values(rows, starts, ends,
                                             np.ascontiguousarray(values[:, j]), column)
             if left_out is not None:  # rows out of the sample: walked through the tree
                 add_tree(backend, fit.data, tree.output(j), left_out, column)
-    booster.add_tree(tree, 0)
-    booster.end_round()

@@ -39,8 +39,6 @@ def check_supported(p, data, backend, objective):
         refuse(f"grow_policy={p['grow_policy']!r} (depthwise only)")
     if p["booster"] != "gbtree":
         refuse(f"booster={p['booster']!r}")
-    if p["num_parallel_tree"] != 1:
-        refuse("num_parallel_tree > 1")
     if objective.leaf_alphas is not None:
         refuse(f"objective={p['objective']!r} (leaves refreshed to residual quantiles)")
     if data.monotone.any():
