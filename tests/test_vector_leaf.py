@@ -240,7 +240,6 @@ def test_feature_importance_and_dumps():
 
 
 @pytest.mark.parametrize("params, what", [
-    ({"grow_policy": "lossguide", "max_leaves": 4}, "grow_policy"),
     ({"monotone_constraints": "(1,0,0,0,0)"}, "monotone_constraints"),
     ({"objective": "reg:quantileerror", "quantile_alpha": 0.5}, "reg:quantileerror"),
 ])

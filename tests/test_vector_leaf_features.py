@@ -130,3 +130,51 @@ def test_sampled_forest_is_the_same_on_one_and_two_threads(tmp_path):
     one.save_model(tmp_path / "f.json")
     back = gbm.Booster(model_file=tmp_path / "f.json")
     np.testing.assert_array_equal(back.predict(X), one.predict(X))
+
+
+# -- grow_policy="lossguide" -----------------------------------------------------------------
+@pytest.mark.parametrize("params", [{"max_leaves": 6, "max_depth": 0},
+                                    {"max_leaves": 10, "max_depth": 3},
+                                    {"max_leaves": 0, "max_depth": 4},
+                                    {"max_leaves": 20, "max_depth": 0, "reg_alpha": 0.3,
+                                     "gamma": 0.5}])
+def test_lossguide_matches_xgboost_node_for_node(params):
+    xgb = pytest.importorskip("xgboost")
+    X, Y = _exact_bins()
+    p = dict(params, learning_rate=0.3, base_score=0.5, grow_policy="lossguide", **VL)
+    ours = gbm.train(p, X, Y, 5)
+    theirs = xgb.train(dict(p, tree_method="hist"), xgb.DMatrix(X, Y), 5)
+    dm = xgb.DMatrix(X)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(dm), atol=2e-5)
+    # the same node ids: leaves are created in the same order
+    np.testing.assert_array_equal(ours.predict(X, pred_leaf=True), theirs.predict(dm, pred_leaf=True))
+    if params["max_leaves"]:
+        assert all((t.left_child < 0).sum() <= params["max_leaves"] for t in ours.trees)
+
+
+def test_lossguide_splits_the_best_leaf_first_hand_case():
+    # y0 jumps at x0 = 8 (a large gain), y1 at x1 = 4 within x0 < 8 only (a smaller one):
+    # with max_leaves=3 the root splits on x0, then the left child on x1
+    X = np.array([[a, b] for a in range(16) for b in range(8)] * 3, dtype=np.float32)
+    Y = np.stack([(X[:, 0] >= 8) * 10.0, ((X[:, 0] < 8) & (X[:, 1] >= 4)) * 1.0], 1)
+    model = gbm.train(dict(VL, grow_policy="lossguide", max_leaves=3, max_depth=0,
+                           learning_rate=1.0, reg_lambda=0.0, base_score=0.0), X, Y, 1)
+    tree = model.trees[0]
+    assert list(tree.split_feature[:3]) == [0, 1, -1]  # root, its left child, a leaf
+    assert tree.left_child[1] == 3 and (tree.left_child < 0).sum() == 3
+    leaves = {tuple(np.round(v, 12)) for v in tree.value[tree.left_child < 0]}
+    assert leaves == {(0.0, 0.0), (0.0, 1.0), (10.0, 0.0)}
+
+
+@pytest.mark.parametrize("extra", [{}, {"gradient_projection": True, "projection_dim": 2}])
+def test_lossguide_same_on_threads_and_through_files(extra, tmp_path):
+    xgb = pytest.importorskip("xgboost")
+    X, Y = _exact_bins(800)
+    p = dict(extra, grow_policy="lossguide", max_leaves=7, max_depth=0, subsample=0.8,
+             colsample_bynode=0.8, **VL)
+    one = gbm.train(dict(p, n_jobs=1), X, Y, 4)
+    two = gbm.train(dict(p, n_jobs=2), X, Y, 4)
+    assert one.to_json() == two.to_json()
+    one.save_model(tmp_path / "m.json", format="xgboost")
+    theirs = xgb.Booster(model_file=str(tmp_path / "m.json"))
+    np.testing.assert_allclose(theirs.predict(xgb.DMatrix(X)), one.predict(X), atol=1e-6)

@@ -7,6 +7,7 @@ from ..tree.margins import add_tree
 from ..tree.projection import projection_for, project_gradients
 from ..tree.sampling import ColumnSampler
 from ..tree.vector_leaf import VectorLeafGrower, quantize_outputs
+from ..tree.vector_lossguide import VectorLossguideGrower
 from .rounds import sample_rows
 
 
@@ -35,8 +36,9 @@ def grow_vector_round(fit, booster, round_):
         rows = (np.arange(n_rows, dtype=np.int32) if kept is None
                 else np.flatnonzero(kept).astype(np.int32))
         columns = ColumnSampler(p, fit.data.n_features, round_, 0, parallel)
-        grower = VectorLeafGrower(fit.data, gpair, scales, rows, tree_params, backend, columns,
-                                  search)
+        grower = (VectorLossguideGrower if p["grow_policy"] == "lossguide"
+                  else VectorLeafGrower)(fit.data, gpair, scales, rows, tree_params, backend,
+                                         columns, search)
         tree, rows, starts, ends, values = grower.grow()
         _add_margins(fit, backend, tree, rows, starts, ends, values,
                      None if kept is None else np.flatnonzero(~kept).astype(np.int32))

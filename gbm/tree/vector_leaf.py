@@ -13,7 +13,8 @@ projection of the ``k`` gradients to ``d`` columns instead (the histograms' cost
 ``d``), while every node's sums and the leaf values come from all ``k``.
 
 Growth is depthwise (level by level, the smaller child's histograms built and its
-sibling's subtracted), on a dense bin matrix, on the CPU. Node ids follow creation order:
+sibling's subtracted; ``grow_policy="lossguide"``: ``gbm.tree.vector_lossguide``), on a
+dense bin matrix, on the CPU. Node ids follow creation order:
 the children of a level's split nodes get consecutive ids, left then right.
 """
 import numpy as np
@@ -35,8 +36,6 @@ def check_supported(p, data, backend, objective):
 
     if backend.name != "cpu":
         refuse(f"device={p['device']!r} (CPU only)")
-    if p["grow_policy"] != "depthwise":
-        refuse(f"grow_policy={p['grow_policy']!r} (depthwise only)")
     if p["booster"] != "gbtree":
         refuse(f"booster={p['booster']!r}")
     if objective.leaf_alphas is not None:
