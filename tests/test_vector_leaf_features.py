@@ -178,3 +178,23 @@ def test_lossguide_same_on_threads_and_through_files(extra, tmp_path):
     one.save_model(tmp_path / "m.json", format="xgboost")
     theirs = xgb.Booster(model_file=str(tmp_path / "m.json"))
     np.testing.assert_allclose(theirs.predict(xgb.DMatrix(X)), one.predict(X), atol=1e-6)
+
+
+# -- plots -----------------------------------------------------------------------------------
+def test_plot_tree_labels_vector_leaves_with_their_values():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    X, Y = _exact_bins(300)
+    Y = np.concatenate([Y, -Y], axis=1)  # 6 outputs: 4 shown, then the count
+    booster = gbm.train(dict(VL, max_depth=2), X, Y, 1)
+    tree = booster.trees[0]
+    try:
+        ax = gbm.plot_tree(booster, precision=3)
+        labels = sorted(t.get_text() for t in ax.texts if t.get_text().startswith("leaf"))
+    finally:
+        plt.close("all")
+    expected = sorted("leaf\n[" + ", ".join(f"{v:.3g}" for v in tree.value[node][:4])
+                      + ", ... (6 values)]" for node in np.flatnonzero(tree.left_child < 0))
+    assert labels == expected and len(labels) == 4
