@@ -241,7 +241,6 @@ def test_feature_importance_and_dumps():
 
 @pytest.mark.parametrize("params, what", [
     ({"monotone_constraints": "(1,0,0,0,0)"}, "monotone_constraints"),
-    ({"objective": "reg:quantileerror", "quantile_alpha": 0.5}, "reg:quantileerror"),
 ])
 def test_unsupported_combinations_are_refused(params, what):
     X, Y = _exact_bins_data(200)

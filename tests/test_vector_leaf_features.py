@@ -198,3 +198,47 @@ def test_plot_tree_labels_vector_leaves_with_their_values():
     expected = sorted("leaf\n[" + ", ".join(f"{v:.3g}" for v in tree.value[node][:4])
                       + ", ... (6 values)]" for node in np.flatnonzero(tree.left_child < 0))
     assert labels == expected and len(labels) == 4
+
+
+# -- leaf refresh (reg:absoluteerror, reg:quantileerror) -------------------------------------
+def _heavy_tails(n=1200, seed=4):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 16, (n, 5)).astype(np.float32)
+    y = X[:, 0] * 0.2 + rng.standard_cauchy(size=n) * 0.3
+    Y = np.stack([y, np.sin(X[:, 2] / 3) + rng.laplace(size=n) * 0.2, (X[:, 3] > 10) * 1.0], 1)
+    return X, y, Y
+
+
+@pytest.mark.parametrize("objective, target", [
+    ({"objective": "reg:absoluteerror"}, "Y"),
+    ({"objective": "reg:quantileerror", "quantile_alpha": [0.2, 0.5, 0.8]}, "y")])
+def test_leaf_refresh_matches_xgboost(objective, target):
+    xgb = pytest.importorskip("xgboost")
+    X, y, Y = _heavy_tails()
+    labels = Y if target == "Y" else y
+    p = dict(objective, max_depth=3, learning_rate=0.3, base_score=0.5, **VL)
+    ours = gbm.train(p, X, labels, 5)
+    theirs = xgb.train(dict(p, tree_method="hist"), xgb.DMatrix(X, labels), 5)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(xgb.DMatrix(X)), atol=2e-5)
+
+
+def test_absolute_error_leaves_are_residual_medians_hand_case():
+    # one split (x < 1 | x >= 1), learning rate 1: each leaf's value per output is the
+    # median of that output's residuals y - 0 in the leaf
+    X = np.repeat([[0.0], [1.0]], 5, axis=0).astype(np.float32)
+    Y = np.array([[1, 10], [2, 20], [3, 30], [4, 40], [100, 50],
+                  [-1, 7], [-2, 7], [-3, 9], [-50, 9], [-5, 8]], dtype=np.float64)
+    model = gbm.train(dict(VL, objective="reg:absoluteerror", max_depth=1, learning_rate=1.0,
+                           base_score=0.0, min_child_weight=0.0), X, Y, 1)
+    tree = model.trees[0]
+    leaves = tree.value[tree.left_child < 0]
+    np.testing.assert_array_equal(sorted(map(tuple, leaves)), [(-3.0, 8.0), (3.0, 30.0)])
+
+
+def test_leaf_refresh_with_weights_and_sampling_same_on_threads():
+    X, y, Y = _heavy_tails(600)
+    w = np.random.default_rng(0).random(600) + 0.5
+    p = dict(objective="reg:absoluteerror", max_depth=3, subsample=0.7, **VL)
+    one = gbm.train(dict(p, n_jobs=1), X, Y, 3, sample_weight=w)
+    two = gbm.train(dict(p, n_jobs=2), X, Y, 3, sample_weight=w)
+    assert one.to_json() == two.to_json()

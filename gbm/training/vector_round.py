@@ -3,6 +3,7 @@ the gradients of every output at the current margins, one tree for all of them
 (``gbm.tree.vector_leaf``), its leaf values added to each output's margins."""
 import numpy as np
 
+from ..objectives.adaptive import refresh_leaves
 from ..tree.margins import add_tree
 from ..tree.projection import projection_for, project_gradients
 from ..tree.sampling import ColumnSampler
@@ -40,10 +41,27 @@ def grow_vector_round(fit, booster, round_):
                   else VectorLeafGrower)(fit.data, gpair, scales, rows, tree_params, backend,
                                          columns, search)
         tree, rows, starts, ends, values = grower.grow()
+        if objective.leaf_alphas is not None:  # absolute / quantile loss: residual quantiles
+            values = _refreshed(fit, tree, grower.leaf_ids, rows, starts, ends, values,
+                                tree_params["learning_rate"])
         _add_margins(fit, backend, tree, rows, starts, ends, values,
                      None if kept is None else np.flatnonzero(~kept).astype(np.int32))
         booster.add_tree(tree, 0)
     booster.end_round()
+
+
+def _refreshed(fit, tree, leaf_ids, rows, starts, ends, values, learning_rate):
+    """Each output's leaf values made ``learning_rate`` times the ``leaf_alphas[j]``
+    quantile of its residuals in the leaf (``refresh_leaves``, as one-output trees), in
+    ``tree`` too; returns them, float64 (n_leaves, k)."""
+    out = np.empty_like(values)
+    for j in range(values.shape[1]):
+        y = fit.y if fit.y.ndim == 1 else fit.y[:, j]
+        out[:, j] = refresh_leaves(values[:, j], rows, starts, ends, y - fit.margins[j],
+                                   fit.objective.leaf_alphas[j], learning_rate,
+                                   fit.refresh_weights)
+    tree.value[leaf_ids] = out
+    return out
 
 
 def _add_margins(fit, backend, tree, rows, starts, ends, values, left_out):

@@ -38,8 +38,6 @@ def check_supported(p, data, backend, objective):
         refuse(f"device={p['device']!r} (CPU only)")
     if p["booster"] != "gbtree":
         refuse(f"booster={p['booster']!r}")
-    if objective.leaf_alphas is not None:
-        refuse(f"objective={p['objective']!r} (leaves refreshed to residual quantiles)")
     if data.monotone.any():
         refuse("monotone_constraints")
     if np.asarray(data.is_categorical).any():
