@@ -16,7 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from . import files as estimator_io
-from .multilabel import encode_multilabel, is_multilabel, multilabel_predict
+from .multilabel import as_array, encode_multilabel, is_multilabel, multilabel_predict
 from .parameters import (BOOSTING_PARAMS, N_POSITIONAL, RANKER_PARAMS, RANKER_POSITIONAL,
                          RANKING_PARAMS, estimator_init)
 from ..data.categorical import _as_frame, category_columns, encode_X
@@ -403,7 +403,12 @@ class GBMClassifier(ClassifierMixin, _GBMBase):
 
     def _column_y(self, y):
         """y as one column, or (n_samples, k) label indicators (multi-label)."""
-        return y if is_multilabel(y) else super()._column_y(y)
+        return as_array(y) if is_multilabel(y) else super()._column_y(y)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True  # as XGBClassifier's
+        return tags
 
     def _encode_eval_y(self, y):
         if self._label_encoder is None:  # multi-label

@@ -7,10 +7,15 @@ tree per round with ``multi_strategy="multi_output_tree"``). ``classes_`` is ``[
 import numpy as np
 
 
+def as_array(y):
+    """``y`` as a NumPy array (a pandas frame's values, a list of lists' array)."""
+    return y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
+
+
 def is_multilabel(y):
-    """Whether ``y`` (a NumPy array, or anything with ``to_numpy``) has two dimensions
-    and more than one column: a label indicator matrix."""
-    arr = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
+    """Whether ``y`` (array-like) has two dimensions and more than one column: a label
+    indicator matrix."""
+    arr = as_array(y)
     return arr.ndim == 2 and arr.shape[1] > 1
 
 
@@ -22,7 +27,7 @@ def encode_multilabel(y, objective, name="y"):
     y : array-like (n_samples, k), bool, integer or float 0/1 indicators
     objective : the estimator's ``objective`` (None or "binary:logistic")
     """
-    arr = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
+    arr = as_array(y)
     if arr.dtype.kind not in "biuf":
         raise ValueError(f"{name} has shape {arr.shape} (multi-label) but dtype {arr.dtype}; "
                          "a label indicator matrix holds 0 and 1")
