@@ -242,3 +242,24 @@ def test_leaf_refresh_with_weights_and_sampling_same_on_threads():
     one = gbm.train(dict(p, n_jobs=1), X, Y, 3, sample_weight=w)
     two = gbm.train(dict(p, n_jobs=2), X, Y, 3, sample_weight=w)
     assert one.to_json() == two.to_json()
+
+
+def test_lossguide_paths_keep_to_the_interaction_constraints():
+    # XGBoost 3.2 refuses interaction constraints on multi-target trees: the rule is checked
+    # on every root-to-leaf path instead (its features lie in one allowed set)
+    X, Y = _exact_bins()
+    sets = [{0, 1}, {2, 3, 4}]
+    model = gbm.train(dict(VL, grow_policy="lossguide", max_leaves=12, max_depth=0,
+                           interaction_constraints="[[0,1],[2,3,4]]"), X, Y, 4)
+    paths = 0
+    for tree in model.trees:
+        stack = [(0, frozenset())]
+        while stack:
+            node, used = stack.pop()
+            if tree.left_child[node] < 0:
+                assert any(used <= s for s in sets), used
+                paths += 1
+                continue
+            used = used | {int(tree.split_feature[node])}
+            stack += [(tree.left_child[node], used), (tree.right_child[node], used)]
+    assert paths == 4 * 12  # every tree grew its 12 leaves
