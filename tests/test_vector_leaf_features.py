@@ -263,3 +263,16 @@ def test_lossguide_paths_keep_to_the_interaction_constraints():
             used = used | {int(tree.split_feature[node])}
             stack += [(tree.left_child[node], used), (tree.right_child[node], used)]
     assert paths == 4 * 12  # every tree grew its 12 leaves
+
+
+def test_multilabel_file_with_other_classes_is_refused(tmp_path):
+    import json
+
+    X, Y = _labels(200)
+    gbm.GBMClassifier(n_estimators=2, max_depth=2, **VL).fit(X, Y).save_model(tmp_path / "m.json")
+    doc = json.loads((tmp_path / "m.json").read_text())
+    assert doc["estimator"]["classes"] == [0, 1]
+    doc["estimator"]["classes"] = [0, 1, 2]  # one per output: not a multi-label file
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="estimator.classes must hold 2 distinct labels"):
+        gbm.GBMClassifier().load_model(tmp_path / "bad.json")
