@@ -13,8 +13,8 @@ from .rounds import sample_rows
 
 
 def grow_vector_round(fit, booster, round_):
-    """Train round ``round_`` of ``fit``: one vector-leaf tree added to ``booster``,
-    ``fit.margins`` (float64 (k, n_rows)) updated in place."""
+    """Train round ``round_`` of ``fit``: one vector-leaf tree (``num_parallel_tree`` of
+    them) added to ``booster``, ``fit.margins`` (float64 (k, n_rows)) updated in place."""
     backend, objective, p = fit.backend, fit.objective, fit.params
     grad, hess = objective.gradients(fit.margins.T, fit.y_fit, fit.w_fit, backend=backend,
                                      queries=fit.queries, round_=round_)
