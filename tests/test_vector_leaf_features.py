@@ -211,7 +211,11 @@ def _heavy_tails(n=1200, seed=4):
 
 @pytest.mark.parametrize("objective, target", [
     ({"objective": "reg:absoluteerror"}, "Y"),
-    ({"objective": "reg:quantileerror", "quantile_alpha": [0.2, 0.5, 0.8]}, "y")])
+    ({"objective": "reg:quantileerror", "quantile_alpha": [0.2, 0.5, 0.8]}, "y"),
+    # a forest's trees all refresh from the round's residuals (not the first tree's margins)
+    ({"objective": "reg:absoluteerror", "num_parallel_tree": 2}, "Y"),
+    ({"objective": "reg:absoluteerror", "num_parallel_tree": 2, "grow_policy": "lossguide",
+      "max_leaves": 6}, "Y")])
 def test_leaf_refresh_matches_xgboost(objective, target):
     xgb = pytest.importorskip("xgboost")
     X, y, Y = _heavy_tails()

@@ -32,6 +32,10 @@ def grow_vector_round(fit, booster, round_):
     # a forest's trees share the round's gradients, each its own row and column samples;
     # their leaves carry learning_rate / num_parallel_tree (as XGBoost, gbm.training.rounds)
     tree_params = p if n_parallel == 1 else dict(p, learning_rate=p["learning_rate"] / n_parallel)
+    residuals = None  # absolute / quantile loss: y - margin at the round's start, per output
+    if objective.leaf_alphas is not None:  # (a forest's trees all refresh from it)
+        residuals = [(fit.y if fit.y.ndim == 1 else fit.y[:, j]) - fit.margins[j]
+                     for j in range(fit.margins.shape[0])]
     for parallel in range(n_parallel):
         kept = sample_rows(p, round_, 0, fit.row_ids, n_rows, parallel)
         rows = (np.arange(n_rows, dtype=np.int32) if kept is None
@@ -41,23 +45,23 @@ def grow_vector_round(fit, booster, round_):
                   else VectorLeafGrower)(fit.data, gpair, scales, rows, tree_params, backend,
                                          columns, search)
         tree, rows, starts, ends, values = grower.grow()
-        if objective.leaf_alphas is not None:  # absolute / quantile loss: residual quantiles
+        if residuals is not None:  # leaves become residual quantiles
             values = _refreshed(fit, tree, grower.leaf_ids, rows, starts, ends, values,
-                                tree_params["learning_rate"])
+                                residuals, tree_params["learning_rate"])
         _add_margins(fit, backend, tree, rows, starts, ends, values,
                      None if kept is None else np.flatnonzero(~kept).astype(np.int32))
         booster.add_tree(tree, 0)
     booster.end_round()
 
 
-def _refreshed(fit, tree, leaf_ids, rows, starts, ends, values, learning_rate):
+def _refreshed(fit, tree, leaf_ids, rows, starts, ends, values, residuals, learning_rate):
     """Each output's leaf values made ``learning_rate`` times the ``leaf_alphas[j]``
-    quantile of its residuals in the leaf (``refresh_leaves``, as one-output trees), in
-    ``tree`` too; returns them, float64 (n_leaves, k)."""
+    quantile of its residuals (``residuals[j]``, float64 (n_rows,)) in the leaf
+    (``refresh_leaves``, as one-output trees), in ``tree`` too; returns them, float64
+    (n_leaves, k)."""
     out = np.empty_like(values)
     for j in range(values.shape[1]):
-        y = fit.y if fit.y.ndim == 1 else fit.y[:, j]
-        out[:, j] = refresh_leaves(values[:, j], rows, starts, ends, y - fit.margins[j],
+        out[:, j] = refresh_leaves(values[:, j], rows, starts, ends, residuals[j],
                                    fit.objective.leaf_alphas[j], learning_rate,
                                    fit.refresh_weights)
     tree.value[leaf_ids] = out
