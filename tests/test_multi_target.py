@@ -73,5 +73,7 @@ def test_multi_target_errors():
         gbm.train({"objective": "count:poisson"}, X, np.abs(Y) * [1, -1, 1], 1)
     with pytest.raises(ValueError, match="several quantile_alpha"):
         gbm.train({"objective": "reg:quantileerror", "quantile_alpha": [0.2, 0.8]}, X, Y, 1)
-    with pytest.raises(ValueError):
-        gbm.GBMClassifier().fit(X, Y > 0)
+    # GBMClassifier: a 2-D y of 0/1 is multi-label (as XGBClassifier); other values are not
+    assert gbm.GBMClassifier(n_estimators=1).fit(X, Y > 0).predict_proba(X).shape == Y.shape
+    with pytest.raises(ValueError, match="holds 0 or 1 in every cell"):
+        gbm.GBMClassifier().fit(X, np.round(Y))

@@ -240,10 +240,7 @@ def test_feature_importance_and_dumps():
 
 
 @pytest.mark.parametrize("params, what", [
-    ({"grow_policy": "lossguide", "max_leaves": 4}, "grow_policy"),
     ({"monotone_constraints": "(1,0,0,0,0)"}, "monotone_constraints"),
-    ({"num_parallel_tree": 2}, "num_parallel_tree"),
-    ({"objective": "reg:quantileerror", "quantile_alpha": 0.5}, "reg:quantileerror"),
 ])
 def test_unsupported_combinations_are_refused(params, what):
     X, Y = _exact_bins_data(200)

@@ -1,7 +1,8 @@
 """Vector-leaf trees (``multi_strategy="multi_output_tree"``) split over 2 and 3 ranks of
 one process (``gbm.collective.ThreadGroup``, the collective Dask's ranks use): the local
 model file, byte for byte, with uneven rows, a rank without rows, row and column sampling,
-``max_leaves`` and the projected split search. ``tests/test_dask_vector_leaf.py`` runs the
+``max_leaves``, the projected split search, lossguide growth and a forest whose leaves are
+refreshed to residual medians. ``tests/test_dask_vector_leaf.py`` runs the
 same on a cluster."""
 import numpy as np
 import pytest
@@ -29,6 +30,10 @@ CASES = {
     "projected": (dict(BASE, objective="multi:softprob", num_class=4,
                        gradient_projection=True, projection_dim=2), "classes"),
     "targets_max_leaves": (dict(BASE, max_leaves=6), "targets"),
+    "lossguide": (dict(BASE, objective="multi:softprob", num_class=4, grow_policy="lossguide",
+                       max_leaves=7), "classes"),
+    "forest_absolute_error": (dict(BASE, objective="reg:absoluteerror", num_parallel_tree=2),
+                              "targets"),
 }
 
 

@@ -506,11 +506,12 @@ def _plain_json(value, depth=0):
     return False
 
 
-def check_estimator(section, n_features, n_groups):
+def check_estimator(section, n_features, n_groups, binary=False):
     """The optional ``estimator`` section an estimator's ``save_model`` writes: its class,
     constructor parameters (JSON values), width, input feature names and, for
     classifiers, the class labels (one kind: all strings, all numbers or all booleans,
-    each once, as many as the model's classes)."""
+    each once, as many as the model's classes; ``binary``: a ``binary:logistic`` model,
+    two classes whatever its output count, a multi-label classifier's ``[0, 1]``)."""
     if section is None:
         return None
     if type(section) is not dict:
@@ -540,8 +541,9 @@ def check_estimator(section, n_features, n_groups):
         if bad_type or len(kinds) != 1:
             raise InvalidModel("estimator.classes must be a list of labels of one kind "
                                "(strings, numbers or booleans)")
-        if len(set(classes)) != len(classes) or len(classes) != max(2, n_groups):
-            raise InvalidModel(f"estimator.classes must hold {max(2, n_groups)} distinct "
+        n_classes = 2 if binary else max(2, n_groups)
+        if len(set(classes)) != len(classes) or len(classes) != n_classes:
+            raise InvalidModel(f"estimator.classes must hold {n_classes} distinct "
                                f"labels (the model's classes), got {len(classes)}")
     return section
 
@@ -577,4 +579,5 @@ def check_model(d):
             "categories": categories, "trees": trees, "groups": groups,
             "iteration_indptr": indptr, "best_iteration": best_iteration,
             "best_score": best_score, "weight_drop": weights,
-            "estimator": check_estimator(d.get("estimator"), n_features, n_groups)}
+            "estimator": check_estimator(d.get("estimator"), n_features, n_groups,
+                                         params["objective"] == "binary:logistic")}

@@ -16,6 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from . import files as estimator_io
+from .multilabel import as_array, encode_multilabel, is_multilabel, multilabel_predict
 from .parameters import (BOOSTING_PARAMS, N_POSITIONAL, RANKER_PARAMS, RANKER_POSITIONAL,
                          RANKING_PARAMS, estimator_init)
 from ..data.categorical import _as_frame, category_columns, encode_X
@@ -380,24 +381,51 @@ class GBMRegressor(RegressorMixin, _GBMBase):
         return self._predict_margin(X, output_margin, iteration_range, base_margin)
 
 
+def _is_multilabel_model(booster):
+    """Whether ``booster`` is a multi-label classifier's (``binary:logistic``, several
+    outputs)."""
+    return booster.params["objective"] == "binary:logistic" and booster.n_groups > 1
+
+
 class GBMClassifier(ClassifierMixin, _GBMBase):
-    """Gradient-boosted trees for binary and multiclass classification.
+    """Gradient-boosted trees for binary, multiclass and multi-label classification.
 
     Labels may be any values scikit-learn accepts (ints, strings, ...); ``classes_``
     holds them sorted. Two classes train ``binary:logistic``, more ``multi:softprob``.
     ``objective`` may be None (that choice), "binary:logistic", "multi:softprob" or
     "multi:softmax"; as in XGBoost, "binary:logistic" with more than two classes trains
     ``multi:softprob``, and either multiclass objective trains ``multi:softprob`` (the same
-    trees; ``predict_proba`` needs probabilities). Parameters as for ``GBMRegressor``.
+    trees; ``predict_proba`` needs probabilities). A ``y`` of shape (n_samples, k) of 0/1
+    is multi-label (as in XGBoost): ``k`` ``binary:logistic`` outputs, ``classes_`` [0, 1],
+    ``predict_proba`` and ``predict`` (n_samples, k) (``gbm.sklearn.multilabel``).
+    Parameters as for ``GBMRegressor``.
     """
 
+    def _column_y(self, y):
+        """y as one column, or (n_samples, k) label indicators (multi-label)."""
+        return as_array(y) if is_multilabel(y) else super()._column_y(y)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True  # as XGBClassifier's
+        return tags
+
     def _encode_eval_y(self, y):
+        if self._label_encoder is None:  # multi-label
+            if not is_multilabel(y) or y.shape[1] != self._n_labels:
+                raise ValueError(f"eval_set y has shape {np.shape(y)}; the multi-label y "
+                                 f"has {self._n_labels} columns")
+            return encode_multilabel(y, None, "eval_set y")[0]
         unknown = set(np.unique(y)) - set(self.classes_)
         if unknown:
             raise ValueError(f"eval_set holds labels {sorted(unknown)} not seen in y")
         return self._label_encoder.transform(y).astype(np.float64)
 
     def _encode_y(self, y):
+        if is_multilabel(y):  # (n_samples, k) indicators: k binary:logistic outputs
+            self._label_encoder, self.classes_, self.n_classes_ = None, np.array([0, 1]), 2
+            self._n_labels = y.shape[1]  # for the eval sets' check (not a fitted attribute)
+            return encode_multilabel(y, getattr(self, "objective", None))
         check_classification_targets(y)
         self._label_encoder = LabelEncoder().fit(y)
         self.classes_ = self._label_encoder.classes_
@@ -420,7 +448,7 @@ class GBMClassifier(ClassifierMixin, _GBMBase):
 
     def _proba(self, booster, X, iteration_range=None, base_margin=None):
         p = self._predict_with(booster, X, False, iteration_range, base_margin)
-        if p.ndim == 1:
+        if p.ndim == 1:  # binary; multi-label: (n_samples, k) already
             return np.column_stack([1.0 - p, p])
         return p
 
@@ -434,7 +462,10 @@ class GBMClassifier(ClassifierMixin, _GBMBase):
         if output_margin:
             return self._predict_with(booster, X, True, iteration_range, base_margin)
         # np.argmax of a CuPy array is CuPy's (NEP 18): the indices stay where proba is
-        index = np.argmax(self._proba(booster, X, iteration_range, base_margin), axis=1)
+        proba = self._proba(booster, X, iteration_range, base_margin)
+        if _is_multilabel_model(booster):
+            return multilabel_predict(to_host(proba), classes)
+        index = np.argmax(proba, axis=1)
         if is_device_array(index):
             if classes.dtype.kind not in "biuf":
                 return classes[to_host(index)]

@@ -119,5 +119,7 @@ def read(est, path):
         encoder.classes_ = _classes_array(classes)
         fitted.update(classes_=encoder.classes_, n_classes_=len(classes),
                       _label_encoder=encoder)
+        if objective == "binary:logistic" and booster.n_groups > 1:  # multi-label
+            fitted.update(classes_=np.array([0, 1]), n_classes_=2, _label_encoder=None)
     return params, fitted
 

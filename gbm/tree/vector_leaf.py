@@ -13,7 +13,8 @@ projection of the ``k`` gradients to ``d`` columns instead (the histograms' cost
 ``d``), while every node's sums and the leaf values come from all ``k``.
 
 Growth is depthwise (level by level, the smaller child's histograms built and its
-sibling's subtracted), on a dense bin matrix, with the backend's kernels (the CPU's, or
+sibling's subtracted; ``grow_policy="lossguide"``: ``gbm.tree.vector_lossguide``), on a
+dense bin matrix, with the backend's kernels (the CPU's, or
 CUDA's: ``kernels/cuda/vector_leaf.py``). Node ids follow creation order: the children of a
 level's split nodes get consecutive ids, left then right. On several ranks (Dask) every
 histogram and node sum is an integer sum over the ranks (``backend.collective``), and every
@@ -36,14 +37,8 @@ def check_supported(p, data, backend, objective):
         raise NotImplementedError(f"multi_strategy='multi_output_tree' does not support {what} "
                                   "yet; use multi_strategy='one_output_per_tree'")
 
-    if p["grow_policy"] != "depthwise":
-        refuse(f"grow_policy={p['grow_policy']!r} (depthwise only)")
     if p["booster"] != "gbtree":
         refuse(f"booster={p['booster']!r}")
-    if p["num_parallel_tree"] != 1:
-        refuse("num_parallel_tree > 1")
-    if objective.leaf_alphas is not None:
-        refuse(f"objective={p['objective']!r} (leaves refreshed to residual quantiles)")
     if data.monotone.any():
         refuse("monotone_constraints")
     if np.asarray(data.is_categorical).any():

@@ -131,7 +131,8 @@ def _assert_same_model(params, X, y, rounds=2):
     if a != b:
         pytest.fail(f"the CUDA model differs: {first_difference(json.loads(a), json.loads(b))}")
     assert sum(t.n_nodes for t in cpu_model.trees) > len(cpu_model.trees)  # trees did split
-    assert len(cpu_model.trees) == rounds  # one vector-leaf tree a round
+    # one vector-leaf tree a round (a forest's num_parallel_tree)
+    assert len(cpu_model.trees) == rounds * params.get("num_parallel_tree", 1)
     np.testing.assert_array_equal(on_gpu.predict(X), cpu_model.predict(X))
 
 
@@ -164,3 +165,11 @@ def test_multi_label_same_model_as_the_cpu():
     y = np.stack([Z[:, 0] > 0, Z[:, 1] + Z[:, 2] > 0.5], axis=1).astype(np.float64)
     _assert_same_model(dict(VL, objective="binary:logistic", max_depth=3, max_bin=16), X, y)
 
+
+
+def test_lossguide_forest_and_leaf_refresh_same_model_as_the_cpu():
+    rng, X = _data(seed=4)
+    y = np.stack([np.nan_to_num(X[:, 0]), rng.normal(size=X.shape[0])], axis=1)
+    _assert_same_model(dict(VL, objective="reg:absoluteerror", grow_policy="lossguide",
+                            max_leaves=5, num_parallel_tree=2, max_bin=16, subsample=0.8),
+                       X, y)
