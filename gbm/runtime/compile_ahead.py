@@ -54,8 +54,8 @@ _I64 = types.int64
 STANDARD = (
     ("gbm.kernels.cpu.exact", "add_exact_parts", (_I64_2, _I64_2), 0.5),
     ("gbm.kernels.cpu.binning", "bin_values", (_F32_2, _F32_2, _I32_1, _U8_2), 1.0),
-    ("gbm.kernels.cpu.objective", "_group_major_gradients",
-     (_I64, _F64_2, _F64_1, _F64_1, _F64_2, _F64_2, _I64), 2.8),
+    ("gbm.kernels.cpu.objective", "_logistic_gradients",
+     (_F64_1, _F64_1, _F64_1, _F64_1, _F64_1, _I64), 2.8),
     ("gbm.kernels.cpu.objective", "_pointwise_gradients",
      (_I64, _F64_2, _F64_1, _F64_1, _F64_1, _F64_2, _F64_2, _I64), 4.3),
     ("gbm.kernels.cpu.quantize", "max_abs", (_F64_1,), 0.8),
