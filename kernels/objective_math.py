@@ -145,9 +145,10 @@ def make_objective_math(jit, mul, elementary):
             hess[i, k] = mul(mul(c, c), h_sum)
 
     @jit
-    def rows_gradients(kind, margin, lo, hi, y, w, objective_params, grad, hess):
-        """Rows ``lo .. hi - 1``'s gradients and hessians into ``grad[i, :]``,
-        ``hess[i, :]`` (a CPU thread takes a range of rows, a GPU thread one row)."""
+    def rows_common(kind, margin, lo, hi, y, w, objective_params, grad, hess):
+        """``rows_gradients`` for every kind but the expectile loss and AFT (whose
+        formulas are most of the code to compile: a CPU fit of another objective compiles
+        only this)."""
         n_groups = margin.shape[1]
         if kind == SOFTMAX:
             for i in range(lo, hi):
@@ -173,7 +174,17 @@ def make_objective_math(jit, mul, elementary):
                     g = (1.0 - alpha) if margin[i, k] >= y[i] else -alpha
                     grad[i, k] = mul(g, w[i])
                     hess[i, k] = w[i]
-        elif kind == EXPECTILE:
+        else:
+            for i in range(lo, hi):
+                g, h = _pointwise(kind, margin[i, 0], y[i], w[i], objective_params)
+                grad[i, 0] = g
+                hess[i, 0] = h
+
+    @jit
+    def rows_gradients(kind, margin, lo, hi, y, w, objective_params, grad, hess):
+        """Rows ``lo .. hi - 1``'s gradients and hessians into ``grad[i, :]``,
+        ``hess[i, :]`` (a CPU thread takes a range of rows, a GPU thread one row)."""
+        if kind == EXPECTILE:
             for i in range(lo, hi):
                 _expectile_row(margin, i, y[i], w[i], objective_params, grad, hess)
         elif kind == AFT:
@@ -183,12 +194,10 @@ def make_objective_math(jit, mul, elementary):
                 grad[i, 0] = mul(g, w[i])
                 hess[i, 0] = mul(h, w[i])
         else:
-            for i in range(lo, hi):
-                g, h = _pointwise(kind, margin[i, 0], y[i], w[i], objective_params)
-                grad[i, 0] = g
-                hess[i, 0] = h
+            rows_common(kind, margin, lo, hi, y, w, objective_params, grad, hess)
 
-    return SimpleNamespace(rows_gradients=rows_gradients, log1p=log1p, softplus=softplus)
+    return SimpleNamespace(rows_gradients=rows_gradients, rows_common=rows_common, log1p=log1p,
+                           softplus=softplus)
 
 
 def _python():

@@ -29,8 +29,11 @@ from gbm.tree.tree_data import TreeData
 @pytest.fixture(autouse=True)
 def _compiled_at_once(monkeypatch):
     """The kernel compiled at the first fit that needs it (not in the background, which
-    would leave that fit on the level path): every fit here takes the path it may."""
+    would leave that fit on the level path): every fit here takes the path it may. A
+    background compile an earlier test module's fit started (its key in ``_background``,
+    not yet in the cache on a busy machine) is not waited for either."""
     monkeypatch.setenv("GBM_COMPILE_PROCESSES", "1")
+    monkeypatch.setattr(compile_ahead, "_background", {})
 
 
 def _both(monkeypatch, params, X, y, rounds=4, **kwargs):

@@ -258,9 +258,14 @@ class TreeGrower:
             mask = np.ones((n, layout.features.shape[0]), dtype=np.uint8)
         else:  # histograms of some features: their columns
             mask = np.ascontiguousarray(self._feature_mask(ids)[:, layout.features])
+        # no categorical feature, on the CPU: None (the CPU kernel then compiles without
+        # its categorical code, as grow_tree calls it)
+        categorical = layout.is_categorical
+        if not self.has_categorical and self.backend.name == "cpu":
+            categorical = None
         with self.backend.threads(hist.size // 2):
             self.k.evaluate_splits(hist, layout.feature_offsets, layout.missing_slots,
-                                   layout.is_categorical, nodes.sums[ids], mask,
+                                   categorical, nodes.sums[ids], mask,
                                    layout.monotone, nodes.bounds[ids], self._scales(ids),
                                    self.split_params, p["max_cat_to_onehot"],
                                    p["max_cat_threshold"], out.gain, out.feature,

@@ -80,7 +80,9 @@ class WholeTrees:
         self._local = threading.local()
         self._every_feature = None  # _sampling's arrays when every feature is drawn
         self.fused_levels = 0  # levels grown fused (kernels/cpu/tree_level.py), all trees
-        self.features = (data.feature_offsets, data.n_bins, data.is_categorical, data.monotone,
+        # no categorical feature: None, whose kernels leave the categorical code out
+        categorical = data.is_categorical if np.any(data.is_categorical) else None
+        self.features = (data.feature_offsets, data.n_bins, categorical, data.monotone,
                          data.cuts.values, data.cuts.offsets,
                          np.zeros((0, data.n_features), np.uint8) if data.interaction is None
                          else data.interaction.astype(np.uint8))

@@ -156,7 +156,7 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
             at, node = chosen[i], ids[chosen[i]]
             f = best_feature[at]
             feature[node], gain[node], default_left[node] = f, best_gain[at], best_default_left[at]
-            if is_categorical[f]:
+            if _categorical(is_categorical, f):
                 split_type[node] = 1
                 for w in range(cat_bits.shape[1]):
                     cat_bits[node, w] = best_bits[at, w]
@@ -297,6 +297,15 @@ def _level_inputs(ids, n_ids, nodes, numbers, settings, sampling, interaction, n
     if not settings[ALL_FEATURES]:
         feature_masks(ids, n_ids, nodes[DEPTH][ids[0]], sampling[0], sampling[1], sampling[2],
                       numbers[BY_NODE], interaction, nodes[PATH], mask)
+
+
+@helper
+def _categorical(is_categorical, f):
+    """Whether feature ``f`` is categorical; ``is_categorical`` None: no feature is (the
+    categorical code is then not compiled, here nor in ``evaluate_splits``)."""
+    if is_categorical is not None and is_categorical[f]:
+        return True
+    return False
 
 
 @helper
