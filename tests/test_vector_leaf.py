@@ -103,19 +103,39 @@ def test_gain_is_the_sum_over_outputs_hand_case():
     np.testing.assert_array_equal(left_sums[0], hist[0, :best + 1].sum(axis=0))
 
 
-def test_min_child_weight_applies_to_the_mean_hessian_over_outputs():
-    # XGBoost's rule (split_evaluator.h): the children's hessian sums over the outputs
-    # divided by k, against min_child_weight. Left child: hessians 3 and 1 (mean 2).
+def _one_split_case():
+    # one feature, 2 value bins (+ an empty missing slot), one node, 2 outputs; scales 1.
+    # Left child: output 0 (g -4, h 3), output 1 (g 2, h 1).
     hist = np.zeros((1, 3, 2, 2), np.int64)
     hist[0, 0] = [[-4, 3], [2, 1]]
     hist[0, 1] = [[5, 10], [-6, 10]]
-    offsets = np.array([0, 3], np.int32)
-    sums = hist.sum(axis=1)
-    args = (hist, offsets, sums, np.ones((1, 1), np.uint8), np.ones((2, 2)))
-    allowed = _evaluate(cpu, *args, np.array([1.0, 0.0, 0.0, 2.0]))
-    refused = _evaluate(cpu, *args, np.array([1.0, 0.0, 0.0, 2.5]))
-    assert allowed[1][0] == 0 and np.isfinite(allowed[0][0])
-    assert refused[1][0] == -1  # mean 2 < 2.5, though output 0 alone holds 3
+    return (hist, np.array([0, 3], np.int32), hist.sum(axis=1), np.ones((1, 1), np.uint8),
+            np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("kernels", [cpu, ref])
+@pytest.mark.parametrize("mcw, counted_left", [(0.0, (True, True)), (2.0, (True, False)),
+                                               (2.5, (True, False)), (3.5, (False, False))])
+def test_min_child_weight_zeroes_each_lighter_output(kernels, mcw, counted_left):
+    # XGBoost 3.2 (MultiCalcSplitGain, evaluate_splits.h; CalcWeight, param.h): an output
+    # whose hessian in a node is below min_child_weight has weight 0 there and adds 0 to
+    # the gain; no split is refused for it. Parent outputs: h 13 and 11; right: 10 and 10.
+    # At 2.5 the mean rule of XGBoost 3.4 (mean 2 < 2.5) would refuse this split, at 3.5
+    # no output of the left child counts and the split is still taken.
+    lam = 1.0
+    gain, feature, split_bin, left, left_sums = _evaluate(
+        kernels, *_one_split_case(), np.array([lam, 0.0, 0.0, mcw]))
+    left_terms = [16 / (3 + lam), 4 / (1 + lam)]
+    expected = (sum(t for t, c in zip(left_terms, counted_left) if c)
+                + 25 / (10 + lam) + 36 / (10 + lam) - 1 / (13 + lam) - 16 / (11 + lam))
+    assert (feature[0], split_bin[0], left[0]) == (0, 0, 0)
+    assert gain[0] == pytest.approx(expected, rel=1e-12)
+    weights = np.empty((1, 2))
+    kernels.vector_node_weights(left_sums, np.ones((2, 2)), np.array([lam, 0.0, 0.0, mcw]),
+                                weights)
+    np.testing.assert_allclose(weights[0], [w if c else 0.0 for w, c in
+                                            zip([4 / (3 + lam), -2 / (1 + lam)], counted_left)],
+                               rtol=1e-15)
 
 
 def _exact_bins_data(n=1500, seed=1):
@@ -134,6 +154,32 @@ def test_same_model_as_xgboost_multi_output_tree(params):
     p = dict(params, learning_rate=0.3, base_score=0.5)
     theirs = xgb.train(dict(p, tree_method="hist", **VL), xgb.DMatrix(X, Y), 8)
     ours = gbm.train(dict(p, **VL), X, Y, 8)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(xgb.DMatrix(X)), atol=2e-5)
+
+
+@pytest.mark.parametrize("mcw", [0.25, 1.0, 4.0, 10.0, 30.0])
+def test_min_child_weight_matches_xgboost_multi_output_tree(mcw):
+    # each output's weight and gain are 0 where its hessian is below min_child_weight
+    # (XGBoost 3.2's rule): with the mean hessian over outputs instead, max |diff| was 0.14
+    # at min_child_weight 1 (depth 5) and 0.06 for a single depth-4 tree
+    xgb = pytest.importorskip("xgboost")
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 12, (1200, 4)).astype(np.float32)
+    y = ((X[:, 0] + X[:, 1] + rng.integers(0, 6, 1200)) % 4).astype(np.float64)
+    p = {"objective": "multi:softprob", "num_class": 4, "max_depth": 5, "base_score": 0.5,
+         "min_child_weight": mcw}
+    theirs = xgb.train(dict(p, tree_method="hist", **VL), xgb.DMatrix(X, y), 6)
+    ours = gbm.train(dict(p, **VL), X, y, 6)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(xgb.DMatrix(X)), atol=2e-6)
+
+
+def test_min_child_weight_with_sample_weights_matches_xgboost():
+    xgb = pytest.importorskip("xgboost")
+    X, Y = _exact_bins_data()
+    w = np.random.default_rng(5).uniform(0.2, 2.0, X.shape[0])
+    p = {"max_depth": 6, "min_child_weight": 30.0, "learning_rate": 0.3, "base_score": 0.5}
+    theirs = xgb.train(dict(p, tree_method="hist", **VL), xgb.DMatrix(X, Y, weight=w), 8)
+    ours = gbm.train(dict(p, **VL), X, Y, 8, sample_weight=w)
     np.testing.assert_allclose(ours.predict(X), theirs.predict(xgb.DMatrix(X)), atol=2e-5)
 
 

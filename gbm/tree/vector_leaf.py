@@ -3,7 +3,8 @@ for all ``k`` outputs (classes, targets, labels), each leaf holding one value pe
 
 A split's gain is the sum over outputs of the single-output gain (XGBoost's multi-target
 rule, ``kernels/cpu/vector_leaf.py``); leaf values are each output's usual weight (with
-``reg_lambda``, ``reg_alpha``, ``max_delta_step`` and the learning rate). Gradients are
+``reg_lambda``, ``reg_alpha``, ``max_delta_step`` and the learning rate; 0 in an output
+whose hessian in the leaf is below ``min_child_weight``). Gradients are
 quantised per output (each its own fixed-point scales), histograms hold one integer pair
 per output in each bin and are built in one pass over a node batch's rows, so every sum,
 and the tree, is the same on any thread count.

@@ -8,10 +8,12 @@ tasks' bests are reduced per node in feature order with a strict ``>``, so the r
 the same on any thread count. Histogram sums are integer sums.
 
 The split rule is XGBoost's multi-target one (``src/tree/split_evaluator.h``,
-``CalcSplitGain`` for vector sums): gain = sum over outputs ``t`` of
-``node_gain(G_t, H_t)`` for both children less the parent's; a split is valid when the
-mean hessian over the outputs is positive and at least ``min_child_weight`` in both
-children.
+``MultiCalcSplitGain`` in ``src/tree/hist/evaluate_splits.h`` of XGBoost 3.2 and 3.3):
+gain = sum over outputs ``t`` of ``output_gain(G_t, H_t)`` for both children less the
+parent's, where an output whose hessian ``H_t`` is not positive or is below
+``min_child_weight`` counts 0 (``CalcWeight`` in ``src/tree/param.h`` gives it weight 0,
+and its gain is ``-w_t * G_t``). No other check: ``min_child_weight`` never refuses a
+split outright, and a node's weight is 0 in each output lighter than it.
 """
 import numpy as np
 from numba import prange
@@ -21,6 +23,23 @@ from ..split_math import cpu as _split_math
 
 node_gain = _split_math.node_gain
 leaf_weight = _split_math.leaf_weight
+
+
+@helper
+def output_gain(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight):
+    """``node_gain`` of one output's sums; 0 when ``h`` is not positive or is below
+    ``min_child_weight`` (XGBoost 3.2's zero weight for that output)."""
+    if not (h > 0.0 and h >= min_child_weight):
+        return 0.0
+    return node_gain(g, h, reg_lambda, reg_alpha, max_delta_step)
+
+
+@helper
+def output_weight(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight):
+    """``leaf_weight`` of one output's sums; 0 as in ``output_gain``."""
+    if not (h > 0.0 and h >= min_child_weight):
+        return 0.0
+    return leaf_weight(g, h, reg_lambda, reg_alpha, max_delta_step)
 
 
 @kernel(parallel=True)
@@ -57,34 +76,28 @@ def build_vector_histograms(bins_by_feature, gpair, rows, node_starts, node_ends
 
 
 @helper
-def parent_gain(sums, scales, reg_lambda, reg_alpha, max_delta_step):
-    """sum over outputs of ``node_gain`` of a node's sums (int64 (k, 2))."""
+def parent_gain(sums, scales, reg_lambda, reg_alpha, max_delta_step, min_child_weight):
+    """sum over outputs of ``output_gain`` of a node's sums (int64 (k, 2))."""
     gain = 0.0
     for j in range(sums.shape[0]):
-        gain += node_gain(sums[j, 0] / scales[j, 0], sums[j, 1] / scales[j, 1], reg_lambda,
-                          reg_alpha, max_delta_step)
+        gain += output_gain(sums[j, 0] / scales[j, 0], sums[j, 1] / scales[j, 1], reg_lambda,
+                            reg_alpha, max_delta_step, min_child_weight)
     return gain
 
 
 @helper
 def _split_gain(left, total, scales, reg_lambda, reg_alpha, max_delta_step,
                 min_child_weight, parent):
-    """Gain of one candidate (left sums ``left``, node sums ``total``, int64 (k, 2));
-    -inf when a child's mean hessian is not positive or below ``min_child_weight``."""
+    """Gain of one candidate (left sums ``left``, node sums ``total``, int64 (k, 2)): the
+    children's ``output_gain`` over the outputs less the parent's."""
     k = left.shape[0]
-    hl_sum, hr_sum, gain = 0.0, 0.0, 0.0
+    gain = 0.0
     for j in range(k):
         inv_g, inv_h = 1.0 / scales[j, 0], 1.0 / scales[j, 1]
         gl, hl = left[j, 0] * inv_g, left[j, 1] * inv_h
         gr, hr = (total[j, 0] - left[j, 0]) * inv_g, (total[j, 1] - left[j, 1]) * inv_h
-        hl_sum += hl
-        hr_sum += hr
-        gain += node_gain(gl, hl, reg_lambda, reg_alpha, max_delta_step)
-        gain += node_gain(gr, hr, reg_lambda, reg_alpha, max_delta_step)
-    hl_mean, hr_mean = hl_sum / k, hr_sum / k
-    if not (hl_mean > 0.0 and hr_mean > 0.0 and hl_mean >= min_child_weight
-            and hr_mean >= min_child_weight):
-        return -np.inf
+        gain += output_gain(gl, hl, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
+        gain += output_gain(gr, hr, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
     return gain - parent
 
 
@@ -159,7 +172,7 @@ def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split
     task_sums = np.zeros((n_tasks, k, 2), np.int64)
     parents = np.empty(n_nodes)
     for node in range(n_nodes):
-        parents[node] = parent_gain(node_sums[node], scales, lam, alpha, mds)
+        parents[node] = parent_gain(node_sums[node], scales, lam, alpha, mds, mcw)
     for task in prange(n_tasks):
         node = task // n_features
         f = task - node * n_features
@@ -188,7 +201,7 @@ def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split
 
 @kernel
 def vector_node_weights(node_sums, scales, split_params, out):
-    """Each node's weight per output (``leaf_weight`` of its sums; no learning rate).
+    """Each node's weight per output (``output_weight`` of its sums; no learning rate).
 
     node_sums : int64 (n_nodes, k, 2)   # IN
     scales : float64 (k, 2)             # IN
@@ -197,9 +210,9 @@ def vector_node_weights(node_sums, scales, split_params, out):
     """
     for node in range(node_sums.shape[0]):
         for j in range(node_sums.shape[1]):
-            out[node, j] = leaf_weight(node_sums[node, j, 0] / scales[j, 0],
-                                       node_sums[node, j, 1] / scales[j, 1], split_params[0],
-                                       split_params[1], split_params[2])
+            out[node, j] = output_weight(node_sums[node, j, 0] / scales[j, 0],
+                                         node_sums[node, j, 1] / scales[j, 1], split_params[0],
+                                         split_params[1], split_params[2], split_params[3])
 
 
 @kernel(parallel=True)

@@ -28,6 +28,23 @@ node_gain = split_math.node_gain
 leaf_weight = split_math.leaf_weight
 
 
+@cuda.jit(device=True)
+def output_gain(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight):
+    """``cpu.output_gain``: 0 for an output whose hessian is not positive or below
+    ``min_child_weight``."""
+    if not (h > 0.0 and h >= min_child_weight):
+        return 0.0
+    return node_gain(g, h, reg_lambda, reg_alpha, max_delta_step)
+
+
+@cuda.jit(device=True)
+def output_weight(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight):
+    """``cpu.output_weight``."""
+    if not (h > 0.0 and h >= min_child_weight):
+        return 0.0
+    return leaf_weight(g, h, reg_lambda, reg_alpha, max_delta_step)
+
+
 # -- histograms ---------------------------------------------------------------------------
 @cuda.jit
 def _vector_histogram_kernel(bins_by_feature, gpair, rows, task_node, task_lo, task_hi, groups,
@@ -105,21 +122,15 @@ def _split_gain(left, task, sums, node, scales, reg_lambda, reg_alpha, max_delta
     """``cpu._split_gain`` of task ``task``'s running left sums ``left[task]`` in node
     ``node`` (sums ``sums[node]``)."""
     k = scales.shape[0]
-    hl_sum, hr_sum, gain = 0.0, 0.0, 0.0
+    gain = 0.0
     for j in range(k):
         inv_g, inv_h = 1.0 / scales[j, 0], 1.0 / scales[j, 1]
         gl = mul(float64(left[task, j, 0]), inv_g)
         hl = mul(float64(left[task, j, 1]), inv_h)
         gr = mul(float64(sums[node, j, 0] - left[task, j, 0]), inv_g)
         hr = mul(float64(sums[node, j, 1] - left[task, j, 1]), inv_h)
-        hl_sum += hl
-        hr_sum += hr
-        gain += node_gain(gl, hl, reg_lambda, reg_alpha, max_delta_step)
-        gain += node_gain(gr, hr, reg_lambda, reg_alpha, max_delta_step)
-    hl_mean, hr_mean = hl_sum / k, hr_sum / k
-    if not (hl_mean > 0.0 and hr_mean > 0.0 and hl_mean >= min_child_weight
-            and hr_mean >= min_child_weight):
-        return -math.inf
+        gain += output_gain(gl, hl, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
+        gain += output_gain(gr, hr, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
     return gain - parent
 
 
@@ -128,9 +139,9 @@ def _parent_kernel(node_sums, scales, split_params, parents):
     for node in range(cuda.grid(1), node_sums.shape[0], cuda.gridsize(1)):
         gain = 0.0
         for j in range(node_sums.shape[1]):
-            gain += node_gain(node_sums[node, j, 0] / scales[j, 0],
-                              node_sums[node, j, 1] / scales[j, 1], split_params[0],
-                              split_params[1], split_params[2])
+            gain += output_gain(node_sums[node, j, 0] / scales[j, 0],
+                                node_sums[node, j, 1] / scales[j, 1], split_params[0],
+                                split_params[1], split_params[2], split_params[3])
         parents[node] = gain
 
 
@@ -247,9 +258,9 @@ def _weights_kernel(node_sums, scales, split_params, out):
     for cell in range(cuda.grid(1), n_nodes * k, cuda.gridsize(1)):
         node = cell // k
         j = cell - node * k
-        out[node, j] = leaf_weight(node_sums[node, j, 0] / scales[j, 0],
-                                   node_sums[node, j, 1] / scales[j, 1], split_params[0],
-                                   split_params[1], split_params[2])
+        out[node, j] = output_weight(node_sums[node, j, 0] / scales[j, 0],
+                                     node_sums[node, j, 1] / scales[j, 1], split_params[0],
+                                     split_params[1], split_params[2], split_params[3])
 
 
 def vector_node_weights(node_sums, scales, split_params, out):

@@ -15,20 +15,20 @@ def build_vector_histograms(bins_by_feature, gpair, rows, node_starts, node_ends
             np.add.at(hist[node], slots, gpair[seg])
 
 
+def _counted(h, mcw):
+    # XGBoost 3.2 weighs an output 0 (gain 0) in a node whose hessian there is not
+    # positive or is below min_child_weight
+    return h > 0 and h >= mcw
+
+
 def _gain_of(left, total, scales, lam, alpha, mds, mcw, parent):
-    k = left.shape[0]
     right = total - left
-    gain, hl_sum, hr_sum = 0.0, 0.0, 0.0
-    for j in range(k):
+    gain = 0.0
+    for j in range(left.shape[0]):
         gl, hl = left[j, 0] * (1.0 / scales[j, 0]), left[j, 1] * (1.0 / scales[j, 1])
         gr, hr = right[j, 0] * (1.0 / scales[j, 0]), right[j, 1] * (1.0 / scales[j, 1])
-        hl_sum += hl
-        hr_sum += hr
-        gain += _math.node_gain(gl, hl, lam, alpha, mds)
-        gain += _math.node_gain(gr, hr, lam, alpha, mds)
-    hl_mean, hr_mean = hl_sum / k, hr_sum / k
-    if not (hl_mean > 0 and hr_mean > 0 and hl_mean >= mcw and hr_mean >= mcw):
-        return -np.inf
+        gain += _math.node_gain(gl, hl, lam, alpha, mds) if _counted(hl, mcw) else 0.0
+        gain += _math.node_gain(gr, hr, lam, alpha, mds) if _counted(hr, mcw) else 0.0
     return gain - parent
 
 
@@ -40,8 +40,8 @@ def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split
         total = node_sums[node]
         parent = 0.0
         for j in range(total.shape[0]):
-            parent += _math.node_gain(total[j, 0] / scales[j, 0], total[j, 1] / scales[j, 1],
-                                      lam, alpha, mds)
+            g, h = total[j, 0] / scales[j, 0], total[j, 1] / scales[j, 1]
+            parent += _math.node_gain(g, h, lam, alpha, mds) if _counted(h, mcw) else 0.0
         best = (-np.inf, -1, 0, 0, np.zeros_like(total))
         for f in range(n_features):
             if not mask[node, f]:
@@ -68,11 +68,11 @@ def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split
 
 
 def vector_node_weights(node_sums, scales, split_params, out):
-    lam, alpha, mds = (float(v) for v in split_params[:3])
+    lam, alpha, mds, mcw = (float(v) for v in split_params)
     for node in range(node_sums.shape[0]):
         for j in range(node_sums.shape[1]):
-            out[node, j] = _math.leaf_weight(node_sums[node, j, 0] / scales[j, 0],
-                                             node_sums[node, j, 1] / scales[j, 1], lam, alpha, mds)
+            g, h = node_sums[node, j, 0] / scales[j, 0], node_sums[node, j, 1] / scales[j, 1]
+            out[node, j] = _math.leaf_weight(g, h, lam, alpha, mds) if _counted(h, mcw) else 0.0
 
 
 def vector_children_histograms(parent_hist, built, small_is_right, out):

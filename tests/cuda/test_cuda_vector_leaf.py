@@ -75,7 +75,8 @@ def test_splits_match_the_cpu(seed):
     mask = (rng.random((3, 3)) < 0.8).astype(np.uint8)
     mask[0] = 1
     scales = np.ldexp(1.0, rng.integers(4, 9, (k, 2))).astype(np.float64)
-    split_params = np.array([1.0, 0.3 * (seed % 2), 0.7 * (seed == 2), 0.5])
+    # min_child_weight 4: some outputs of some candidates count 0 (XGBoost 3.2's rule)
+    split_params = np.array([1.0, 0.3 * (seed % 2), 0.7 * (seed == 2), (0.5, 4.0)[seed // 2]])
     expected = _splits(cpu, hist, offsets, sums, mask, scales, split_params)
     got = _splits(cuda, dev(hist), offsets, dev(sums), dev(mask), dev(scales), split_params)
     for a, b in zip(got, expected):
@@ -85,17 +86,25 @@ def test_splits_match_the_cpu(seed):
     np.testing.assert_array_equal(slow[1], expected[1])
 
 
-def test_weights_children_and_segment_sums_match_the_cpu():
+@pytest.mark.parametrize("mcw", [0.0, 20.0])
+def test_weights_children_and_segment_sums_match_the_cpu(mcw):
     rng = np.random.default_rng(7)
     k = 3
     sums = rng.integers(-5000, 5000, (5, k, 2)).astype(np.int64)
     sums[:, :, 1] = np.abs(sums[:, :, 1])
     scales = np.ldexp(1.0, rng.integers(3, 8, (k, 2))).astype(np.float64)
-    split_params = np.array([1.0, 0.5, 0.3, 0.0])
+    split_params = np.array([1.0, 0.5, 0.3, mcw])
     a, b = np.empty((5, k)), np.empty((5, k))
     cpu.vector_node_weights(sums, scales, split_params, a)
     cuda.vector_node_weights(dev(sums), dev(scales), split_params, b)
     np.testing.assert_array_equal(a, b)
+    # an output lighter than min_child_weight weighs 0, the others as without it
+    light = sums[:, :, 1] / scales[:, 1] < mcw
+    unbound = np.empty((5, k))
+    cpu.vector_node_weights(sums, scales, np.array([1.0, 0.5, 0.3, 0.0]), unbound)
+    assert light.any() == (mcw > 0) and (a[light] == 0).all()
+    assert mcw == 0 or (unbound[light] != 0).any()  # the bound changed something
+    np.testing.assert_array_equal(a[~light], unbound[~light])
 
     parent = rng.integers(-100, 100, (2, 6, k, 2)).astype(np.int64)
     built = rng.integers(-100, 100, (2, 6, k, 2)).astype(np.int64)
