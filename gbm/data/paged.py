@@ -47,18 +47,25 @@ class PageFiles:
     def page_cells(self, i):
         return int(self.offsets[i + 1] - self.offsets[i]) * self.n_features
 
-    def read(self, i, out, features=None):
+    def read(self, i, out, features=None, compact=False):
         """Page ``i``'s bins into ``out`` (a flat array of ``dtype`` with room for
         ``page_cells(i)``); returns the view it filled. ``features`` None: its row-major
         bins (one sequential read); else its feature-major bins of those features only
-        (one read each; the other features' places are left as they were)."""
+        (one read each; the other features' places are left as they were). ``compact``:
+        the ``j``-th of ``features`` in row ``j`` of ``out`` (room for ``len(features)``
+        columns), the view those columns."""
         rows = int(self.offsets[i + 1] - self.offsets[i])
         cells = rows * self.n_features
-        view = out[:cells]
         item = self.dtype.itemsize
-        spans = [(0, view)] if features is None else [
-            ((cells + int(f) * rows) * item, view[int(f) * rows:(int(f) + 1) * rows])
-            for f in features]
+        if compact:
+            view = out[:len(features) * rows]
+            spans = [((cells + int(f) * rows) * item, view[j * rows:(j + 1) * rows])
+                     for j, f in enumerate(features)]
+        else:
+            view = out[:cells]
+            spans = [(0, view)] if features is None else [
+                ((cells + int(f) * rows) * item, view[int(f) * rows:(int(f) + 1) * rows])
+                for f in features]
         try:
             with open(self.paths[i], "rb", buffering=0) as fh:
                 for at, part in spans:
@@ -124,6 +131,7 @@ class PagedBins:
         # threads, each streaming the pages): made on a thread's first pass
         self._local = threading.local()
         self._all_buffers = []
+        self._all_columns = []
         self._pool = None
         self.prefetch = True
         self.passes = 0  # passes over the pages so far (what external memory costs)
@@ -148,6 +156,19 @@ class PagedBins:
             self._all_buffers.append(held)
         return held
 
+    def _column_buffers(self, n_columns):
+        """This thread's two buffers of ``n_columns`` feature columns of the largest page
+        (grown when more are asked for: a tree's deeper levels split on more features)."""
+        rows = self._largest // max(1, self.files.n_features)
+        held = getattr(self._local, "columns", None)
+        if held is None or held[0].shape[0] < n_columns * rows:
+            if held is not None:  # (by identity: ``remove`` would compare the arrays)
+                self._all_columns = [h for h in self._all_columns if h is not held]
+            held = self._local.columns = [np.empty(n_columns * rows, self.files.dtype)
+                                          for _ in range(2)]
+            self._all_columns.append(held)
+        return held
+
     def _reader(self):
         """The thread that reads the next pages (one, kept: starting a thread per page
         costs more than a small page's read on a busy machine)."""
@@ -169,7 +190,9 @@ class PagedBins:
     def nbytes(self):
         """Bytes held in memory: two page buffers per thread that read pages (the pages
         live on disk); before any pass, one thread's."""
-        return max(1, len(self._all_buffers)) * 2 * self._largest * self.files.dtype.itemsize
+        columns = sum(held[0].nbytes + held[1].nbytes for held in self._all_columns)
+        return max(1, len(self._all_buffers)) * 2 * self._largest * self.files.dtype.itemsize \
+            + columns
 
     @property
     def disk_bytes(self):
@@ -186,32 +209,52 @@ class PagedBins:
         row-major (``bins``, what histograms and predictions read); else feature-major
         (``bins_by_feature``, what a partition reads) of those features only. The other
         array of each ``DenseBins`` is the same memory, not to be read."""
+        if features is not None:
+            features = np.unique(np.asarray(features))
+        n_features = self.files.n_features
+        for lo, hi, (flat,) in self._stream([(self._buffers, features, False)]):
+            yield lo, hi, DenseBins(flat.reshape(hi - lo, n_features),
+                                    flat.reshape(n_features, hi - lo), self.n_bins)
+
+    def pages_with_columns(self, features):
+        """Yield ``(lo, hi, bins, columns)`` page after page: ``bins`` the page's
+        row-major bins (n_rows, n_features), ``columns`` the feature-major bins of
+        ``features`` (sorted, distinct) only, ``columns[j]`` feature ``features[j]``'s:
+        both read by the reader thread while the caller uses the last page's."""
+        columns = self._column_buffers(len(features))
+        n_features = self.files.n_features
+        for lo, hi, (flat, cols) in self._stream([(self._buffers, None, False),
+                                                  (columns, features, True)]):
+            yield lo, hi, flat.reshape(hi - lo, n_features), cols.reshape(-1, hi - lo)
+
+    def _stream(self, reads):
+        """Yield ``(lo, hi, views)`` page after page, ``views`` each of ``reads``' view
+        of the page: ``reads`` is ``(two buffers, features, compact)`` per view
+        (``PageFiles.read``). Page ``i`` is read into buffers ``i % 2`` by the reader
+        thread while the caller uses page ``i - 1``'s."""
         files, n = self.files, self.files.n_pages
         self.passes += 1
         if n == 0:
             return
-        buffers = self._buffers
-        if features is not None:
-            features = np.unique(np.asarray(features))
-        if not self.prefetch:  # read in this thread
-            reader = _Inline()
-        else:
-            reader = self._reader()
-        pending = reader.submit(files.read, 0, buffers[0], features)
+
+        def read(i):
+            return [files.read(i, buffers[i % 2], features, compact)
+                    for buffers, features, compact in reads]
+
+        reader = _Inline() if not self.prefetch else self._reader()  # else in this thread
+        pending = reader.submit(read, 0)
         try:
             for i in range(n):
-                flat = pending.result()
+                views = pending.result()
                 pending = None
                 if i + 1 < n:
-                    pending = reader.submit(files.read, i + 1, buffers[(i + 1) % 2], features)
+                    pending = reader.submit(read, i + 1)
                 lo, hi = int(files.offsets[i]), int(files.offsets[i + 1])
-                if self.xp is not np:  # host -> device; the reader fills the other buffer
-                    flat = self.xp.asarray(flat)
-                bins = flat.reshape(hi - lo, files.n_features)
-                by_feature = flat.reshape(files.n_features, hi - lo)
-                yield lo, hi, DenseBins(bins, by_feature, self.n_bins)
+                if self.xp is not np:  # host -> device; the reader fills the other buffers
+                    views = [self.xp.asarray(v) for v in views]
+                yield lo, hi, views
         finally:
-            if pending is not None:  # the buffer it fills is not reused under it
+            if pending is not None:  # the buffers it fills are not reused under it
                 pending.exception()
 
     def build_histograms(self, k, gpair, rows, starts, ends, hist, n_threads, slot_map=None):
@@ -247,6 +290,57 @@ class PagedBins:
                 if e[j] > s[j]:
                     lefts[j].append(local[s[j]:s[j] + n_left[j]] + lo)
                     rights[j].append(local[s[j] + n_left[j]:e[j]] + lo)
+        for j in range(n_nodes):
+            out_n_left[j] = sum(p.shape[0] for p in lefts[j])
+            a, b = int(starts[j]), int(ends[j])
+            if b > a:
+                rows[a:b] = xp.concatenate(lefts[j] + rights[j])
+
+    def partition_and_build(self, k, rows, starts, ends, feature, split_bin, default_left,
+                            split_type, cat_bits, scratch, out_n_left, small_is_left, gpair,
+                            hist, n_threads):
+        """``partition_rows``, and the histograms of each node's smaller child, in one pass
+        over the pages: each page's part of each node is partitioned (from the page's
+        columns of the split features), then the page's rows of the smaller children (the
+        left ones where ``small_is_left``) are summed from its row-major bins, read with
+        those columns. A level then reads every page once, not twice.
+
+        small_is_left : bool (n_nodes,); gpair : int64 (n_rows, 2) on the device
+        hist : int64 (n_nodes, n_slots, 2), OUT: node ``j``'s smaller child's histogram
+        (the sum of its pages' histograms: integers, so the one-matrix sums)
+        """
+        xp = self.xp
+        n_nodes = starts.shape[0]
+        feature_h = _host(feature)
+        features, position = np.unique(feature_h, return_inverse=True)
+        # node ``j``'s split reads column ``position[j]`` of the page's split-feature
+        # columns (host arrays, as the grower hands the kernels a level's node arrays)
+        position = position.astype(np.int32).reshape(-1)
+        n_bins = self.n_bins[features]
+        small_is_left = np.asarray(small_is_left, dtype=bool)
+        lefts = [[] for _ in range(n_nodes)]
+        rights = [[] for _ in range(n_nodes)]
+        hist[...] = 0
+        part = xp.empty_like(hist)
+        for lo, hi, bins, columns in self.pages_with_columns(features):
+            sub = _page_rows(rows, starts, ends, lo, hi, xp)
+            if sub is None:
+                continue
+            local, s, e = sub
+            n_left = xp.empty(n_nodes, np.int64)
+            k.partition_rows(columns, local, s, e, position, split_bin, default_left,
+                             split_type, cat_bits, n_bins, xp.empty_like(local), n_left)
+            n_left, s_h, e_h = _host(n_left), _host(s), _host(e)
+            middle = s_h + n_left
+            h_starts = xp.asarray(np.where(small_is_left, s_h, middle))
+            h_ends = xp.asarray(np.where(small_is_left, middle, e_h))
+            k.build_histograms(bins, gpair[lo:hi], local, h_starts, h_ends,
+                               self.feature_offsets, part, n_threads)
+            hist += part  # integers: the sum over pages is the whole matrix's
+            for j in range(n_nodes):
+                if e_h[j] > s_h[j]:
+                    lefts[j].append(local[s_h[j]:middle[j]] + lo)
+                    rights[j].append(local[middle[j]:e_h[j]] + lo)
         for j in range(n_nodes):
             out_n_left[j] = sum(p.shape[0] for p in lefts[j])
             a, b = int(starts[j]), int(ends[j])
