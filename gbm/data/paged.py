@@ -272,29 +272,20 @@ class PagedBins:
     def partition_rows(self, k, rows, starts, ends, feature, split_bin, default_left,
                        split_type, cat_bits, scratch, out_n_left):
         """Each page's part of each node partitioned by the page's kernel, then each node's
-        rows put back as every page's left rows then every page's right rows."""
+        rows put back as every page's left rows then every page's right rows
+        (``_Placement``)."""
         xp = self.xp
-        n_nodes = starts.shape[0]
-        lefts = [[] for _ in range(n_nodes)]
-        rights = [[] for _ in range(n_nodes)]
+        placed = _Placement(rows, scratch, starts, ends, xp)
         for lo, hi, page in self.pages(_host(feature)):
             sub = _page_rows(rows, starts, ends, lo, hi, xp)
             if sub is None:
                 continue
             local, s, e = sub
-            n_left = xp.empty(n_nodes, np.int64)
+            n_left = xp.empty(starts.shape[0], np.int64)
             page.partition_rows(k, local, s, e, feature, split_bin, default_left, split_type,
                                 cat_bits, xp.empty_like(local), n_left)
-            n_left, s, e = _host(n_left), _host(s), _host(e)
-            for j in range(n_nodes):
-                if e[j] > s[j]:
-                    lefts[j].append(local[s[j]:s[j] + n_left[j]] + lo)
-                    rights[j].append(local[s[j] + n_left[j]:e[j]] + lo)
-        for j in range(n_nodes):
-            out_n_left[j] = sum(p.shape[0] for p in lefts[j])
-            a, b = int(starts[j]), int(ends[j])
-            if b > a:
-                rows[a:b] = xp.concatenate(lefts[j] + rights[j])
+            placed.page(local, _host(s), _host(e), _host(n_left), lo)
+        placed.finish(out_n_left)
 
     def partition_and_build(self, k, rows, starts, ends, feature, split_bin, default_left,
                             split_type, cat_bits, scratch, out_n_left, small_is_left, gpair,
@@ -318,8 +309,7 @@ class PagedBins:
         position = position.astype(np.int32).reshape(-1)
         n_bins = self.n_bins[features]
         small_is_left = np.asarray(small_is_left, dtype=bool)
-        lefts = [[] for _ in range(n_nodes)]
-        rights = [[] for _ in range(n_nodes)]
+        placed = _Placement(rows, scratch, starts, ends, xp)
         hist[...] = 0
         part = xp.empty_like(hist)
         for lo, hi, bins, columns in self.pages_with_columns(features):
@@ -337,15 +327,8 @@ class PagedBins:
             k.build_histograms(bins, gpair[lo:hi], local, h_starts, h_ends,
                                self.feature_offsets, part, n_threads)
             hist += part  # integers: the sum over pages is the whole matrix's
-            for j in range(n_nodes):
-                if e_h[j] > s_h[j]:
-                    lefts[j].append(local[s_h[j]:middle[j]] + lo)
-                    rights[j].append(local[middle[j]:e_h[j]] + lo)
-        for j in range(n_nodes):
-            out_n_left[j] = sum(p.shape[0] for p in lefts[j])
-            a, b = int(starts[j]), int(ends[j])
-            if b > a:
-                rows[a:b] = xp.concatenate(lefts[j] + rights[j])
+            placed.page(local, s_h, e_h, n_left, lo)
+        placed.finish(out_n_left)
 
     def add_split_values(self, k, rows, starts, ends, feature, split_bin, default_left,
                          split_type, cat_bits, left_values, right_values, out):
@@ -375,6 +358,52 @@ class PagedBins:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
         self.files.close()
+
+
+class _Placement:
+    """Puts each node's partitioned rows back, page after page, without a copy of every
+    row: page ``p``'s left rows of node ``j`` go into ``rows`` after the node's left rows
+    of the pages before, its right rows into ``scratch`` after theirs; ``finish`` moves
+    the right rows after the left ones. The left rows so far never reach a place not yet
+    read: they are at most the node's rows of the pages read so far, and those come
+    first in the node's segment. What is left there of those pages' rows, like the left
+    rows, is below the next page's first row, so a binary search for a page's run
+    (``_page_rows``) still finds it.
+
+    rows, scratch : int32 (m,) on the device; starts, ends : int64 (n_nodes,)
+    """
+
+    def __init__(self, rows, scratch, starts, ends, xp):
+        self.rows, self.scratch, self.xp = rows, scratch, xp
+        self.starts = _host(starts).astype(np.int64)
+        self.ends = _host(ends).astype(np.int64)
+        self.n_left = np.zeros(self.starts.shape[0], np.int64)
+        self.n_right = np.zeros(self.starts.shape[0], np.int64)
+
+    def page(self, local, s, e, n_left, lo):
+        """A page's partitioned runs: node ``j``'s ``local[s[j]:e[j]]`` (page-local row
+        numbers, its ``n_left[j]`` left rows first) of the page starting at row ``lo``."""
+        add = self.xp.add
+        for j in range(s.shape[0]):
+            a, mid, b = int(s[j]), int(s[j] + n_left[j]), int(e[j])
+            if b <= a:
+                continue
+            at = int(self.starts[j] + self.n_left[j])
+            add(local[a:mid], lo, out=self.rows[at:at + mid - a])
+            at = int(self.starts[j] + self.n_right[j])
+            add(local[mid:b], lo, out=self.scratch[at:at + b - mid])
+            self.n_left[j] += mid - a
+            self.n_right[j] += b - mid
+
+    def finish(self, out_n_left):
+        """Every node's right rows after its left rows; ``out_n_left``: the left counts."""
+        for j in range(self.starts.shape[0]):
+            start, n_left, n_right = int(self.starts[j]), int(self.n_left[j]), \
+                int(self.n_right[j])
+            if n_right:
+                self.rows[start + n_left:start + n_left + n_right] = \
+                    self.scratch[start:start + n_right]
+            out_n_left[j] = n_left
 
 
 class _Inline:
@@ -416,7 +445,7 @@ def _page_rows(rows, starts, ends, lo, hi, xp=np):
     new_starts = (new_ends - counts).astype(starts_h.dtype)
     for j in range(n_nodes):
         if counts[j]:
-            local[new_starts[j]:new_ends[j]] = rows[a[j]:b[j]] - lo
+            xp.subtract(rows[a[j]:b[j]], lo, out=local[new_starts[j]:new_ends[j]])
     if xp is not np:  # the kernels' node bounds on the device too
         new_starts, new_ends = xp.asarray(new_starts), xp.asarray(new_ends)
     return local, new_starts, new_ends

@@ -39,6 +39,7 @@ from .tree_data import TreeData  # noqa: F401  (gbm.tree.grower.TreeData: where 
 
 _MIN_GAIN = 1e-6  # a split must reduce the loss by more than this (XGBoost's kRtEps)
 _MAX_BATCH_BYTES = 256 << 20  # cap on one batch's histograms (and each thread's copy)
+_RANGE_BLOCK = 1 << 20  # rows given as a range: written this many at a time
 
 
 class _Nodes:
@@ -135,7 +136,8 @@ class TreeGrower:
     data : TreeData
     gpair : int64 (n_rows, 2), fixed-point gradients of one output group (on the device)
     scales : float64 (2,), their scales; (n_trees, 2) with ``segments``: each tree's
-    rows : int32 (m,), the rows this tree grows on (a row sample: the others are not read)
+    rows : int32 (m,), the rows this tree grows on (a row sample: the others are not read),
+        or a ``range`` (every row: no index array of them needed)
 
     Where the arrays live: the rows, gradients, bins and histograms on the backend's
     device (``backend.xp``); the tree under construction (``_Nodes``) and each level's
@@ -181,7 +183,13 @@ class TreeGrower:
         # the tree's own copy of its rows (partitioned in place), in memory the backend
         # may keep from tree to tree (Backend.buffer)
         self.rows = backend.buffer("rows", len(rows), np.int32)
-        self.rows[...] = self.xp.asarray(rows, dtype=np.int32)
+        if isinstance(rows, range):  # every row in order: written a block at a time
+            for lo in range(0, len(rows), _RANGE_BLOCK):
+                hi = min(lo + _RANGE_BLOCK, len(rows))
+                self.rows[lo:hi] = self.xp.arange(rows[lo], rows[lo] + (hi - lo),
+                                                  dtype=np.int32)
+        else:
+            self.rows[...] = self.xp.asarray(rows, dtype=np.int32)
         self.scratch = backend.buffer("rows_scratch", len(rows), np.int32)
         self.split_params = np.array([params["reg_lambda"], params["reg_alpha"],
                                       params["max_delta_step"], params["min_child_weight"]])
