@@ -103,3 +103,24 @@ def test_a_numeric_dataframe_gives_the_local_model_with_its_feature_names(client
     model = gbm.dask.train(client, PARAMS, dX, dy, 3, external_memory=True)
     assert model.to_json() == local
     assert model.feature_names == list(frame.columns)
+
+
+def test_estimators_take_external_memory_and_cache_dir(client, tmp_path):
+    """``DaskGBMRegressor(external_memory=True, cache_dir=...)``: the local estimator's
+    model, its pages under ``cache_dir`` and removed after the fit; the classifier too."""
+    X, y = regression_data(6)
+    dX, dy = as_dask(X, y)
+    kw = dict(n_estimators=3, max_depth=3, max_bin=32)
+    local = gbm.GBMRegressor(**kw).fit(X, y).get_booster().to_json()
+    est = gbm.dask.DaskGBMRegressor(**kw, external_memory=True, cache_dir=str(tmp_path))
+    assert est.get_params()["external_memory"] is True
+    assert est.fit(dX, dy).get_booster().to_json() == local
+    assert os.listdir(tmp_path) == [], "page files left behind"
+    yb = (y > 0).astype(np.float64)
+    local = gbm.GBMClassifier(**kw).fit(X, yb).get_booster().to_json()
+    clf = gbm.dask.DaskGBMClassifier(**kw, external_memory=True)
+    assert clf.fit(dX, as_dask(yb)[0]).get_booster().to_json() == local
+    assert clf.to_local().get_booster().to_json() == local
+    with pytest.raises(FileNotFoundError, match="cache_dir"):
+        gbm.dask.DaskGBMRegressor(**kw, external_memory=True,
+                                  cache_dir=str(tmp_path / "absent")).fit(dX, dy)
