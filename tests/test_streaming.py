@@ -510,3 +510,16 @@ def test_pages_removed_at_exit(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "2"
     assert _page_files(tmp_path) == []
+
+
+def test_truncated_page_is_refused(tmp_path):
+    """A page file cut short after it was written: a clear error naming the page (a
+    memory map past a file's end would crash the process on reading)."""
+    X, y, _ = _data(14)
+    d = gbm.ExtMemQuantileDMatrix(Batches([250, 250], page_bytes=1, data=X, label=y),
+                                  cache_prefix=str(tmp_path), bin_sample_size=SAMPLE)
+    path = d.data.matrix.files.paths[1]
+    with open(path, "r+b") as fh:
+        fh.truncate(os.path.getsize(path) - 1)
+    with pytest.raises(ValueError, match="page 1 of the external-memory cache.*shorter"):
+        gbm.train(_params("binary:logistic"), d, 1)
