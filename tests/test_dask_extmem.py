@@ -124,3 +124,23 @@ def test_estimators_take_external_memory_and_cache_dir(client, tmp_path):
     with pytest.raises(FileNotFoundError, match="cache_dir"):
         gbm.dask.DaskGBMRegressor(**kw, external_memory=True,
                                   cache_dir=str(tmp_path / "absent")).fit(dX, dy)
+
+
+def test_sparse_partitions_give_the_local_model(client, tmp_path):
+    """SciPy CSR partitions (absent entries missing): binned a partition at a time into
+    dense pages, the model of the local fit of the same sparse matrix."""
+    sp = pytest.importorskip("scipy.sparse")
+    import dask.array as da
+
+    X, y = regression_data(7)
+    X[np.random.default_rng(7).uniform(size=X.shape) < 0.5] = 0.0  # mostly absent
+    Xs = sp.csr_matrix(np.nan_to_num(X))
+    Xs.eliminate_zeros()
+    local = gbm.train(PARAMS, Xs, y, 3).to_json()
+    dense = da.from_array(Xs.toarray(), chunks=((700, 0, 1100, 600), -1))
+    dX = dense.map_blocks(sp.csr_matrix, dtype=Xs.dtype, meta=sp.csr_matrix((0, X.shape[1])))
+    dy = as_dask(y)[0]
+    model = gbm.dask.train(client, PARAMS, dX, dy, 3, external_memory=True,
+                           cache_dir=str(tmp_path), min_cache_page_bytes=1000)
+    assert model.to_json() == local
+    assert os.listdir(tmp_path) == [], "page files left behind"

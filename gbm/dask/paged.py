@@ -76,7 +76,4 @@ def _check_numeric(part, i):
         raise NotImplementedError(
             f"partition {i} of X has category columns: external_memory=True takes numeric "
             "columns only for now; train in memory (external_memory=False)")
-    if hasattr(part, "tocsr") or hasattr(part, "indptr"):
-        raise NotImplementedError("external_memory=True takes dense partitions only for now "
-                                  "(X is sparse); train in memory (external_memory=False)")
 
