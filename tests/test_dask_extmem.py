@@ -76,16 +76,27 @@ def test_a_rank_without_rows_pages_nothing_and_gives_the_local_model(client):
     assert sorted(r["rows"] for r in stats["ranks"]) == [0, N_ROWS]
 
 
-def test_category_columns_and_a_missing_cache_dir_are_refused(client, tmp_path):
+def test_category_columns_give_the_local_model(client):
+    """pandas ``category`` columns, their categories listed differently in each partition:
+    the categories every rank sees, coded as the local fit codes them, the local model."""
     pd = pytest.importorskip("pandas")
     dd = pytest.importorskip("dask.dataframe")
     X, y = regression_data()
     frame = pd.DataFrame(X[:, :2], columns=["a", "b"])
-    frame["c"] = pd.Categorical(np.where(X[:, 3] > 0, "x", "y"))
-    dX = dd.from_pandas(frame, npartitions=2)
-    dy = dd.from_pandas(pd.Series(y), npartitions=2)
-    with pytest.raises(NotImplementedError, match="category columns"):
-        gbm.dask.train(client, PARAMS, dX, dy, 1, external_memory=True)
+    frame["c"] = pd.Categorical(np.where(X[:, 3] > 0.5, "x", np.where(X[:, 3] < -0.5, "y",
+                                                                      "z")))
+    y = y + (frame["c"] == "z").to_numpy() * 2.0
+    local = gbm.train(PARAMS, frame, y, 3).to_json()
+    dX = dd.from_pandas(frame, npartitions=3)
+    dy = dd.from_pandas(pd.Series(y), npartitions=3)
+    model = gbm.dask.train(client, PARAMS, dX, dy, 3, external_memory=True)
+    assert model.to_json() == local
+    assert model.categories == [None, None, ["x", "y", "z"]]
+    assert (model.trees_to_dataframe()["Feature"] == "c").any()  # split on
+
+
+def test_a_missing_cache_dir_is_refused(client, tmp_path):
+    X, y = regression_data()
     dX, dy = as_dask(X, y)
     with pytest.raises(FileNotFoundError, match="cache_dir"):
         gbm.dask.train(client, PARAMS, dX, dy, 1, external_memory=True,
