@@ -8,9 +8,10 @@ whole data set would be binned; each rank sums its pages' integer histograms and
 ranks all-reduce them as usual: the model file is the local one, byte for byte.
 
 Cost: the rank's float rows are joined once to learn the edges (as the in-memory path
-does), then binned a partition at a time into pages and freed; the fit holds two page
-buffers per thread instead of the rank's bin matrix (twice its cells), and reads every
-page once per pass (a level's histograms, a level's partition, a tree's margins).
+does), then binned a partition at a time into pages and freed; the fit maps two pages at
+a time per thread instead of holding the rank's bin matrix, and reads every page once per
+pass (a tree's root histograms, each level's partition with its children's histograms, a
+tree's margins: ``gbm.data.paged``).
 """
 import os
 import types
