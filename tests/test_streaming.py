@@ -523,3 +523,24 @@ def test_truncated_page_is_refused(tmp_path):
         fh.truncate(os.path.getsize(path) - 1)
     with pytest.raises(ValueError, match="page 1 of the external-memory cache.*shorter"):
         gbm.train(_params("binary:logistic"), d, 1)
+
+
+def test_a_level_is_one_pass_over_the_pages(monkeypatch):
+    """A depthwise tree reads the pages once for its root and once a level (the partition
+    and the children's histograms from the same page): ``depth + 1`` passes a tree; the
+    same model as a partition pass and a histogram pass a level (the fused pass off)."""
+    X, y, w = _data(15, regression=True)
+    p = _params("reg:squarederror", max_depth=4)
+    expected = _model(p, gbm.DMatrix(X, label=y, weight=w), 3)
+
+    def fit():
+        d = gbm.ExtMemQuantileDMatrix(Batches([200, 300], page_bytes=300, data=X, label=y,
+                                              weight=w), bin_sample_size=SAMPLE)
+        assert d.data.matrix.files.n_pages == 2
+        return _model(p, d, 3), d.data.matrix.passes
+
+    model, passes = fit()
+    assert model == expected and passes == 3 * (4 + 1)
+    monkeypatch.setattr(PagedBins, "partition_and_build", None)
+    model, passes = fit()
+    assert model == expected and passes == 3 * (2 * 4)
