@@ -187,8 +187,9 @@ def report(results, args, command, load):
     lines += ["", "- peak MB (data + fit): the rise of the process's resident memory above its "
               "level after imports and a first small fit (compiled kernels), over making the "
               "data and the fit; peak MB (fit): above the level just before the fit.",
-              "- page passes: reads of every page file during the fit (a level's histograms, "
-              "its partition, a tree's margins); with a warm page cache they cost no disk reads.",
+              "- page passes: reads of every page file during the fit (a tree's root "
+              "histograms, each level's partition with its children's histograms, a tree's "
+              "margins); with a warm page cache they cost no disk reads.",
               "- model = memory's: the SHA-256 of the gbm model file equals the in-memory fit's."]
     return "\n".join(lines) + "\n"
 

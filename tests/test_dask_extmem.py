@@ -76,16 +76,27 @@ def test_a_rank_without_rows_pages_nothing_and_gives_the_local_model(client):
     assert sorted(r["rows"] for r in stats["ranks"]) == [0, N_ROWS]
 
 
-def test_category_columns_and_a_missing_cache_dir_are_refused(client, tmp_path):
+def test_category_columns_give_the_local_model(client):
+    """pandas ``category`` columns, their categories listed differently in each partition:
+    the categories every rank sees, coded as the local fit codes them, the local model."""
     pd = pytest.importorskip("pandas")
     dd = pytest.importorskip("dask.dataframe")
     X, y = regression_data()
     frame = pd.DataFrame(X[:, :2], columns=["a", "b"])
-    frame["c"] = pd.Categorical(np.where(X[:, 3] > 0, "x", "y"))
-    dX = dd.from_pandas(frame, npartitions=2)
-    dy = dd.from_pandas(pd.Series(y), npartitions=2)
-    with pytest.raises(NotImplementedError, match="category columns"):
-        gbm.dask.train(client, PARAMS, dX, dy, 1, external_memory=True)
+    frame["c"] = pd.Categorical(np.where(X[:, 3] > 0.5, "x", np.where(X[:, 3] < -0.5, "y",
+                                                                      "z")))
+    y = y + (frame["c"] == "z").to_numpy() * 2.0
+    local = gbm.train(PARAMS, frame, y, 3).to_json()
+    dX = dd.from_pandas(frame, npartitions=3)
+    dy = dd.from_pandas(pd.Series(y), npartitions=3)
+    model = gbm.dask.train(client, PARAMS, dX, dy, 3, external_memory=True)
+    assert model.to_json() == local
+    assert model.categories == [None, None, ["x", "y", "z"]]
+    assert (model.trees_to_dataframe()["Feature"] == "c").any()  # split on
+
+
+def test_a_missing_cache_dir_is_refused(client, tmp_path):
+    X, y = regression_data()
     dX, dy = as_dask(X, y)
     with pytest.raises(FileNotFoundError, match="cache_dir"):
         gbm.dask.train(client, PARAMS, dX, dy, 1, external_memory=True,
@@ -103,3 +114,44 @@ def test_a_numeric_dataframe_gives_the_local_model_with_its_feature_names(client
     model = gbm.dask.train(client, PARAMS, dX, dy, 3, external_memory=True)
     assert model.to_json() == local
     assert model.feature_names == list(frame.columns)
+
+
+def test_estimators_take_external_memory_and_cache_dir(client, tmp_path):
+    """``DaskGBMRegressor(external_memory=True, cache_dir=...)``: the local estimator's
+    model, its pages under ``cache_dir`` and removed after the fit; the classifier too."""
+    X, y = regression_data(6)
+    dX, dy = as_dask(X, y)
+    kw = dict(n_estimators=3, max_depth=3, max_bin=32)
+    local = gbm.GBMRegressor(**kw).fit(X, y).get_booster().to_json()
+    est = gbm.dask.DaskGBMRegressor(**kw, external_memory=True, cache_dir=str(tmp_path))
+    assert est.get_params()["external_memory"] is True
+    assert est.fit(dX, dy).get_booster().to_json() == local
+    assert os.listdir(tmp_path) == [], "page files left behind"
+    yb = (y > 0).astype(np.float64)
+    local = gbm.GBMClassifier(**kw).fit(X, yb).get_booster().to_json()
+    clf = gbm.dask.DaskGBMClassifier(**kw, external_memory=True)
+    assert clf.fit(dX, as_dask(yb)[0]).get_booster().to_json() == local
+    assert clf.to_local().get_booster().to_json() == local
+    with pytest.raises(FileNotFoundError, match="cache_dir"):
+        gbm.dask.DaskGBMRegressor(**kw, external_memory=True,
+                                  cache_dir=str(tmp_path / "absent")).fit(dX, dy)
+
+
+def test_sparse_partitions_give_the_local_model(client, tmp_path):
+    """SciPy CSR partitions (absent entries missing): binned a partition at a time into
+    dense pages, the model of the local fit of the same sparse matrix."""
+    sp = pytest.importorskip("scipy.sparse")
+    import dask.array as da
+
+    X, y = regression_data(7)
+    X[np.random.default_rng(7).uniform(size=X.shape) < 0.5] = 0.0  # mostly absent
+    Xs = sp.csr_matrix(np.nan_to_num(X))
+    Xs.eliminate_zeros()
+    local = gbm.train(PARAMS, Xs, y, 3).to_json()
+    dense = da.from_array(Xs.toarray(), chunks=((700, 0, 1100, 600), -1))
+    dX = dense.map_blocks(sp.csr_matrix, dtype=Xs.dtype, meta=sp.csr_matrix((0, X.shape[1])))
+    dy = as_dask(y)[0]
+    model = gbm.dask.train(client, PARAMS, dX, dy, 3, external_memory=True,
+                           cache_dir=str(tmp_path), min_cache_page_bytes=1000)
+    assert model.to_json() == local
+    assert os.listdir(tmp_path) == [], "page files left behind"

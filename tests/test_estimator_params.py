@@ -39,7 +39,8 @@ RANKER = dict({k: v for k, v in BOOSTING.items()
 # The random forests: XGBRF*'s defaults; num_parallel_tree is n_estimators, not a parameter.
 FOREST = dict({k: v for k, v in BOOSTING.items() if k != "num_parallel_tree"},
               learning_rate=1.0, subsample=0.8, colsample_bynode=0.8, reg_lambda=1e-5)
-DASK = {"client": None, "checkpoint_dir": None, "max_recoveries": 3}
+DASK = {"client": None, "checkpoint_dir": None, "max_recoveries": 3,
+        "external_memory": False, "cache_dir": None}
 
 LOCAL = [(GBMRegressor, BOOSTING), (GBMClassifier, BOOSTING), (GBMRanker, RANKER),
          (GBMRFRegressor, FOREST), (GBMRFClassifier, FOREST)]

@@ -510,3 +510,37 @@ def test_pages_removed_at_exit(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "2"
     assert _page_files(tmp_path) == []
+
+
+def test_truncated_page_is_refused(tmp_path):
+    """A page file cut short after it was written: a clear error naming the page (a
+    memory map past a file's end would crash the process on reading)."""
+    X, y, _ = _data(14)
+    d = gbm.ExtMemQuantileDMatrix(Batches([250, 250], page_bytes=1, data=X, label=y),
+                                  cache_prefix=str(tmp_path), bin_sample_size=SAMPLE)
+    path = d.data.matrix.files.paths[1]
+    with open(path, "r+b") as fh:
+        fh.truncate(os.path.getsize(path) - 1)
+    with pytest.raises(ValueError, match="page 1 of the external-memory cache.*shorter"):
+        gbm.train(_params("binary:logistic"), d, 1)
+
+
+def test_a_level_is_one_pass_over_the_pages(monkeypatch):
+    """A depthwise tree reads the pages once for its root and once a level (the partition
+    and the children's histograms from the same page): ``depth + 1`` passes a tree; the
+    same model as a partition pass and a histogram pass a level (the fused pass off)."""
+    X, y, w = _data(15, regression=True)
+    p = _params("reg:squarederror", max_depth=4)
+    expected = _model(p, gbm.DMatrix(X, label=y, weight=w), 3)
+
+    def fit():
+        d = gbm.ExtMemQuantileDMatrix(Batches([200, 300], page_bytes=300, data=X, label=y,
+                                              weight=w), bin_sample_size=SAMPLE)
+        assert d.data.matrix.files.n_pages == 2
+        return _model(p, d, 3), d.data.matrix.passes
+
+    model, passes = fit()
+    assert model == expected and passes == 3 * (4 + 1)
+    monkeypatch.setattr(PagedBins, "partition_and_build", None)
+    model, passes = fit()
+    assert model == expected and passes == 3 * (2 * 4)

@@ -2,8 +2,8 @@
 
 ``DaskGBMRegressor``, ``DaskGBMClassifier`` and ``DaskGBMRanker`` take the parameters of
 their local twins (``gbm.sklearn``) plus ``client`` (None: the default client),
-``checkpoint_dir`` and ``max_recoveries`` (``gbm.dask.train``'s; a fit's recoveries are
-in ``recoveries_``). ``fit`` takes dask arrays or DataFrames; ``predict`` and
+``checkpoint_dir``, ``max_recoveries``, ``external_memory`` and ``cache_dir``
+(``gbm.dask.train``'s; a fit's recoveries are in ``recoveries_``). ``fit`` takes dask arrays or DataFrames; ``predict`` and
 ``predict_proba`` are lazy, one task per partition, and ``to_local()`` returns the local
 estimator with the same model. Import them from ``gbm.dask``.
 """
@@ -20,7 +20,8 @@ from ..sklearn.boosting import (_FITTED, GBMClassifier, GBMRanker, GBMRegressor,
                                check_n_estimators)
 
 _DASK_ARGS = {"client": None, "checkpoint_dir": None,
-              "max_recoveries": DEFAULT_MAX_RECOVERIES}
+              "max_recoveries": DEFAULT_MAX_RECOVERIES, "external_memory": False,
+              "cache_dir": None}
 
 
 class _DaskMixin:
@@ -55,7 +56,9 @@ class _DaskMixin:
                         checkpoint_dir=self.checkpoint_dir, feature_names=names,
                         init_model=xgb_model, verbose_eval=verbose, callbacks=callbacks,
                         categorical_features=self.categorical_features,
-                        max_recoveries=self.max_recoveries, _stats=stats, **train_kwargs)
+                        max_recoveries=self.max_recoveries,
+                        external_memory=self.external_memory, cache_dir=self.cache_dir,
+                        _stats=stats, **train_kwargs)
         self._Booster = booster
         self.recoveries_ = stats["recoveries"]  # one dict per lost worker the fit survived
         self.n_features_in_ = int(X.shape[1])

@@ -8,9 +8,10 @@ whole data set would be binned; each rank sums its pages' integer histograms and
 ranks all-reduce them as usual: the model file is the local one, byte for byte.
 
 Cost: the rank's float rows are joined once to learn the edges (as the in-memory path
-does), then binned a partition at a time into pages and freed; the fit holds two page
-buffers per thread instead of the rank's bin matrix (twice its cells), and reads every
-page once per pass (a level's histograms, a level's partition, a tree's margins).
+does), then binned a partition at a time into pages and freed; the fit maps two pages at
+a time per thread instead of holding the rank's bin matrix, and reads every page once per
+pass (a tree's root histograms, each level's partition with its children's histograms, a
+tree's margins: ``gbm.data.paged``).
 """
 import os
 import types
@@ -18,13 +19,14 @@ import types
 import numpy as np
 
 from ..data.binning import BinMapper
-from ..data.inputs import check_X, feature_names_of
+from ..data.categorical import encode_X, fit_categories
+from ..data.inputs import feature_names_of
 from ..data.quantile import BinnedRows, _PageWriter, _DEFAULT_PAGE_BYTES
 from . import data as dask_data
 
 
 def paged_rows(share, params, w, ids, collective, cache_dir=None, page_bytes=None,
-               n_threads=1):
+               n_threads=1, categorical_features=None):
     """This rank's rows of X (``share``, ``gbm.dask.data``) as ``BinnedRows`` of a
     ``PagedBins`` in page files under ``cache_dir`` (None: a temporary folder of the
     worker's), binned with the edges every rank learns together.
@@ -32,19 +34,23 @@ def paged_rows(share, params, w, ids, collective, cache_dir=None, page_bytes=Non
     params : validated parameters (``max_bin``, ``bin_sample_size``, ``random_state``)
     w : float (n_rank,) or None, the rows' weights (the edges' sample weights)
     ids : int64 (n_rank,), each row's global index
+    categorical_features : as ``gbm.train``'s (pandas ``category`` columns are categorical
+        without it)
     """
     if "group_weight" in share:
         raise NotImplementedError("external_memory=True with per-query-group weights is not "
                                   "supported yet; train in memory (external_memory=False)")
     w = None if w is None else np.asarray(w, np.float64).ravel()
     parts = share["X"] or [share["empty"]["X"]]
-    for i, part in enumerate(parts):
-        _check_numeric(part, i)
-    X = check_X(dask_data.assemble(share, "X"), shard=True)  # as the in-memory path
+    # as the in-memory path: the categories seen on any rank, in one order on every rank
+    X, categories = fit_categories(dask_data.assemble(share, "X"), categorical_features,
+                                   collective=collective)
+    n_categories = None if categories is None else np.array(
+        [-1 if c is None else len(c) for c in categories], dtype=np.int64)
     n_total = int(collective.allreduce(np.array([X.shape[0]], np.int64), "sum")[0])
     mapper = BinMapper(params["max_bin"], params["bin_sample_size"], params["random_state"])
     mapper.fit(X, w, n_rows_total=n_total, n_threads=max(1, n_threads), row_ids=ids,
-               collective=collective)
+               n_categories=n_categories, collective=collective)
     mapper.sample = None
     n_features = X.shape[1]
     del X  # the joined copy: the partitions are binned one at a time below
@@ -59,24 +65,13 @@ def paged_rows(share, params, w, ids, collective, cache_dir=None, page_bytes=Non
     def binned():
         offset = 0
         for i, part in enumerate(parts):
-            yield i, offset, mapper.transform(check_X(part, name=f"partition {i} of X",
-                                                      shard=True), fitted_on_X=True)
+            yield i, offset, mapper.transform(encode_X(part, categories,
+                                                       name=f"partition {i} of X", shard=True),
+                                              fitted_on_X=True)
             offset += rows[i]
 
     matrix = writer(binned(), scan, mapper)
     names = feature_names_of(parts[0])
-    rows_out = BinnedRows(matrix, mapper, None, names)
+    rows_out = BinnedRows(matrix, mapper, categories, names)
     rows_out.sharded = True
     return rows_out
-
-
-def _check_numeric(part, i):
-    dtypes = getattr(part, "dtypes", None)
-    if dtypes is not None and any(str(t) == "category" for t in np.atleast_1d(dtypes)):
-        raise NotImplementedError(
-            f"partition {i} of X has category columns: external_memory=True takes numeric "
-            "columns only for now; train in memory (external_memory=False)")
-    if hasattr(part, "tocsr") or hasattr(part, "indptr"):
-        raise NotImplementedError("external_memory=True takes dense partitions only for now "
-                                  "(X is sparse); train in memory (external_memory=False)")
-

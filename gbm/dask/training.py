@@ -181,7 +181,9 @@ def _train_rank(collective, share, eval_shares, spec):
         if spec.get("external_memory"):  # the rank's bins in page files (gbm.dask.paged)
             X = dask_paged.paged_rows(share, validate_params(params), w, ids, collective,
                                       spec.get("cache_dir"), spec.get("page_bytes"),
-                                      n_threads=params["n_jobs"])
+                                      n_threads=params["n_jobs"],
+                                      categorical_features=kwargs.pop("categorical_features",
+                                                                      None))
         booster = _train(params, X, y, num_boost_round=rounds, sample_weight=w, evals=evals,
                          group=share.get("group"), qid=qid, early_stopping_rounds=patience,
                          callbacks=first + callbacks + [progress], collective=collective,

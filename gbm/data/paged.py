@@ -1,6 +1,7 @@
 """``PagedBins``: a bin matrix held as a sequence of pages, each a range of rows binned
-densely, kept in files on disk (``ExtMemQuantileDMatrix``) and read one page at a time,
-the next page read by a thread while the current one is used.
+densely, kept in files on disk (``ExtMemQuantileDMatrix``) and mapped one page at a time
+(memory maps: no copy out of the page cache), the next page mapped by a thread while the
+current one is used.
 
 It implements the interface of ``gbm.data.bin_matrix`` page by page, so the grower does not
 know the rows are paged, and the model is the in-memory one bit for bit:
@@ -12,10 +13,12 @@ know the rows are paged, and the model is the in-memory one bit for bit:
   same order a stable partition of the whole matrix gives;
 * a row's leaf is its own page's walk.
 
-Each pass over the pages reads every page file once (a histogram pass of a level, a
-partition of a level, the margins of a tree): the cost of external memory is those reads.
+Each pass over the pages reads every page file once (a tree's root histograms, each
+level's partition with its children's histograms, the margins of a tree's last level): the
+cost of external memory is those reads.
 """
 import atexit
+import mmap
 import os
 import threading
 import weakref
@@ -47,33 +50,44 @@ class PageFiles:
     def page_cells(self, i):
         return int(self.offsets[i + 1] - self.offsets[i]) * self.n_features
 
-    def read(self, i, out, features=None):
-        """Page ``i``'s bins into ``out`` (a flat array of ``dtype`` with room for
-        ``page_cells(i)``); returns the view it filled. ``features`` None: its row-major
-        bins (one sequential read); else its feature-major bins of those features only
-        (one read each; the other features' places are left as they were)."""
+    def map(self, i, row_major=True, feature_major=False):
+        """Page ``i``'s bins mapped from its file, read-only, without a copy: ``(bins
+        (n_rows, n_features) or None, bins_by_feature (n_features, n_rows) or None)``.
+        The row-major bins are mapped in full at once (``MAP_POPULATE``: the calling
+        thread, the reader, takes the page faults); the feature-major ones are mapped
+        untouched, so a partition brings in the columns it reads only. A mapping lives as
+        long as an array of it (a page in use and the next one: two pages resident)."""
         rows = int(self.offsets[i + 1] - self.offsets[i])
         cells = rows * self.n_features
-        view = out[:cells]
-        item = self.dtype.itemsize
-        spans = [(0, view)] if features is None else [
-            ((cells + int(f) * rows) * item, view[int(f) * rows:(int(f) + 1) * rows])
-            for f in features]
+        shapes = (rows, self.n_features), (self.n_features, rows)
+        if cells == 0:
+            return tuple(np.empty(shape, self.dtype) if want else None
+                         for shape, want in zip(shapes, (row_major, feature_major)))
+        nbytes = cells * self.dtype.itemsize
         try:
             with open(self.paths[i], "rb", buffering=0) as fh:
-                for at, part in spans:
-                    fh.seek(at)
-                    got = fh.readinto(memoryview(part).cast("B"))
-                    if got != part.nbytes:
-                        raise ValueError(
-                            f"page {i} of the external-memory cache, {self.paths[i]}, is "
-                            f"shorter than written ({got} of {part.nbytes} bytes read at "
-                            f"{at}): it was changed or truncated; build the matrix again")
+                size = os.fstat(fh.fileno()).st_size
+                if size < 2 * nbytes:  # a mapping past the end would crash on reading
+                    raise ValueError(
+                        f"page {i} of the external-memory cache, {self.paths[i]}, is shorter "
+                        f"than written ({size} of {2 * nbytes} bytes): it was changed or "
+                        "truncated; build the matrix again")
+                bins = by_feature = None
+                if row_major:
+                    mapped = mmap.mmap(fh.fileno(), nbytes, flags=mmap.MAP_SHARED | _POPULATE,
+                                       prot=mmap.PROT_READ)
+                    bins = np.frombuffer(mapped, self.dtype, cells).reshape(shapes[0])
+                if feature_major:  # from the granule holding its first byte
+                    at = nbytes - nbytes % mmap.ALLOCATIONGRANULARITY
+                    mapped = mmap.mmap(fh.fileno(), 2 * nbytes - at, flags=mmap.MAP_SHARED,
+                                       prot=mmap.PROT_READ, offset=at)
+                    by_feature = np.frombuffer(mapped, self.dtype, cells,
+                                               nbytes - at).reshape(shapes[1])
         except FileNotFoundError:
             raise FileNotFoundError(f"page {i} of the external-memory cache, {self.paths[i]}, "
                                     "is gone: the cache folder was removed or cleaned while "
                                     "the matrix was in use; build the matrix again") from None
-        return view
+        return bins, by_feature
 
     def close(self):
         """Remove the page files (those still there)."""
@@ -96,6 +110,7 @@ class PageFiles:
 
 
 _OPEN = weakref.WeakSet()
+_POPULATE = getattr(mmap, "MAP_POPULATE", 0)  # Linux: the mapping's page faults taken at once
 
 
 @atexit.register
@@ -120,33 +135,21 @@ class PagedBins:
         self.feature_offsets = np.concatenate(
             ([0], np.cumsum(self.n_bins + 1))).astype(np.int32)
         self._largest = max((files.page_cells(i) for i in range(files.n_pages)), default=0)
-        # each thread's two page buffers (a round's output groups may grow their trees in
-        # threads, each streaming the pages): made on a thread's first pass
-        self._local = threading.local()
-        self._all_buffers = []
         self._pool = None
         self.prefetch = True
         self.passes = 0  # passes over the pages so far (what external memory costs)
         self.xp = np  # the device's array module: ``on_device`` gives a CUDA fit's view
+        self.device = False  # whether the kernels are device kernels (``on_device``)
 
     def on_device(self, xp):
         """The same pages for a fit whose arrays live where ``xp`` puts them (CuPy on a
-        GPU; NumPy under the CUDA simulator): each page is read into a host buffer (the
+        GPU; NumPy under the CUDA simulator): each page is mapped on the host (the
         next one by the reader thread, behind the kernels of this one) and copied to the
         device for its kernels, so the device holds one page of bins at a time. Shares the
         files (closing either removes them)."""
         view = PagedBins(self.files, self.n_bins)
-        view.xp = xp
+        view.xp, view.device = xp, True
         return view
-
-    @property
-    def _buffers(self):
-        held = getattr(self._local, "buffers", None)
-        if held is None:
-            held = self._local.buffers = [np.empty(self._largest, self.files.dtype)
-                                          for _ in range(2)]
-            self._all_buffers.append(held)
-        return held
 
     def _reader(self):
         """The thread that reads the next pages (one, kept: starting a thread per page
@@ -167,9 +170,9 @@ class PagedBins:
 
     @property
     def nbytes(self):
-        """Bytes held in memory: two page buffers per thread that read pages (the pages
-        live on disk); before any pass, one thread's."""
-        return max(1, len(self._all_buffers)) * 2 * self._largest * self.files.dtype.itemsize
+        """Bytes of bins resident at once: two pages mapped row-major (the one in use and
+        the next; the pages live on disk)."""
+        return 2 * self._largest * self.files.dtype.itemsize
 
     @property
     def disk_bytes(self):
@@ -180,38 +183,51 @@ class PagedBins:
         return self.n_features
 
     def pages(self, features=None):
-        """Yield ``(lo, hi, DenseBins of rows lo .. hi)`` page after page; the next page
-        is read by the reader thread into the other buffer while the caller uses this one
-        (a page is valid until the next is asked for). ``features`` None: the pages' bins
-        row-major (``bins``, what histograms and predictions read); else feature-major
-        (``bins_by_feature``, what a partition reads) of those features only. The other
-        array of each ``DenseBins`` is the same memory, not to be read."""
+        """Yield ``(lo, hi, DenseBins of rows lo .. hi)`` page after page, mapped from the
+        page files (``PageFiles.map``); the next page is mapped by the reader thread while
+        the caller uses this one. ``features`` None: the pages' bins row-major (``bins``,
+        what histograms and predictions read); else feature-major (``bins_by_feature``,
+        what a partition reads, those features' columns only). The other array of each
+        ``DenseBins`` is an empty stand-in, not to be read."""
+        row_major = features is None
+        for lo, hi, bins, by_feature in self._stream(row_major, not row_major):
+            if row_major:
+                by_feature = bins.T
+            else:
+                bins = by_feature.T
+            yield lo, hi, DenseBins(bins, by_feature, self.n_bins)
+
+    def pages_with_columns(self):
+        """Yield ``(lo, hi, bins, bins_by_feature)`` page after page: the page's bins
+        row-major (n_rows, n_features) and feature-major (n_features, n_rows), both
+        mapped by the reader thread while the caller uses the last page's (of the
+        feature-major ones, the columns read are brought in only)."""
+        yield from self._stream(True, True)
+
+    def _stream(self, row_major, feature_major):
+        """Yield ``(lo, hi, bins, bins_by_feature)`` page after page (``PageFiles.map``;
+        None for a layout not asked for): page ``i + 1`` is mapped by the reader thread
+        while the caller uses page ``i``."""
         files, n = self.files, self.files.n_pages
         self.passes += 1
         if n == 0:
             return
-        buffers = self._buffers
-        if features is not None:
-            features = np.unique(np.asarray(features))
-        if not self.prefetch:  # read in this thread
-            reader = _Inline()
-        else:
-            reader = self._reader()
-        pending = reader.submit(files.read, 0, buffers[0], features)
+        reader = _Inline() if not self.prefetch else self._reader()  # else in this thread
+        pending = reader.submit(files.map, 0, row_major, feature_major)
         try:
             for i in range(n):
-                flat = pending.result()
+                views = pending.result()
                 pending = None
                 if i + 1 < n:
-                    pending = reader.submit(files.read, i + 1, buffers[(i + 1) % 2], features)
+                    pending = reader.submit(files.map, i + 1, row_major, feature_major)
                 lo, hi = int(files.offsets[i]), int(files.offsets[i + 1])
-                if self.xp is not np:  # host -> device; the reader fills the other buffer
-                    flat = self.xp.asarray(flat)
-                bins = flat.reshape(hi - lo, files.n_features)
-                by_feature = flat.reshape(files.n_features, hi - lo)
-                yield lo, hi, DenseBins(bins, by_feature, self.n_bins)
+                if self.device:  # host -> device, while the reader maps the next (a
+                    # copy under the simulator too: its kernels take writable arrays)
+                    views = [None if v is None else self.xp.array(v) for v in views]
+                yield lo, hi, views[0], views[1]
+                del views
         finally:
-            if pending is not None:  # the buffer it fills is not reused under it
+            if pending is not None:  # a mapping under way is finished (then let go)
                 pending.exception()
 
     def build_histograms(self, k, gpair, rows, starts, ends, hist, n_threads, slot_map=None):
@@ -229,29 +245,57 @@ class PagedBins:
     def partition_rows(self, k, rows, starts, ends, feature, split_bin, default_left,
                        split_type, cat_bits, scratch, out_n_left):
         """Each page's part of each node partitioned by the page's kernel, then each node's
-        rows put back as every page's left rows then every page's right rows."""
+        rows put back as every page's left rows then every page's right rows
+        (``_Placement``)."""
         xp = self.xp
-        n_nodes = starts.shape[0]
-        lefts = [[] for _ in range(n_nodes)]
-        rights = [[] for _ in range(n_nodes)]
+        placed = _Placement(rows, scratch, starts, ends, xp)
         for lo, hi, page in self.pages(_host(feature)):
             sub = _page_rows(rows, starts, ends, lo, hi, xp)
             if sub is None:
                 continue
             local, s, e = sub
-            n_left = xp.empty(n_nodes, np.int64)
+            n_left = xp.empty(starts.shape[0], np.int64)
             page.partition_rows(k, local, s, e, feature, split_bin, default_left, split_type,
                                 cat_bits, xp.empty_like(local), n_left)
-            n_left, s, e = _host(n_left), _host(s), _host(e)
-            for j in range(n_nodes):
-                if e[j] > s[j]:
-                    lefts[j].append(local[s[j]:s[j] + n_left[j]] + lo)
-                    rights[j].append(local[s[j] + n_left[j]:e[j]] + lo)
-        for j in range(n_nodes):
-            out_n_left[j] = sum(p.shape[0] for p in lefts[j])
-            a, b = int(starts[j]), int(ends[j])
-            if b > a:
-                rows[a:b] = xp.concatenate(lefts[j] + rights[j])
+            placed.page(local, _host(s), _host(e), _host(n_left), lo)
+        placed.finish(out_n_left)
+
+    def partition_and_build(self, k, rows, starts, ends, feature, split_bin, default_left,
+                            split_type, cat_bits, scratch, out_n_left, small_is_left, gpair,
+                            hist, n_threads):
+        """``partition_rows``, and the histograms of each node's smaller child, in one pass
+        over the pages: each page's part of each node is partitioned (from the page's
+        feature-major columns of the split features), then the page's rows of the smaller
+        children (the left ones where ``small_is_left``) are summed from its row-major
+        bins, mapped with them. A level then goes over the pages once, not twice.
+
+        small_is_left : bool (n_nodes,); gpair : int64 (n_rows, 2) on the device
+        hist : int64 (n_nodes, n_slots, 2), OUT: node ``j``'s smaller child's histogram
+        (the sum of its pages' histograms: integers, so the one-matrix sums)
+        """
+        xp = self.xp
+        n_nodes = starts.shape[0]
+        small_is_left = np.asarray(small_is_left, dtype=bool)
+        placed = _Placement(rows, scratch, starts, ends, xp)
+        hist[...] = 0
+        part = xp.empty_like(hist)
+        for lo, hi, bins, by_feature in self.pages_with_columns():
+            sub = _page_rows(rows, starts, ends, lo, hi, xp)
+            if sub is None:
+                continue
+            local, s, e = sub
+            n_left = xp.empty(n_nodes, np.int64)
+            k.partition_rows(by_feature, local, s, e, feature, split_bin, default_left,
+                             split_type, cat_bits, self.n_bins, xp.empty_like(local), n_left)
+            n_left, s_h, e_h = _host(n_left), _host(s), _host(e)
+            middle = s_h + n_left
+            h_starts = xp.asarray(np.where(small_is_left, s_h, middle))
+            h_ends = xp.asarray(np.where(small_is_left, middle, e_h))
+            k.build_histograms(bins, gpair[lo:hi], local, h_starts, h_ends,
+                               self.feature_offsets, part, n_threads)
+            hist += part  # integers: the sum over pages is the whole matrix's
+            placed.page(local, s_h, e_h, n_left, lo)
+        placed.finish(out_n_left)
 
     def add_split_values(self, k, rows, starts, ends, feature, split_bin, default_left,
                          split_type, cat_bits, left_values, right_values, out):
@@ -281,6 +325,52 @@ class PagedBins:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
         self.files.close()
+
+
+class _Placement:
+    """Puts each node's partitioned rows back, page after page, without a copy of every
+    row: page ``p``'s left rows of node ``j`` go into ``rows`` after the node's left rows
+    of the pages before, its right rows into ``scratch`` after theirs; ``finish`` moves
+    the right rows after the left ones. The left rows so far never reach a place not yet
+    read: they are at most the node's rows of the pages read so far, and those come
+    first in the node's segment. What is left there of those pages' rows, like the left
+    rows, is below the next page's first row, so a binary search for a page's run
+    (``_page_rows``) still finds it.
+
+    rows, scratch : int32 (m,) on the device; starts, ends : int64 (n_nodes,)
+    """
+
+    def __init__(self, rows, scratch, starts, ends, xp):
+        self.rows, self.scratch, self.xp = rows, scratch, xp
+        self.starts = _host(starts).astype(np.int64)
+        self.ends = _host(ends).astype(np.int64)
+        self.n_left = np.zeros(self.starts.shape[0], np.int64)
+        self.n_right = np.zeros(self.starts.shape[0], np.int64)
+
+    def page(self, local, s, e, n_left, lo):
+        """A page's partitioned runs: node ``j``'s ``local[s[j]:e[j]]`` (page-local row
+        numbers, its ``n_left[j]`` left rows first) of the page starting at row ``lo``."""
+        add = self.xp.add
+        for j in range(s.shape[0]):
+            a, mid, b = int(s[j]), int(s[j] + n_left[j]), int(e[j])
+            if b <= a:
+                continue
+            at = int(self.starts[j] + self.n_left[j])
+            add(local[a:mid], lo, out=self.rows[at:at + mid - a])
+            at = int(self.starts[j] + self.n_right[j])
+            add(local[mid:b], lo, out=self.scratch[at:at + b - mid])
+            self.n_left[j] += mid - a
+            self.n_right[j] += b - mid
+
+    def finish(self, out_n_left):
+        """Every node's right rows after its left rows; ``out_n_left``: the left counts."""
+        for j in range(self.starts.shape[0]):
+            start, n_left, n_right = int(self.starts[j]), int(self.n_left[j]), \
+                int(self.n_right[j])
+            if n_right:
+                self.rows[start + n_left:start + n_left + n_right] = \
+                    self.scratch[start:start + n_right]
+            out_n_left[j] = n_left
 
 
 class _Inline:
@@ -322,7 +412,7 @@ def _page_rows(rows, starts, ends, lo, hi, xp=np):
     new_starts = (new_ends - counts).astype(starts_h.dtype)
     for j in range(n_nodes):
         if counts[j]:
-            local[new_starts[j]:new_ends[j]] = rows[a[j]:b[j]] - lo
+            xp.subtract(rows[a[j]:b[j]], lo, out=local[new_starts[j]:new_ends[j]])
     if xp is not np:  # the kernels' node bounds on the device too
         new_starts, new_ends = xp.asarray(new_starts), xp.asarray(new_ends)
     return local, new_starts, new_ends

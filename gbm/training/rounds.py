@@ -11,7 +11,7 @@ import numpy as np
 
 from ..objectives.adaptive import refresh_leaves
 from ..tree.grower import TreeGrower
-from ..tree.margins import add_tree, all_rows
+from ..tree.margins import add_tree
 from ..tree.quantize import GPAIR_DTYPE, quantize
 from ..tree.sampling import ColumnSampler, row_sample
 
@@ -92,7 +92,9 @@ def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_ro
                 with backend.threads(n_rows):
                     add_tree(backend, data, trees[-1], np.flatnonzero(~kept), column)
             continue
-        rows = (all_rows(backend, n_rows) if kept is None
+        # every row: a range, which the grower writes into its own row list (no index of
+        # every row held beside it)
+        rows = (range(n_rows) if kept is None
                 else backend.asarray(np.flatnonzero(kept).astype(np.int32)))
         # without a leaf refresh, the last level's leaves go straight into the margins
         grower = TreeGrower(data, gpair, scales, rows, tree_params, backend, columns, buffers,

@@ -39,6 +39,7 @@ from .tree_data import TreeData  # noqa: F401  (gbm.tree.grower.TreeData: where 
 
 _MIN_GAIN = 1e-6  # a split must reduce the loss by more than this (XGBoost's kRtEps)
 _MAX_BATCH_BYTES = 256 << 20  # cap on one batch's histograms (and each thread's copy)
+_RANGE_BLOCK = 1 << 20  # rows given as a range: written this many at a time
 
 
 class _Nodes:
@@ -135,7 +136,8 @@ class TreeGrower:
     data : TreeData
     gpair : int64 (n_rows, 2), fixed-point gradients of one output group (on the device)
     scales : float64 (2,), their scales; (n_trees, 2) with ``segments``: each tree's
-    rows : int32 (m,), the rows this tree grows on (a row sample: the others are not read)
+    rows : int32 (m,), the rows this tree grows on (a row sample: the others are not read),
+        or a ``range`` (every row: no index array of them needed)
 
     Where the arrays live: the rows, gradients, bins and histograms on the backend's
     device (``backend.xp``); the tree under construction (``_Nodes``) and each level's
@@ -181,7 +183,13 @@ class TreeGrower:
         # the tree's own copy of its rows (partitioned in place), in memory the backend
         # may keep from tree to tree (Backend.buffer)
         self.rows = backend.buffer("rows", len(rows), np.int32)
-        self.rows[...] = self.xp.asarray(rows, dtype=np.int32)
+        if isinstance(rows, range):  # every row in order: written a block at a time
+            for lo in range(0, len(rows), _RANGE_BLOCK):
+                hi = min(lo + _RANGE_BLOCK, len(rows))
+                self.rows[lo:hi] = self.xp.arange(rows[lo], rows[lo] + (hi - lo),
+                                                  dtype=np.int32)
+        else:
+            self.rows[...] = self.xp.asarray(rows, dtype=np.int32)
         self.scratch = backend.buffer("rows_scratch", len(rows), np.int32)
         self.split_params = np.array([params["reg_lambda"], params["reg_alpha"],
                                       params["max_delta_step"], params["min_child_weight"]])
@@ -324,20 +332,32 @@ class TreeGrower:
             nodes.start[children] = nodes.end[children] = 0
             return np.empty(0, np.int64), None
         n_left = np.empty(ids.shape[0], dtype=np.int64)
-        with self.backend.threads(work):
-            data.matrix.partition_rows(*split, self.scratch, n_left)
+        small_is_left = nodes.sums[left, 1] <= nodes.sums[right, 1]
+        c = ids.shape[0]  # the smaller children's histograms, then their siblings'
+        if not last and self._fuses(c):  # one pass over a paged matrix (gbm.data.paged)
+            hist = self._histograms(2 * c)
+            rows_work = int((ends - starts).sum()) * data.matrix.row_cost
+            with self.backend.threads(max(work, rows_work)) as n:
+                data.matrix.partition_and_build(*split, self.scratch, n_left, small_is_left,
+                                                self.gpair, hist[:c], n)
+            if self.backend.collective.world_size > 1:
+                hist[:c] = self.backend.collective.allreduce(hist[:c], "sum")
+        else:
+            hist = None
+            with self.backend.threads(work):
+                data.matrix.partition_rows(*split, self.scratch, n_left)
         middle = starts + n_left
         nodes.start[left], nodes.end[left] = starts, middle
         nodes.start[right], nodes.end[right] = middle, ends
         if last:
             return np.empty(0, np.int64), None
-        small_is_left = nodes.sums[left, 1] <= nodes.sums[right, 1]
         level = np.concatenate([np.where(small_is_left, left, right),
                                 np.where(small_is_left, right, left)])
-        kept_slots = self._narrow_level(ids, level_hist, positions)
-        hist = self._histograms(level.shape[0])
-        c = ids.shape[0]  # the smaller children's histograms, then their siblings'
-        self._build(level[:c], hist[:c])
+        kept_slots = None
+        if hist is None:
+            kept_slots = self._narrow_level(ids, level_hist, positions)
+            hist = self._histograms(level.shape[0])
+            self._build(level[:c], hist[:c])
         parent_hist = level_hist
         if kept_slots is not None:  # the parents' kept slots, where the siblings go
             parent_hist = gather_slots(level_hist, positions, kept_slots, hist[c:],
@@ -351,6 +371,17 @@ class TreeGrower:
         with self.backend.threads(hist.size // 4):
             self.k.subtract_histograms(parent_hist, hist[:c], hist[c:])
         return level, hist
+
+    def _fuses(self, n_nodes):
+        """Whether this level's partition and its children's histograms are one pass over
+        the bin matrix (a paged one: ``partition_and_build``): every feature's histograms
+        (no narrowed layout), all ``n_nodes`` in one batch of ``_build``'s size."""
+        if getattr(self.data.matrix, "partition_and_build", None) is None:
+            return False
+        if self._narrow_levels or self.layout.slot_map is not None:
+            return False
+        per_node = max(1, self.layout.n_slots) * 16 * max(1, self.backend.n_threads)
+        return n_nodes <= max(1, _MAX_BATCH_BYTES // per_node)
 
     def _narrow_level(self, ids, level_hist, positions):
         """Narrow the histogram layout to the features that can split in the children of
