@@ -20,6 +20,13 @@ CUDA's: ``kernels/cuda/vector_leaf.py``). Node ids follow creation order: the ch
 level's split nodes get consecutive ids, left then right. On several ranks (Dask) every
 histogram and node sum is an integer sum over the ranks (``backend.collective``), and every
 rank makes the same exchanges, so each grows the tree of all rows.
+
+Monotone constraints (XGBoost 3.4's vector rule, ``kernels/cpu/vector_leaf.py``): each
+node keeps a lower and an upper bound per output (float64 (k, 2); the root's infinite),
+its weights are clamped into them, and a split on a constrained feature sets its
+children's bounds from its split weights. Every rank computes them from the same global
+sums. Not with ``gradient_projection`` (the bounds are per output, the search reads
+projected columns) nor on CUDA yet: ``NotImplementedError``.
 """
 import numpy as np
 
@@ -40,8 +47,8 @@ def check_supported(p, data, backend, objective):
 
     if p["booster"] != "gbtree":
         refuse(f"booster={p['booster']!r}")
-    if data.monotone.any():
-        refuse("monotone_constraints")
+    if data.monotone.any() and backend.name == "cuda":
+        refuse("monotone_constraints with device='cuda' (the CPU kernels only)")
     if np.asarray(data.is_categorical).any():
         refuse("categorical features")
     if data.matrix.layout == "paged":
@@ -82,6 +89,7 @@ class _Nodes:
         self.feature, self.split_bin, self.default_left, self.gain, self.left = \
             [], [], [], [], []
         self.path = [] if with_paths else None
+        self.bounds = []  # float64 (k, 2) each (monotone constraints only)
         self.n_features = n_features
 
     def add(self, start, end, depth, sums, path=None):
@@ -94,6 +102,7 @@ class _Nodes:
         self.default_left.append(0)
         self.gain.append(0.0)
         self.left.append(-1)
+        self.bounds.append(None)
         if self.path is not None:
             self.path.append(path)
         return len(self.start) - 1
@@ -137,6 +146,13 @@ class VectorLeafGrower:
                                       params["max_delta_step"], params["min_child_weight"]])
         self.nodes = _Nodes(data.n_features, self.search_gpair.shape[1],
                             data.interaction is not None)
+        self.monotone = np.ascontiguousarray(data.monotone, dtype=np.int8) \
+            if data.monotone.any() else None
+        if self.monotone is not None and search is not None:
+            raise NotImplementedError(
+                "monotone_constraints with gradient_projection (the split search on projected "
+                "gradients) is not supported yet with multi_strategy='multi_output_tree'; set "
+                "gradient_projection=False")
         self._buffers = [np.empty(0, np.int64)] * 3  # see _take
         self._turn = 0
 
@@ -170,12 +186,39 @@ class VectorLeafGrower:
         left_sums = np.empty((n, d, 2), np.int64)
         sums = np.array([self.nodes.sums[i] for i in ids], dtype=np.int64).reshape(n, d, 2)
         with self.backend.threads(hist.size // 2):
-            self.k.evaluate_vector_splits(hist, self.data.matrix.feature_offsets, sums,
-                                          self._mask(ids), self.search_scales,
-                                          self.split_params, gain, feature, split_bin,
-                                          default_left, left_sums)
+            if self.monotone is None:
+                self.k.evaluate_vector_splits(hist, self.data.matrix.feature_offsets, sums,
+                                              self._mask(ids), self.search_scales,
+                                              self.split_params, gain, feature, split_bin,
+                                              default_left, left_sums)
+            else:
+                self.k.evaluate_vector_splits_monotone(
+                    hist, self.data.matrix.feature_offsets, sums, self._mask(ids),
+                    self._bounds(ids), self.monotone, self.search_scales, self.split_params,
+                    gain, feature, split_bin, default_left, left_sums)
         ok = (feature >= 0) & (gain > _MIN_GAIN) & (gain >= self.params["gamma"])
         return gain, feature, split_bin, default_left, left_sums, ok
+
+    def _bounds(self, ids):
+        """float64 (len(ids), k, 2): the nodes' weight bounds."""
+        return np.array([self.nodes.bounds[i] for i in ids], dtype=np.float64)
+
+    def _set_child_bounds(self, parents):
+        """Bounds of the children of split nodes ``parents`` (their sums and split
+        already recorded): the parent's, narrowed on a monotone feature."""
+        nodes = self.nodes
+        if self.monotone is None:
+            return
+        lefts = [nodes.left[node] for node in parents]
+        n, k = len(parents), self.scales.shape[0]
+        left_bounds, right_bounds = np.empty((n, k, 2)), np.empty((n, k, 2))
+        self.k.vector_child_bounds(
+            np.array([nodes.sums[i] for i in parents], dtype=np.int64),
+            np.array([nodes.sums[i] for i in lefts], dtype=np.int64), self._bounds(parents),
+            self.monotone[np.array([nodes.feature[i] for i in parents], dtype=np.int64)],
+            self.scales, self.split_params, left_bounds, right_bounds)
+        for i, left in enumerate(lefts):
+            nodes.bounds[left], nodes.bounds[left + 1] = left_bounds[i], right_bounds[i]
 
     def _choose(self, ids, gain, ok, n_leaves):
         """Positions (into ``ids``) of the nodes to split, increasing: every one worth it,
@@ -210,6 +253,7 @@ class VectorLeafGrower:
         root_sums = self.backend.collective.allreduce(self.search_gpair[self.rows].sum(axis=0))
         path = np.zeros(self.data.n_features, bool) if nodes.path is not None else None
         nodes.add(0, self.rows.shape[0], 0, root_sums, path)
+        self._root_bounds()
         max_depth = p["max_depth"]
         ids, hist, n_leaves = [0], None, 1
         if max_depth != 0 and self._any_rows():
@@ -240,12 +284,19 @@ class VectorLeafGrower:
                           child_path)
                 nodes.left[node] = left
                 children.append(left)
+            self._set_child_bounds(parents)
             if max_depth and depth >= max_depth:
                 break
             every = chosen.size == len(ids)
             hist = self._children_histograms(children, hist if every else hist[chosen])
             ids = [c + s for c in children for s in (0, 1)]
         return self._finish()
+
+    def _root_bounds(self):
+        """The root's bounds: none (infinite) for every output."""
+        bounds = np.empty((self.scales.shape[0], 2))
+        bounds[:, 0], bounds[:, 1] = -np.inf, np.inf
+        self.nodes.bounds[0] = bounds
 
     def _children_histograms(self, lefts, parent_hist):
         """The histograms of children ``lefts[i]`` and ``lefts[i] + 1``, in that order: the
@@ -320,7 +371,11 @@ class VectorLeafGrower:
         n, k = nodes.n, self.scales.shape[0]
         sums = self._full_sums()
         weights = np.empty((n, k))
-        self.k.vector_node_weights(sums, self.scales, self.split_params, weights)
+        if self.monotone is None:
+            self.k.vector_node_weights(sums, self.scales, self.split_params, weights)
+        else:
+            self.k.vector_bounded_weights(sums, self._bounds(range(n)), self.scales,
+                                          self.split_params, weights)
         left = np.array(nodes.left, dtype=np.int32)
         inner = left >= 0
         arrays = {name: np.zeros(n, dtype=dtype) for name, dtype in NODE_FIELDS.items()}

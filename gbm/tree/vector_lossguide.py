@@ -41,6 +41,7 @@ class VectorLossguideGrower(VectorLeafGrower):
         root_sums = self.backend.collective.allreduce(self.search_gpair[self.rows].sum(axis=0))
         path = np.zeros(self.data.n_features, bool) if nodes.path is not None else None
         nodes.add(0, self.rows.shape[0], 0, root_sums, path)
+        self._root_bounds()
         heap, waiting = [], {}
         if self._can_split_deeper(0) and self._any_rows():  # every rank asks (Dask)
             self._queue([0], self._build([0]), heap, waiting)
@@ -72,4 +73,5 @@ class VectorLossguideGrower(VectorLeafGrower):
         left = nodes.add(starts[0], middles[0], depth, left_sum, child_path)
         nodes.add(middles[0], ends[0], depth, nodes.sums[node] - left_sum, child_path)
         nodes.left[node] = left
+        self._set_child_bounds([node])
         return left

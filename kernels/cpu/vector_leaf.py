@@ -14,6 +14,15 @@ parent's, where an output whose hessian ``H_t`` is not positive or is below
 ``min_child_weight`` counts 0 (``CalcWeight`` in ``src/tree/param.h`` gives it weight 0,
 and its gain is ``-w_t * G_t``). No other check: ``min_child_weight`` never refuses a
 split outright, and a node's weight is 0 in each output lighter than it.
+
+Monotone constraints (XGBoost 3.4's vector rule, ``src/tree/split_evaluator.h``): every
+node has a lower and an upper bound per output, and each output's weight is clamped into
+them. On a constrained feature, an output whose two clamped child weights are in the wrong
+order has both replaced by one pooled weight, the weight of the node's sums with twice
+``reg_lambda`` and ``reg_alpha`` (each child still pays its own penalty), clamped; the
+output's gain is then each child's loss at that weight (``gain_given_weight``). The
+children's bounds: ``mid = wl + 0.5 * (wr - wl)`` per output (the split weights) is the
+left child's upper and the right child's lower bound for +1, the other way round for -1.
 """
 import numpy as np
 from numba import prange
@@ -23,6 +32,7 @@ from ..split_math import cpu as _split_math
 
 node_gain = _split_math.node_gain
 leaf_weight = _split_math.leaf_weight
+gain_given_weight = _split_math.gain_given_weight
 
 
 @helper
@@ -40,6 +50,47 @@ def output_weight(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
     if not (h > 0.0 and h >= min_child_weight):
         return 0.0
     return leaf_weight(g, h, reg_lambda, reg_alpha, max_delta_step)
+
+
+@helper
+def bounded_output_weight(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
+                          lower, upper):
+    """``output_weight`` clamped into ``[lower, upper]``."""
+    w = output_weight(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
+    if w < lower:
+        return lower
+    if w > upper:
+        return upper
+    return w
+
+
+@helper
+def bounded_output_gain(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
+                        lower, upper):
+    """``output_gain`` with the weight clamped into ``[lower, upper]``: the plain formula,
+    bit for bit, when both bounds are infinite; else the loss at the clamped weight."""
+    if lower == -np.inf and upper == np.inf:
+        return output_gain(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
+    return gain_given_weight(g, h, reg_lambda, reg_alpha,
+                             bounded_output_weight(g, h, reg_lambda, reg_alpha, max_delta_step,
+                                                   min_child_weight, lower, upper))
+
+
+@helper
+def split_weights(gl, hl, gr, hr, g, h, sign, reg_lambda, reg_alpha, max_delta_step,
+                  min_child_weight, lower, upper):
+    """One output's child weights ``(wl, wr, pooled)`` under a split on a feature of
+    monotone ``sign`` (``g, h``: the node's sums): the clamped weights, or (wrong order)
+    both the pooled weight; the third value says whether they were pooled."""
+    wl = bounded_output_weight(gl, hl, reg_lambda, reg_alpha, max_delta_step,
+                               min_child_weight, lower, upper)
+    wr = bounded_output_weight(gr, hr, reg_lambda, reg_alpha, max_delta_step,
+                               min_child_weight, lower, upper)
+    if (sign > 0 and wl > wr) or (sign < 0 and wl < wr):
+        w = bounded_output_weight(g, h, 2.0 * reg_lambda, 2.0 * reg_alpha,
+                                  max_delta_step, min_child_weight, lower, upper)
+        return w, w, True
+    return wl, wr, False
 
 
 @kernel(parallel=True)
@@ -86,6 +137,44 @@ def parent_gain(sums, scales, reg_lambda, reg_alpha, max_delta_step, min_child_w
 
 
 @helper
+def bounded_parent_gain(sums, bounds, scales, reg_lambda, reg_alpha, max_delta_step,
+                        min_child_weight):
+    """``parent_gain`` with each output's weight clamped into ``bounds`` (float64 (k, 2))."""
+    gain = 0.0
+    for j in range(sums.shape[0]):
+        gain += bounded_output_gain(sums[j, 0] / scales[j, 0], sums[j, 1] / scales[j, 1],
+                                    reg_lambda, reg_alpha, max_delta_step, min_child_weight,
+                                    bounds[j, 0], bounds[j, 1])
+    return gain
+
+
+@helper
+def _bounded_split_gain(left, total, bounds, sign, scales, reg_lambda, reg_alpha,
+                        max_delta_step, min_child_weight, parent):
+    """``_split_gain`` under monotone constraints: each output's children at their
+    ``split_weights`` (the losses at the pooled weight when pooled)."""
+    k = left.shape[0]
+    gain = 0.0
+    for j in range(k):
+        inv_g, inv_h = 1.0 / scales[j, 0], 1.0 / scales[j, 1]
+        gl, hl = left[j, 0] * inv_g, left[j, 1] * inv_h
+        gr, hr = (total[j, 0] - left[j, 0]) * inv_g, (total[j, 1] - left[j, 1]) * inv_h
+        lo, hi = bounds[j, 0], bounds[j, 1]
+        wl, wr, pooled = split_weights(gl, hl, gr, hr, total[j, 0] * inv_g,
+                                       total[j, 1] * inv_h, sign, reg_lambda, reg_alpha,
+                                       max_delta_step, min_child_weight, lo, hi)
+        if pooled:
+            gain += gain_given_weight(gl, hl, reg_lambda, reg_alpha, wl)
+            gain += gain_given_weight(gr, hr, reg_lambda, reg_alpha, wr)
+        else:
+            gain += bounded_output_gain(gl, hl, reg_lambda, reg_alpha, max_delta_step,
+                                        min_child_weight, lo, hi)
+            gain += bounded_output_gain(gr, hr, reg_lambda, reg_alpha, max_delta_step,
+                                        min_child_weight, lo, hi)
+    return gain - parent
+
+
+@helper
 def _split_gain(left, total, scales, reg_lambda, reg_alpha, max_delta_step,
                 min_child_weight, parent):
     """Gain of one candidate (left sums ``left``, node sums ``total``, int64 (k, 2)): the
@@ -103,13 +192,14 @@ def _split_gain(left, total, scales, reg_lambda, reg_alpha, max_delta_step,
 
 @helper
 def _feature_best(h, lo, hi, total, scales, reg_lambda, reg_alpha, max_delta_step,
-                  min_child_weight, parent, left, best_sums):
+                  min_child_weight, parent, left, best_sums, bounded, bounds, sign):
     """Best threshold of one dense feature (slots ``lo .. hi - 1``, the last its missing
     slot) of one node: ``(gain, split bin, default left)``, the left sums in
     ``best_sums``; gain -inf when none. Candidates in gbm's single-output order: missing
     right, then (when the node has missing values here) missing left; bins from the
     lowest; an empty bin above bin 0 skipped; a one-bin feature's candidate is its missing
-    rows alone on the left (split bin -1)."""
+    rows alone on the left (split bin -1). ``bounded``: gains by ``_bounded_split_gain``
+    with the node's ``bounds`` (float64 (k, 2)) and the feature's monotone ``sign``."""
     k = total.shape[0]
     n = hi - lo - 1  # value bins
     miss = hi - 1
@@ -136,8 +226,12 @@ def _feature_best(h, lo, hi, total, scales, reg_lambda, reg_alpha, max_delta_ste
                 for j in range(k):
                     left[j, 0] += h[lo + b, j, 0]
                     left[j, 1] += h[lo + b, j, 1]
-            gain = _split_gain(left, total, scales, reg_lambda, reg_alpha, max_delta_step,
-                               min_child_weight, parent)
+            if bounded:
+                gain = _bounded_split_gain(left, total, bounds, sign, scales, reg_lambda,
+                                           reg_alpha, max_delta_step, min_child_weight, parent)
+            else:
+                gain = _split_gain(left, total, scales, reg_lambda, reg_alpha,
+                                   max_delta_step, min_child_weight, parent)
             if gain > best:
                 best, best_bin, best_left = gain, b, direction
                 best_sums[:, :] = left
@@ -173,6 +267,7 @@ def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split
     parents = np.empty(n_nodes)
     for node in range(n_nodes):
         parents[node] = parent_gain(node_sums[node], scales, lam, alpha, mds, mcw)
+    no_bounds = np.zeros((k, 2))
     for task in prange(n_tasks):
         node = task // n_features
         f = task - node * n_features
@@ -181,8 +276,18 @@ def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split
         left = np.empty((k, 2), np.int64)
         gain, b, d = _feature_best(hist[node], feature_offsets[f], feature_offsets[f + 1],
                                    node_sums[node], scales, lam, alpha, mds, mcw,
-                                   parents[node], left, task_sums[task])
+                                   parents[node], left, task_sums[task], False, no_bounds, 0)
         task_gain[task], task_bin[task], task_left[task] = gain, b, d
+    _reduce_tasks(task_gain, task_bin, task_left, task_sums, n_features, out_gain,
+                  out_feature, out_bin, out_left, out_left_sums)
+
+
+@helper
+def _reduce_tasks(task_gain, task_bin, task_left, task_sums, n_features, out_gain,
+                  out_feature, out_bin, out_left, out_left_sums):
+    """Each node's best task, in feature order (strict ``>``: the lowest feature wins
+    ties)."""
+    n_nodes = out_gain.shape[0]
     for node in range(n_nodes):
         best, at = -np.inf, -1
         for f in range(n_features):
@@ -197,6 +302,96 @@ def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split
         else:
             out_bin[node], out_left[node] = 0, 0
             out_left_sums[node] = 0
+
+
+@kernel(parallel=True)
+def evaluate_vector_splits_monotone(hist, feature_offsets, node_sums, mask, node_bounds,
+                                    monotone, scales, split_params, out_gain, out_feature,
+                                    out_bin, out_left, out_left_sums):
+    """``evaluate_vector_splits`` under monotone constraints (the rule in the module
+    docstring); the extra inputs:
+
+    node_bounds : float64 (n_nodes, k, 2)   # IN  each node's lower, upper bound per output
+    monotone : int8 (n_features,)           # IN  +1 / -1 / 0
+    """
+    n_nodes, _, k, _ = hist.shape
+    n_features = feature_offsets.shape[0] - 1
+    lam, alpha, mds, mcw = split_params[0], split_params[1], split_params[2], split_params[3]
+    n_tasks = n_nodes * n_features
+    task_gain = np.full(n_tasks, -np.inf)
+    task_bin = np.zeros(n_tasks, np.int32)
+    task_left = np.zeros(n_tasks, np.uint8)
+    task_sums = np.zeros((n_tasks, k, 2), np.int64)
+    parents = np.empty(n_nodes)
+    for node in range(n_nodes):
+        parents[node] = bounded_parent_gain(node_sums[node], node_bounds[node], scales, lam,
+                                            alpha, mds, mcw)
+    for task in prange(n_tasks):
+        node = task // n_features
+        f = task - node * n_features
+        if mask[node, f] == 0:
+            continue
+        left = np.empty((k, 2), np.int64)
+        gain, b, d = _feature_best(hist[node], feature_offsets[f], feature_offsets[f + 1],
+                                   node_sums[node], scales, lam, alpha, mds, mcw,
+                                   parents[node], left, task_sums[task], True,
+                                   node_bounds[node], np.int64(monotone[f]))
+        task_gain[task], task_bin[task], task_left[task] = gain, b, d
+    _reduce_tasks(task_gain, task_bin, task_left, task_sums, n_features, out_gain,
+                  out_feature, out_bin, out_left, out_left_sums)
+
+
+@kernel
+def vector_bounded_weights(node_sums, node_bounds, scales, split_params, out):
+    """``vector_node_weights`` clamped into each node's bounds.
+
+    node_bounds : float64 (n_nodes, k, 2)   # IN  lower, upper per output
+    (the other arguments as ``vector_node_weights``)
+    """
+    for node in range(node_sums.shape[0]):
+        for j in range(node_sums.shape[1]):
+            out[node, j] = bounded_output_weight(
+                node_sums[node, j, 0] / scales[j, 0], node_sums[node, j, 1] / scales[j, 1],
+                split_params[0], split_params[1], split_params[2], split_params[3],
+                node_bounds[node, j, 0], node_bounds[node, j, 1])
+
+
+@kernel
+def vector_child_bounds(node_sums, left_sums, node_bounds, signs, scales, split_params,
+                        out_left, out_right):
+    """The children's bounds of split nodes: the parent's, and on a monotone feature
+    ``mid = wl + 0.5 * (wr - wl)`` of each output's ``split_weights`` as the left child's
+    upper and the right child's lower bound (+1), the other way round (-1).
+
+    node_sums, left_sums : int64 (n, k, 2)        # IN  the split nodes' and left children's
+    node_bounds : float64 (n, k, 2)               # IN
+    signs : int8 (n,)                             # IN  the split feature's constraint
+    scales : float64 (k, 2), split_params : float64 (4,)
+    out_left, out_right : float64 (n, k, 2)       # OUT
+    """
+    lam, alpha, mds, mcw = split_params[0], split_params[1], split_params[2], split_params[3]
+    for i in range(node_sums.shape[0]):
+        sign = np.int64(signs[i])
+        for j in range(node_sums.shape[1]):
+            lo, hi = node_bounds[i, j, 0], node_bounds[i, j, 1]
+            out_left[i, j, 0], out_left[i, j, 1] = lo, hi
+            out_right[i, j, 0], out_right[i, j, 1] = lo, hi
+            if sign == 0:
+                continue
+            inv_g, inv_h = 1.0 / scales[j, 0], 1.0 / scales[j, 1]
+            gl, hl = left_sums[i, j, 0] * inv_g, left_sums[i, j, 1] * inv_h
+            gr = (node_sums[i, j, 0] - left_sums[i, j, 0]) * inv_g
+            hr = (node_sums[i, j, 1] - left_sums[i, j, 1]) * inv_h
+            wl, wr, _ = split_weights(gl, hl, gr, hr, node_sums[i, j, 0] * inv_g,
+                                      node_sums[i, j, 1] * inv_h, sign, lam, alpha, mds, mcw,
+                                      lo, hi)
+            mid = wl + 0.5 * (wr - wl)
+            if sign > 0:
+                out_left[i, j, 1] = mid
+                out_right[i, j, 0] = mid
+            else:
+                out_left[i, j, 0] = mid
+                out_right[i, j, 1] = mid
 
 
 @kernel

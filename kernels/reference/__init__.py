@@ -30,6 +30,8 @@ from .survival import aft_loss_into
 from .vector_leaf import (build_vector_histograms, evaluate_vector_splits,
                           vector_children_histograms, vector_node_weights,
                           vector_segment_sums)
+from .vector_leaf import (evaluate_vector_splits_monotone, vector_bounded_weights,
+                          vector_child_bounds)
 
 __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histograms",
            "evaluate_splits", "lambdarank_gradients", "max_abs", "node_weights",
@@ -50,7 +52,9 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "twice_mann_whitney", "aft_loss_into", "bundle_conflicts", "propose_bundles",
            # vector-leaf trees (multi_strategy="multi_output_tree")
            "build_vector_histograms", "evaluate_vector_splits", "vector_children_histograms",
-           "vector_node_weights", "vector_segment_sums")
+           "vector_node_weights", "vector_segment_sums",
+           # their monotone constraints (no CUDA version yet: tests/test_kernel_contract.py)
+           "evaluate_vector_splits_monotone", "vector_bounded_weights", "vector_child_bounds")
 # the linear models' kernels (gbm.linear), on every backend (CUDA: kernels/cuda/linear*.py)
 LINEAR_KERNELS = ("cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms",
                   "gradient_csc", "gradient_dense", "gram_dense", "hessian_diagonal_csc",
