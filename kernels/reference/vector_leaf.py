@@ -137,7 +137,8 @@ def _monotone_gain(left, total, bounds, sign, scales, params, parent):
             gain += _math.gain_given_weight(gl, hl, lam, alpha, wl)
             gain += _math.gain_given_weight(gr, hr, lam, alpha, wr)
         else:
-            gain += _node_loss(gl, hl, bounds[j], params) + _node_loss(gr, hr, bounds[j], params)
+            gain += _node_loss(gl, hl, bounds[j], params)
+            gain += _node_loss(gr, hr, bounds[j], params)
     return gain - parent
 
 
