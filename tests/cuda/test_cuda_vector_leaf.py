@@ -182,3 +182,11 @@ def test_lossguide_forest_and_leaf_refresh_same_model_as_the_cpu():
     _assert_same_model(dict(VL, objective="reg:absoluteerror", grow_policy="lossguide",
                             max_leaves=5, num_parallel_tree=2, max_bin=16, subsample=0.8),
                        X, y)
+
+
+def test_monotone_constraints_are_refused_on_cuda():
+    # the CUDA kernels have no monotone split search yet (CPU: kernels/cpu/vector_leaf.py)
+    rng, X = _data(seed=5)
+    y = np.stack([np.nan_to_num(X[:, 0]), rng.normal(size=X.shape[0])], axis=1)
+    with pytest.raises(NotImplementedError, match="monotone_constraints with device='cuda'"):
+        gbm.train(dict(VL, device="cuda", monotone_constraints=(1, 0, 0, 0)), X, y, 1)
