@@ -233,3 +233,12 @@ def test_projected_split_search_with_monotone_constraints_is_refused():
     p = dict(VL, monotone_constraints=(1, 0, 0), gradient_projection=True, projection_dim=2)
     with pytest.raises(NotImplementedError, match="gradient_projection"):
         gbm.train(p, X, Y, 1)
+
+
+def test_xgboost_export_of_a_constrained_model_predicts_the_same(tmp_path):
+    xgb = pytest.importorskip("xgboost")
+    X, Y = _data(500)
+    ours = gbm.train(dict(VL, max_depth=3, monotone_constraints=(1, 0, 0)), X, Y, 5)
+    ours.save_model(tmp_path / "m.json", format="xgboost")
+    theirs = xgb.Booster(model_file=str(tmp_path / "m.json"))
+    np.testing.assert_allclose(theirs.predict(xgb.DMatrix(X)), ours.predict(X), atol=1e-6)
