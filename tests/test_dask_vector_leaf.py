@@ -77,6 +77,21 @@ def test_projected_split_search_and_multi_target_regression(client):
     assert gbm.dask.train(client, VL, dX, dy, 3).to_json() == gbm.train(VL, X, y, 3).to_json()
 
 
+def test_monotone_constraints_on_two_workers(client):
+    # the per-output bounds come from the global sums: every rank narrows them alike
+    X, y = _targets(6)
+    params = dict(VL, monotone_constraints={0: 1, 3: -1}, grow_policy="lossguide",
+                  max_leaves=8)
+    dX, dy = as_dask(X, y)  # uneven chunks, one empty
+    local = gbm.train(params, X, y, 3)
+    assert sum(t.n_nodes for t in local.trees) > 3 * len(local.trees)
+    assert gbm.dask.train(client, params, dX, dy, 3,
+                          workers=first_workers(client, 2)).to_json() == local.to_json()
+    depthwise = dict(params, grow_policy="depthwise", max_leaves=0)
+    assert gbm.dask.train(client, depthwise, dX, dy, 3).to_json() == \
+        gbm.train(depthwise, X, y, 3).to_json()
+
+
 def test_dask_estimators_fit_the_local_estimators_model(client):
     X, y = _classes(6)
     kw = dict(n_estimators=3, max_depth=3, max_bin=32,
