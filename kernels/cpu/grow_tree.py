@@ -119,8 +119,12 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
     ids[root] = root
     hist_a = _room(hist_a, one)
     set_thread_count(_threads(n_threads, rows.shape[0] * n_features, min_work))
-    build_histograms(bins, gpair, rows, start[:1], end[:1], feature_offsets, hist_a[:1],
-                     thread_count())
+    if settings[EVERY_ROW]:  # rows[i] == i: read in order, no ids (histogram.py)
+        build_histograms(bins, gpair, None, start[:1], end[:1], feature_offsets, hist_a[:1],
+                         thread_count())
+    else:
+        build_histograms(bins, gpair, rows, start[:1], end[:1], feature_offsets, hist_a[:1],
+                         thread_count())
     for i in range(feature_offsets[0], feature_offsets[1]):  # every feature holds all rows
         sums[root, 0] += hist_a[root, i, 0]
         sums[root, 1] += hist_a[root, i, 1]

@@ -35,6 +35,9 @@ def _accumulate(flat_bins, flat_gpair, rows, lo, hi, n_features, slot2, h):
     rows ``DISTANCE`` places ahead are prefetched (see prefetch.py). Integer sums: the
     order of the additions does not change a bit.
     """
+    if rows is None:  # the rows lo .. hi - 1 themselves (a whole-tree root: every row)
+        _accumulate_span(flat_bins, flat_gpair, lo, hi, n_features, slot2, h)
+        return
     one, two = np.uint64(1), np.uint64(2)
     p = lo
     while p + 1 < hi:
@@ -67,6 +70,38 @@ def _accumulate(flat_bins, flat_gpair, rows, lo, hi, n_features, slot2, h):
             h[at + one] += hess
 
 
+@helper
+def _accumulate_span(flat_bins, flat_gpair, lo, hi, n_features, slot2, h):
+    """``_accumulate`` for the rows ``lo .. hi - 1`` themselves, in order: no row ids to
+    read and nothing to prefetch (the hardware follows a plain stride). Measured alone on
+    50,000 and 200,000 rows x 10 features (uint8 bins, one thread): 0.76 -> 0.62 ns a
+    cell against ``_accumulate`` on ``arange`` rows. The same integer sums."""
+    one, two = np.uint64(1), np.uint64(2)
+    p, end = np.uint64(lo), np.uint64(hi)
+    while p + one < end:
+        g0, h0 = flat_gpair[two * p], flat_gpair[two * p + one]
+        g1, h1 = flat_gpair[two * p + two], flat_gpair[two * p + np.uint64(3)]
+        row0 = p * n_features
+        row1 = row0 + n_features
+        for f in range(n_features):
+            first = slot2[f]
+            uf = np.uint64(f)
+            at0 = first + two * np.uint64(flat_bins[row0 + uf])
+            at1 = first + two * np.uint64(flat_bins[row1 + uf])
+            h[at0] += g0
+            h[at0 + one] += h0
+            h[at1] += g1
+            h[at1 + one] += h1
+        p += two
+    if p < end:  # an odd row left
+        row = p * n_features
+        g, hess = flat_gpair[two * p], flat_gpair[two * p + one]
+        for f in range(n_features):
+            at = slot2[f] + two * np.uint64(flat_bins[row + np.uint64(f)])
+            h[at] += g
+            h[at + one] += hess
+
+
 @kernel
 def build_histograms(bins, gpair, rows, node_starts, node_ends, feature_offsets, hist, n_threads):
     """Sum the gradient pairs of each node's rows into per-feature bin histograms.
@@ -75,7 +110,8 @@ def build_histograms(bins, gpair, rows, node_starts, node_ends, feature_offsets,
     ----------
     bins : uint8 or uint16 (n_rows, n_features)    # IN  C order
     gpair : int64 (n_rows, 2)                      # IN  fixed-point (g, h)
-    rows : int32 (m,)                              # IN  row ids grouped by node
+    rows : int32 (m,)                              # IN  row ids grouped by node; None:
+                                                   #     rows[i] == i (every row, in order)
     node_starts, node_ends : int64 (n_nodes,)      # IN  each node's segment of ``rows``
     feature_offsets : int32 (n_features + 1,)      # IN  feature f's slots (layout.py)
     hist : int64 (n_nodes, n_slots, 2)             # OUT overwritten
