@@ -8,6 +8,7 @@ import pytest
 import gbm
 from gbm.kernels.cpu import vector_leaf as cpu
 from gbm.kernels.reference import vector_leaf as ref
+from tests.support.vector_leaf_cases import evaluate_splits
 
 VL = {"multi_strategy": "multi_output_tree"}
 
@@ -44,14 +45,6 @@ def test_histogram_kernel_matches_reference(seed):
             np.testing.assert_array_equal(fast[node, offsets[f]:offsets[f + 1]].sum(axis=0), total)
 
 
-def _evaluate(kernels, hist, offsets, sums, mask, scales, split_params):
-    n, k = hist.shape[0], hist.shape[2]
-    out = (np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.uint8),
-           np.empty((n, k, 2), np.int64))
-    kernels.evaluate_vector_splits(hist, offsets, sums, mask, scales, split_params, *out)
-    return out
-
-
 @pytest.mark.parametrize("seed", range(8))
 def test_split_kernel_matches_reference(seed):
     rng = np.random.default_rng(100 + seed)
@@ -64,8 +57,8 @@ def test_split_kernel_matches_reference(seed):
     scales = np.ldexp(1.0, rng.integers(4, 8, (k, 2))).astype(np.float64)
     split_params = np.array([[1.0, 0.0, 0.0, 1.0], [0.5, 2.0, 0.0, 0.0], [1.0, 0.5, 0.7, 3.0],
                              [0.0, 0.0, 0.0, 40.0]][seed % 4])
-    fast = _evaluate(cpu, hist, offsets, sums, mask, scales, split_params)
-    slow = _evaluate(ref, hist, offsets, sums, mask, scales, split_params)
+    fast = evaluate_splits(cpu, hist, offsets, sums, mask, scales, split_params)
+    slow = evaluate_splits(ref, hist, offsets, sums, mask, scales, split_params)
     for a, b in zip(fast, slow):
         np.testing.assert_array_equal(a, b)
     weights_fast, weights_slow = np.empty((sums.shape[0], k)), np.empty((sums.shape[0], k))
@@ -92,7 +85,7 @@ def test_gain_is_the_sum_over_outputs_hand_case():
     offsets = np.array([0, 4], np.int32)
     sums = hist.sum(axis=1)
     scales = np.ones((2, 2))
-    gain, feature, split_bin, left, left_sums = _evaluate(
+    gain, feature, split_bin, left, left_sums = evaluate_splits(
         cpu, hist, offsets, sums, np.ones((1, 1), np.uint8), scales,
         np.array([1.0, 0.0, 0.0, 0.0]))
     candidates = {0: _hand_gain([(-6, 2), (4, 2)], [(7, 7), (-8, 7)], 1.0),
@@ -123,7 +116,7 @@ def test_min_child_weight_zeroes_each_lighter_output(kernels, mcw, counted_left)
     # At 2.5 the mean rule of XGBoost 3.4 (mean 2 < 2.5) would refuse this split, at 3.5
     # no output of the left child counts and the split is still taken.
     lam = 1.0
-    gain, feature, split_bin, left, left_sums = _evaluate(
+    gain, feature, split_bin, left, left_sums = evaluate_splits(
         kernels, *_one_split_case(), np.array([lam, 0.0, 0.0, mcw]))
     left_terms = [16 / (3 + lam), 4 / (1 + lam)]
     expected = (sum(t for t, c in zip(left_terms, counted_left) if c)

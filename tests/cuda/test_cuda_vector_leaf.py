@@ -13,6 +13,7 @@ from gbm.kernels import cpu, cuda, reference
 from tests.support.device_arrays import device_array as dev
 from tests.support.device_arrays import host
 from tests.support.model_cases import first_difference
+from tests.support.vector_leaf_cases import evaluate_splits
 
 VL = {"multi_strategy": "multi_output_tree"}
 
@@ -55,14 +56,6 @@ def test_histograms_match_the_cpu(n_rows, n_bins, k, n_nodes):
         np.testing.assert_array_equal(host(got)[node, :offsets[1]].sum(axis=0), total)
 
 
-def _splits(kernels, hist, offsets, sums, mask, scales, split_params):
-    n, k = hist.shape[0], hist.shape[2]
-    out = (np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.uint8),
-           np.empty((n, k, 2), np.int64))
-    kernels.evaluate_vector_splits(hist, offsets, sums, mask, scales, split_params, *out)
-    return out
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_splits_match_the_cpu(seed):
     rng = np.random.default_rng(50 + seed)
@@ -77,12 +70,12 @@ def test_splits_match_the_cpu(seed):
     scales = np.ldexp(1.0, rng.integers(4, 9, (k, 2))).astype(np.float64)
     # min_child_weight 4: some outputs of some candidates count 0 (XGBoost 3.2's rule)
     split_params = np.array([1.0, 0.3 * (seed % 2), 0.7 * (seed == 2), (0.5, 4.0)[seed // 2]])
-    expected = _splits(cpu, hist, offsets, sums, mask, scales, split_params)
-    got = _splits(cuda, dev(hist), offsets, dev(sums), dev(mask), dev(scales), split_params)
+    expected = evaluate_splits(cpu, hist, offsets, sums, mask, scales, split_params)
+    got = evaluate_splits(cuda, dev(hist), offsets, dev(sums), dev(mask), dev(scales), split_params)
     for a, b in zip(got, expected):
         np.testing.assert_array_equal(a, b)
     assert (expected[1][:1] >= 0).all()  # the root found a split: candidates were compared
-    slow = _splits(reference, hist, offsets, sums, mask, scales, split_params)
+    slow = evaluate_splits(reference, hist, offsets, sums, mask, scales, split_params)
     np.testing.assert_array_equal(slow[1], expected[1])
 
 
