@@ -8,31 +8,17 @@ import pytest
 import gbm
 from gbm.kernels.cpu import vector_leaf as cpu
 from gbm.kernels.reference import vector_leaf as ref
-from tests.support.vector_leaf_cases import evaluate_splits
+from tests.support.vector_leaf_cases import evaluate_splits, random_case
 
 VL = {"multi_strategy": "multi_output_tree"}
 
 
-def _random_case(rng, n_rows=60, n_features=4, k=3, n_nodes=3, missing=True):
-    n_bins = rng.integers(1, 6, n_features).astype(np.int32)
-    offsets = np.concatenate(([0], np.cumsum(n_bins + 1))).astype(np.int32)
-    bins = np.empty((n_features, n_rows), dtype=np.uint8)
-    for f in range(n_features):
-        bins[f] = rng.integers(0, n_bins[f] + (1 if missing else 0), n_rows)
-    gpair = np.empty((n_rows, k, 2), dtype=np.int64)
-    gpair[:, :, 0] = rng.integers(-1000, 1000, (n_rows, k))
-    gpair[:, :, 1] = rng.integers(0, 500, (n_rows, k))
-    rows = rng.permutation(n_rows).astype(np.int32)
-    cuts = np.sort(rng.choice(np.arange(1, n_rows), n_nodes - 1, replace=False))
-    starts = np.concatenate(([0], cuts)).astype(np.int64)
-    ends = np.concatenate((cuts, [n_rows])).astype(np.int64)
-    return bins, gpair, rows, starts, ends, offsets
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_histogram_kernel_matches_reference(seed):
     rng = np.random.default_rng(seed)
-    bins, gpair, rows, starts, ends, offsets = _random_case(rng, k=1 + seed % 4)
+    bins, gpair, rows, starts, ends, offsets = random_case(rng, k=1 + seed % 4)
     shape = (starts.shape[0], int(offsets[-1]), gpair.shape[1], 2)
     fast, slow = np.full(shape, -7, np.int64), np.empty(shape, np.int64)
     cpu.build_vector_histograms(bins, gpair, rows, starts, ends, offsets, fast)
@@ -49,7 +35,7 @@ def test_histogram_kernel_matches_reference(seed):
 def test_split_kernel_matches_reference(seed):
     rng = np.random.default_rng(100 + seed)
     k = 1 + seed % 3
-    bins, gpair, rows, starts, ends, offsets = _random_case(rng, k=k, missing=seed % 2 == 0)
+    bins, gpair, rows, starts, ends, offsets = random_case(rng, k=k, missing=seed % 2 == 0)
     hist = np.empty((starts.shape[0], int(offsets[-1]), k, 2), np.int64)
     ref.build_vector_histograms(bins, gpair, rows, starts, ends, offsets, hist)
     sums = hist[:, offsets[0]:offsets[1]].sum(axis=1)

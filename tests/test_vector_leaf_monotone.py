@@ -10,6 +10,7 @@ import gbm
 from gbm.collective import ThreadGroup
 from gbm.kernels.cpu import vector_leaf as cpu
 from gbm.kernels.reference import vector_leaf as ref
+from tests.support.vector_leaf_cases import random_case
 
 VL = {"multi_strategy": "multi_output_tree"}
 INF = np.inf
@@ -76,16 +77,7 @@ def test_wrong_order_output_is_pooled_and_bounds_split_at_the_mid_hand_case(kern
 
 
 def _random_case(rng, k, n_nodes=3, n_rows=80, n_features=4):
-    n_bins = rng.integers(1, 6, n_features).astype(np.int32)
-    offsets = np.concatenate(([0], np.cumsum(n_bins + 1))).astype(np.int32)
-    bins = np.stack([rng.integers(0, n + 1, n_rows) for n in n_bins]).astype(np.uint8)
-    gpair = np.empty((n_rows, k, 2), np.int64)
-    gpair[:, :, 0] = rng.integers(-1000, 1000, (n_rows, k))
-    gpair[:, :, 1] = rng.integers(0, 500, (n_rows, k))
-    rows = rng.permutation(n_rows).astype(np.int32)
-    cuts = np.sort(rng.choice(np.arange(1, n_rows), n_nodes - 1, replace=False))
-    starts = np.concatenate(([0], cuts)).astype(np.int64)
-    ends = np.concatenate((cuts, [n_rows])).astype(np.int64)
+    bins, gpair, rows, starts, ends, offsets = random_case(rng, n_rows, n_features, k, n_nodes)
     hist = np.empty((n_nodes, int(offsets[-1]), k, 2), np.int64)
     ref.build_vector_histograms(bins, gpair, rows, starts, ends, offsets, hist)
     return hist, offsets
