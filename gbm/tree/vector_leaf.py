@@ -21,6 +21,11 @@ level's split nodes get consecutive ids, left then right. On several ranks (Dask
 histogram and node sum is an integer sum over the ranks (``backend.collective``), and every
 rank makes the same exchanges, so each grows the tree of all rows.
 
+Categorical features (XGBoost 3.4's vector rule, ``kernels/cpu/vector_categorical.py``,
+CPU only): a node's best split may be a set of categories going right, kept per node as
+the tree's category bitsets (``Tree.cat_bits``), so prediction, SHAP and the model files
+read them as a one-output tree's.
+
 Monotone constraints (XGBoost 3.4's vector rule, ``kernels/cpu/vector_leaf.py``): each
 node keeps a lower and an upper bound per output (float64 (k, 2); the root's infinite),
 its weights are clamped into them, and a split on a constrained feature sets its
