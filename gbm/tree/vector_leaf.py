@@ -15,7 +15,7 @@ projection of the ``k`` gradients to ``d`` columns instead (the histograms' cost
 
 Growth is depthwise (level by level, the smaller child's histograms built and its
 sibling's subtracted; ``grow_policy="lossguide"``: ``gbm.tree.vector_lossguide``), on a
-dense bin matrix, with the backend's kernels (the CPU's, or
+dense bin matrix (a sparse or bundled one expanded to it: ``dense_data``), with the backend's kernels (the CPU's, or
 CUDA's: ``kernels/cuda/vector_leaf.py``). Node ids follow creation order: the children of a
 level's split nodes get consecutive ids, left then right. On several ranks (Dask) every
 histogram and node sum is an integer sum over the ranks (``backend.collective``), and every
@@ -33,6 +33,8 @@ children's bounds from its split weights. Every rank computes them from the same
 sums. Not with ``gradient_projection`` (the bounds are per output, the search reads
 projected columns) nor on CUDA yet: ``NotImplementedError``.
 """
+import dataclasses
+
 import numpy as np
 
 from ..kernels.cpu import vector_leaf as _kernels
@@ -58,8 +60,17 @@ def check_supported(p, data, backend, objective):
         refuse("categorical features with device='cuda' (the CPU kernels only)")
     if data.matrix.layout == "paged":
         refuse("an ExtMemQuantileDMatrix (binned pages on disk; dense bins in memory only)")
-    if data.matrix.layout != "dense":
-        refuse(f"bin_layout={data.matrix.layout!r} (dense bins only)")
+    if data.matrix.layout != "dense" and backend.name == "cuda":
+        refuse(f"bin_layout={data.matrix.layout!r} with device='cuda' (dense bins only)")
+
+
+def dense_data(data):
+    """``data`` with its bin matrix as dense bins (the vector-leaf grower reads dense bins
+    only): a sparse or bundled matrix expanded (``to_dense``: the same bins, so the model
+    of a dense fit; memory of ``n_rows * n_features`` bins), a dense one as it is."""
+    if data.matrix.layout == "dense":
+        return data
+    return dataclasses.replace(data, matrix=data.matrix.to_dense())
 
 
 def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True):
