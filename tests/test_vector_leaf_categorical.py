@@ -332,6 +332,54 @@ def test_ranks_grow_the_local_model(name, cuts):
         assert booster.to_json() == local.to_json()
 
 
+def test_one_hot_splits_match_xgboost_on_dummy_columns():
+    # without missing values a one-hot split ({c} right) is the split of c's 0/1 dummy
+    # column, so the model is XGBoost 3.2's multi_output_tree on the dummies (3.2 refuses
+    # categorical features with multi_output_tree; 3.4's rules are what the kernel follows)
+    xgb = pytest.importorskip("xgboost")
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(4)
+    n = 1500
+    a, b, c = rng.integers(0, 6, n), rng.integers(0, 16, n), rng.integers(0, 16, n)
+    Y = np.stack([np.isin(a, (1, 4)) + b * 0.1 + rng.normal(size=n) * 0.3,
+                  (a == 2) - 0.05 * c + rng.normal(size=n) * 0.2,
+                  np.sin(b / 3) + (a == 5) + rng.normal(size=n) * 0.1], 1)
+    X = pd.DataFrame({"a": pd.Categorical(a, categories=range(6)),
+                      "b": b.astype(np.float32), "c": c.astype(np.float32)})
+    dummies = pd.DataFrame({**{f"a{j}": (a == j).astype(np.float32) for j in range(6)},
+                            "b": b.astype(np.float32), "c": c.astype(np.float32)})
+    for extra in ({}, {"max_depth": 5, "reg_lambda": 2.0, "min_child_weight": 3.0},
+                  {"objective": "multi:softprob", "num_class": 3}):
+        p = dict(dict(VL, max_depth=3, learning_rate=0.3, max_cat_to_onehot=64), **extra)
+        y = np.argmax(Y, axis=1) if "num_class" in extra else Y
+        ours = gbm.train(p, X, y, 8)
+        theirs = xgb.train(dict(p, tree_method="hist"), xgb.DMatrix(dummies, y), 8)
+        assert sum(int(t.split_type.sum()) for t in ours.trees) >= 20
+        np.testing.assert_allclose(ours.predict(X), theirs.predict(xgb.DMatrix(dummies)),
+                                   atol=2e-5)
+
+
+@pytest.mark.parametrize("policy", ["depthwise", "lossguide"])
+def test_one_output_model_is_the_single_output_model(policy):
+    # k = 1, partitions (30 and 12 categories, missing values): the order by w_node * w_c
+    # gives the single-output search's partitions, so the same predictions (squared
+    # error: every row's hessian 1, so min_child_weight's per-output rule changes nothing)
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(4)
+    n = 2000
+    a, b, c = rng.integers(0, 30, n), rng.integers(0, 12, n), rng.normal(size=n)
+    y = (a % 7) * 0.3 + np.isin(b, (2, 5, 9)) + c * 0.5 + rng.normal(size=n) * 0.2
+    X = pd.DataFrame({"a": pd.Categorical(a), "b": pd.Categorical(b), "c": c})
+    X.loc[rng.random(n) < 0.05, "a"] = np.nan
+    p = dict(max_depth=4, max_cat_to_onehot=4, grow_policy=policy,
+             max_leaves=12 if policy == "lossguide" else 0)
+    single = gbm.train(p, X, y, 10)
+    vector = gbm.train(dict(p, **VL), X, y[:, None], 10)
+    assert sum(int(t.split_type.sum()) for t in vector.trees) >= 40
+    np.testing.assert_allclose(vector.predict(X, output_margin=True).ravel(),
+                               single.predict(X, output_margin=True), rtol=0, atol=1e-9)
+
+
 def test_monotone_constraints_on_numeric_features_with_categorical_ones():
     X, Y = _frame()
     booster = gbm.train(dict(VL, max_depth=4, monotone_constraints=(0, 0, 1)), X, Y, 4)
