@@ -183,3 +183,17 @@ def test_monotone_constraints_are_refused_on_cuda():
     y = np.stack([np.nan_to_num(X[:, 0]), rng.normal(size=X.shape[0])], axis=1)
     with pytest.raises(NotImplementedError, match="monotone_constraints with device='cuda'"):
         gbm.train(dict(VL, device="cuda", monotone_constraints=(1, 0, 0, 0)), X, y, 1)
+
+
+@pytest.mark.parametrize("extra, what", [
+    ({}, "categorical features with device='cuda'"),  # kernels/cpu/vector_categorical.py
+    ({"bin_layout": "sparse"}, "bin_layout='sparse' with device='cuda'"),  # CPU: expanded
+])
+def test_categorical_features_and_sparse_layouts_are_refused_on_cuda(extra, what):
+    rng, X = _data(seed=6)
+    y = np.stack([np.nan_to_num(X[:, 0]), rng.normal(size=X.shape[0])], axis=1)
+    X = X.copy()
+    X[:, 1] = rng.integers(0, 4, X.shape[0])
+    categorical = [] if extra else [1]
+    with pytest.raises(NotImplementedError, match=what):
+        gbm.train(dict(VL, device="cuda", **extra), X, y, 1, categorical_features=categorical)
