@@ -3,8 +3,6 @@
 a known best split (one-hot and partition), one output against gbm's single-output
 categorical split, and the model's life cycle (threads, files, XGBoost's JSON, SHAP,
 ranks, lossguide)."""
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 
@@ -388,15 +386,6 @@ def test_monotone_constraints_on_numeric_features_with_categorical_ones():
     low, high = grid.copy(), grid.copy()
     low["c"], high["c"] = -1.0, 1.0
     assert (booster.predict(high) >= booster.predict(low) - 1e-12).all()
-
-
-def test_cuda_refuses_categorical_features():
-    from gbm.tree.vector_leaf import check_supported
-    data = SimpleNamespace(monotone=np.zeros(2, np.int8), is_categorical=np.array([1, 0]),
-                           matrix=SimpleNamespace(layout="dense"))
-    with pytest.raises(NotImplementedError, match="categorical features with device='cuda'"):
-        check_supported({"booster": "gbtree"}, data, SimpleNamespace(name="cuda"), None)
-    check_supported({"booster": "gbtree"}, data, SimpleNamespace(name="cpu"), None)
 
 
 def test_reference_kernels_module_exports_the_twin():

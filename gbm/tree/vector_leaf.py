@@ -21,8 +21,8 @@ level's split nodes get consecutive ids, left then right. On several ranks (Dask
 histogram and node sum is an integer sum over the ranks (``backend.collective``), and every
 rank makes the same exchanges, so each grows the tree of all rows.
 
-Categorical features (XGBoost 3.4's vector rule, ``kernels/cpu/vector_categorical.py``,
-CPU only): a node's best split may be a set of categories going right, kept per node as
+Categorical features (XGBoost 3.4's vector rule, ``kernels/cpu/vector_categorical.py``
+and its CUDA twin): a node's best split may be a set of categories going right, kept per node as
 the tree's category bitsets (``Tree.cat_bits``), so prediction, SHAP and the model files
 read them as a one-output tree's.
 
@@ -56,8 +56,6 @@ def check_supported(p, data, backend, objective):
         refuse(f"booster={p['booster']!r}")
     if data.monotone.any() and backend.name == "cuda":
         refuse("monotone_constraints with device='cuda' (the CPU kernels only)")
-    if np.asarray(data.is_categorical).any() and backend.name == "cuda":
-        refuse("categorical features with device='cuda' (the CPU kernels only)")
     if data.matrix.layout == "paged":
         refuse("an ExtMemQuantileDMatrix (binned pages on disk; dense bins in memory only)")
     if data.matrix.layout != "dense" and backend.name == "cuda":

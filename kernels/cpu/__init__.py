@@ -66,5 +66,5 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "vector_node_weights", "vector_segment_sums",
            # their monotone constraints (no CUDA version yet: tests/test_kernel_contract.py)
            "evaluate_vector_splits_monotone", "vector_bounded_weights", "vector_child_bounds",
-           # their categorical splits (no CUDA version yet: tests/test_kernel_contract.py)
+           # their categorical splits
            "evaluate_vector_splits_categorical")
