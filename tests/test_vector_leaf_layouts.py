@@ -1,8 +1,7 @@
 """Vector-leaf trees (``multi_strategy="multi_output_tree"``) on sparse and bundled bin
 layouts: the bins expanded to dense ones (``gbm.tree.vector_leaf.dense_data``,
-``CsrBins.to_dense``, ``BundledBins.to_dense``), so the model file is the dense fit's."""
-from types import SimpleNamespace
-
+``CsrBins.to_dense``, ``BundledBins.to_dense``), so the model file is the dense fit's
+(on CUDA too: ``tests/cuda/test_cuda_vector_leaf.py``)."""
 import numpy as np
 import pytest
 
@@ -12,7 +11,6 @@ from gbm.data.binning import BinMapper
 from gbm.data.inputs import check_X
 from gbm.data.layout_choice import binned_rows
 from gbm.kernels import cpu
-from gbm.tree.vector_leaf import check_supported
 
 sp = pytest.importorskip("scipy.sparse")
 
@@ -84,12 +82,3 @@ def test_to_dense_gives_the_dense_layouts_bins(layout):
     np.testing.assert_array_equal(expanded.bins_by_feature, dense.bins_by_feature)
     np.testing.assert_array_equal(expanded.feature_offsets, dense.feature_offsets)
     assert expanded.bins.dtype == dense.bins.dtype and expanded.bins.flags.c_contiguous
-
-
-def test_cuda_refuses_sparse_and_bundled_layouts():
-    for layout in ("sparse", "bundled"):
-        data = SimpleNamespace(monotone=np.zeros(2, np.int8), is_categorical=np.zeros(2),
-                               matrix=SimpleNamespace(layout=layout))
-        with pytest.raises(NotImplementedError, match=f"bin_layout='{layout}' with device"):
-            check_supported({"booster": "gbtree"}, data, SimpleNamespace(name="cuda"), None)
-        check_supported({"booster": "gbtree"}, data, SimpleNamespace(name="cpu"), None)

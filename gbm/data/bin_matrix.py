@@ -39,6 +39,12 @@ def _missing_bins(n_rows, n_bins):
     return by_feature
 
 
+def _on(xp, by_feature, n_bins):
+    """``DenseBins`` of host feature-major bins, its two arrays ``xp``'s."""
+    return DenseBins(xp.asarray(np.ascontiguousarray(by_feature.T)), xp.asarray(by_feature),
+                     n_bins)
+
+
 class DenseBins:
     """``bins`` (n_rows, n_features) C order and ``bins_by_feature`` (its transpose, C
     order: a split reads one feature), uint8 or uint16, on the backend's device.
@@ -175,9 +181,10 @@ class CsrBins:
         k.predict_binned_csr(self.indptr, self.slots, self.feature_offsets, rows, walk,
                              cat_bits, value, tree_offsets, tree_group, tree_depth, out)
 
-    def to_dense(self):
-        """The same rows as ``DenseBins`` (host arrays; an absent entry in its feature's
-        missing bin): for a grower that reads dense bins only (vector-leaf trees)."""
+    def to_dense(self, xp=np):
+        """The same rows as ``DenseBins`` (an absent entry in its feature's missing bin),
+        made on the host, its arrays then ``xp``'s (the backend's device): for a grower
+        that reads dense bins only (vector-leaf trees)."""
         from .inputs import to_host
 
         indptr, slots = to_host(self.indptr), to_host(self.slots).astype(np.int64)
@@ -186,7 +193,7 @@ class CsrBins:
         features = np.searchsorted(offsets, slots, side="right") - 1
         by_feature = _missing_bins(self.n_rows, self.n_bins)
         by_feature[features, rows] = slots - offsets[features]
-        return DenseBins(np.ascontiguousarray(by_feature.T), by_feature, self.n_bins)
+        return _on(xp, by_feature, self.n_bins)
 
     def tile(self, n, xp):
         """The rows repeated ``n`` times (row ``g * n_rows + i`` is row ``i``)."""
@@ -271,9 +278,9 @@ class BundledBins:
         k.predict_binned_bundled(*self._rows(), rows, walk, cat_bits, value, tree_offsets,
                                  tree_group, tree_depth, out)
 
-    def to_dense(self):
-        """The same rows as ``DenseBins`` (host arrays; a feature's code outside its range
-        in its bundle: its missing bin), as ``CsrBins.to_dense``."""
+    def to_dense(self, xp=np):
+        """The same rows as ``DenseBins`` (a feature's code outside its range in its
+        bundle: its missing bin), as ``CsrBins.to_dense``."""
         from .inputs import to_host
 
         by_bundle, n_bins = to_host(self.bins_by_bundle), self.n_bins
@@ -283,7 +290,7 @@ class BundledBins:
             code = by_bundle[bundle[f]].astype(np.int64) - int(first[f])
             inside = (code >= 0) & (code < n_bins[f])
             by_feature[f, inside] = code[inside]
-        return DenseBins(np.ascontiguousarray(by_feature.T), by_feature, n_bins)
+        return _on(xp, by_feature, n_bins)
 
     def tile(self, n, xp):
         """The rows repeated ``n`` times (row ``g * n_rows + i`` is row ``i``)."""

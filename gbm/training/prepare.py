@@ -103,7 +103,7 @@ class Fit:
         self.vector_leaf = p["multi_strategy"] == "multi_output_tree"
         if self.vector_leaf:
             check_vector_leaf(p, self.data, backend, objective)
-            self.data = dense_data(self.data)  # sparse or bundled bins: expanded
+            self.data = dense_data(self.data, backend.xp)  # sparse or bundled bins: expanded
         # a tree in one compiled call where that path applies (gbm/tree/whole_tree.py)
         self.whole_trees = None if self.vector_leaf else whole_trees(
             p, backend, self.data, leaf_refresh, X.shape[0])

@@ -58,17 +58,16 @@ def check_supported(p, data, backend, objective):
         refuse("monotone_constraints with device='cuda' (the CPU kernels only)")
     if data.matrix.layout == "paged":
         refuse("an ExtMemQuantileDMatrix (binned pages on disk; dense bins in memory only)")
-    if data.matrix.layout != "dense" and backend.name == "cuda":
-        refuse(f"bin_layout={data.matrix.layout!r} with device='cuda' (dense bins only)")
 
 
-def dense_data(data):
+def dense_data(data, xp=np):
     """``data`` with its bin matrix as dense bins (the vector-leaf grower reads dense bins
-    only): a sparse or bundled matrix expanded (``to_dense``: the same bins, so the model
-    of a dense fit; memory of ``n_rows * n_features`` bins), a dense one as it is."""
+    only): a sparse or bundled matrix expanded (``to_dense``, on the host, then on ``xp``'s
+    device: the same bins, so the model of a dense fit; memory of ``n_rows * n_features``
+    bins), a dense one as it is."""
     if data.matrix.layout == "dense":
         return data
-    return dataclasses.replace(data, matrix=data.matrix.to_dense())
+    return dataclasses.replace(data, matrix=data.matrix.to_dense(xp))
 
 
 def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True):

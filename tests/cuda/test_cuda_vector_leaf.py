@@ -185,12 +185,13 @@ def test_monotone_constraints_are_refused_on_cuda():
         gbm.train(dict(VL, device="cuda", monotone_constraints=(1, 0, 0, 0)), X, y, 1)
 
 
-def test_sparse_layouts_are_refused_on_cuda():
-    # the CPU expands sparse and bundled bins to dense ones (gbm.tree.vector_leaf.dense_data)
+@pytest.mark.parametrize("layout", ["sparse", "bundled"])
+def test_sparse_and_bundled_layouts_same_model_as_the_cpu(layout):
+    # their bins expanded to dense ones on the device (gbm.tree.vector_leaf.dense_data)
     rng, X = _data(seed=6)
-    y = np.stack([np.nan_to_num(X[:, 0]), rng.normal(size=X.shape[0])], axis=1)
-    with pytest.raises(NotImplementedError, match="bin_layout='sparse' with device='cuda'"):
-        gbm.train(dict(VL, device="cuda", bin_layout="sparse"), X, y, 1)
+    X[:, 2:][rng.random((X.shape[0], 2)) < 0.6] = np.nan  # mostly missing: bundles form
+    y = np.stack([np.nan_to_num(X[:, 0]), np.nan_to_num(X[:, 2]) + rng.normal(size=120)], 1)
+    _assert_same_model(dict(VL, max_depth=3, max_bin=16, bin_layout=layout), X, y)
 
 
 def _categorical_case(rng, k, n_nodes=3, n_rows=150):
