@@ -15,16 +15,17 @@ projection of the ``k`` gradients to ``d`` columns instead (the histograms' cost
 
 Growth is depthwise (level by level, the smaller child's histograms built and its
 sibling's subtracted; ``grow_policy="lossguide"``: ``gbm.tree.vector_lossguide``), on a
-dense bin matrix (a sparse or bundled one expanded to it: ``dense_data``), with the backend's kernels (the CPU's, or
-CUDA's: ``kernels/cuda/vector_leaf.py``). Node ids follow creation order: the children of a
-level's split nodes get consecutive ids, left then right. On several ranks (Dask) every
-histogram and node sum is an integer sum over the ranks (``backend.collective``), and every
-rank makes the same exchanges, so each grows the tree of all rows.
+dense bin matrix (a sparse or bundled one expanded to it: ``dense_data``), with the
+backend's kernels (the CPU's, or CUDA's: ``kernels/cuda/vector_leaf.py``). Node ids
+follow creation order: the children of a level's split nodes get consecutive ids, left
+then right. On several ranks (Dask) every histogram and node sum is an integer sum over
+the ranks (``backend.collective``), and every rank makes the same exchanges, so each grows
+the tree of all rows.
 
 Categorical features (XGBoost 3.4's vector rule, ``kernels/cpu/vector_categorical.py``
-and its CUDA twin): a node's best split may be a set of categories going right, kept per node as
-the tree's category bitsets (``Tree.cat_bits``), so prediction, SHAP and the model files
-read them as a one-output tree's.
+and its CUDA twin): a node's best split may be a set of categories going right, kept per
+node as the tree's category bitsets (``Tree.cat_bits``), so prediction, SHAP and the
+model files read them as a one-output tree's.
 
 Monotone constraints (XGBoost 3.4's vector rule, ``kernels/cpu/vector_leaf.py``): each
 node keeps a lower and an upper bound per output (float64 (k, 2); the root's infinite),
