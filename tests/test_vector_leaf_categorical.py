@@ -278,6 +278,10 @@ def test_the_sets_send_the_rows_as_prediction_walks_them():
     booster = gbm.train(dict(CASES["partition"], base_score=0.0), X, Y, 1)
     tree = booster.trees[0]
     assert tree.has_categorical
+    node = int(np.flatnonzero(tree.split_type)[0])  # the dump shows the set, XGBoost's way
+    name = "ab"[tree.split_feature[node]]
+    shown = "{" + ",".join(str(c) for c in tree.node_categories(node)) + "}"
+    assert f"{node}:[{name}:{shown}]" in booster.get_dump()[0]
     leaves = booster.predict(X, pred_leaf=True)[:, 0]
     codes = {"a": X["a"].cat.codes.to_numpy(), "b": X["b"].cat.codes.to_numpy(),
              "c": X["c"].to_numpy()}
