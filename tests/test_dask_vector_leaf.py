@@ -1,7 +1,7 @@
 """Vector-leaf trees (``multi_strategy="multi_output_tree"``) on a Dask cluster: the model
 file of the local fit, byte for byte, on 1, 2 and 3 workers with uneven chunks (one
 empty), a worker holding no rows, the projected split search, multi-target regression,
-and the Dask estimators. Every rank sums the k-channel integer histograms, the root's and
+categorical splits and the Dask estimators. Every rank sums the k-channel integer histograms, the root's and
 the leaves' sums over the ranks (``gbm.tree.vector_leaf``)."""
 import numpy as np
 import pytest
@@ -106,3 +106,19 @@ def test_dask_estimators_fit_the_local_estimators_model(client):
     est = gbm.dask.DaskGBMRegressor(**kw).fit(*as_dask(X, y))
     local = GBMRegressor(**kw).fit(X, y)
     assert est.get_booster().to_json() == local.get_booster().to_json()
+
+
+def test_categorical_splits_on_two_workers(client):
+    # the sets are chosen from the summed histograms: the local model file
+    X, y = _targets(3)
+    X = X.copy()
+    rng = np.random.default_rng(4)
+    X[:, 1] = rng.integers(0, 12, X.shape[0])  # 12 categories: partitions
+    y[:, 0] += 2.0 * np.isin(X[:, 1], (1, 4, 6, 9))
+    params = dict(VL, max_cat_to_onehot=4)
+    local = gbm.train(params, X, y, 3, categorical_features=[1])
+    assert any(t.has_categorical for t in local.trees)
+    dX, dy = as_dask(X, y)
+    model = gbm.dask.train(client, params, dX, dy, 3, categorical_features=[1],
+                           workers=first_workers(client, 2))
+    assert model.to_json() == local.to_json()

@@ -30,6 +30,21 @@ histogram, or -1; ``gbm.tree.active``).
 import numpy as np
 
 
+def _missing_bins(n_rows, n_bins):
+    """Feature-major bins (n_features, n_rows), every entry its feature's missing bin
+    ``n_bins[f]``, in the narrowest dtype holding every bin (a dense layout's)."""
+    dtype = np.uint8 if np.max(n_bins, initial=0) < 256 else np.uint16
+    by_feature = np.empty((len(n_bins), n_rows), dtype=dtype)
+    by_feature[...] = np.asarray(n_bins)[:, None]
+    return by_feature
+
+
+def _on(xp, by_feature, n_bins):
+    """``DenseBins`` of host feature-major bins, its two arrays ``xp``'s."""
+    return DenseBins(xp.asarray(np.ascontiguousarray(by_feature.T)), xp.asarray(by_feature),
+                     n_bins)
+
+
 class DenseBins:
     """``bins`` (n_rows, n_features) C order and ``bins_by_feature`` (its transpose, C
     order: a split reads one feature), uint8 or uint16, on the backend's device.
@@ -166,6 +181,20 @@ class CsrBins:
         k.predict_binned_csr(self.indptr, self.slots, self.feature_offsets, rows, walk,
                              cat_bits, value, tree_offsets, tree_group, tree_depth, out)
 
+    def to_dense(self, xp=np):
+        """The same rows as ``DenseBins`` (an absent entry in its feature's missing bin),
+        made on the host, its arrays then ``xp``'s (the backend's device): for a grower
+        that reads dense bins only (vector-leaf trees)."""
+        from .inputs import to_host
+
+        indptr, slots = to_host(self.indptr), to_host(self.slots).astype(np.int64)
+        offsets = self.feature_offsets.astype(np.int64)
+        rows = np.repeat(np.arange(self.n_rows), np.diff(indptr))
+        features = np.searchsorted(offsets, slots, side="right") - 1
+        by_feature = _missing_bins(self.n_rows, self.n_bins)
+        by_feature[features, rows] = slots - offsets[features]
+        return _on(xp, by_feature, self.n_bins)
+
     def tile(self, n, xp):
         """The rows repeated ``n`` times (row ``g * n_rows + i`` is row ``i``)."""
         nnz = self.slots.shape[0]
@@ -248,6 +277,20 @@ class BundledBins:
                        tree_depth, out):
         k.predict_binned_bundled(*self._rows(), rows, walk, cat_bits, value, tree_offsets,
                                  tree_group, tree_depth, out)
+
+    def to_dense(self, xp=np):
+        """The same rows as ``DenseBins`` (a feature's code outside its range in its
+        bundle: its missing bin), as ``CsrBins.to_dense``."""
+        from .inputs import to_host
+
+        by_bundle, n_bins = to_host(self.bins_by_bundle), self.n_bins
+        bundle, first = to_host(self.feature_bundle), to_host(self.feature_code)
+        by_feature = _missing_bins(self.n_rows, n_bins)
+        for f in range(n_bins.size):  # one column at a time: no int64 copy of the matrix
+            code = by_bundle[bundle[f]].astype(np.int64) - int(first[f])
+            inside = (code >= 0) & (code < n_bins[f])
+            by_feature[f, inside] = code[inside]
+        return _on(xp, by_feature, n_bins)
 
     def tile(self, n, xp):
         """The rows repeated ``n`` times (row ``g * n_rows + i`` is row ``i``)."""

@@ -155,11 +155,30 @@ def _cats_block(categories, n_features):
     return {"enc": enc, "feature_segments": segments, "sorted_idx": sorted_idx}
 
 
-def _vector_tree_to_xgboost(tree, tree_id, n_features):
+def _category_arrays(tree, categories, written_by_value):
+    """XGBoost's ``categories``, ``categories_nodes``, ``categories_segments`` and
+    ``categories_sizes`` of a tree's categorical splits (each set's codes, or values for a
+    feature written by value)."""
+    cat_nodes, cat_segments, cat_sizes, cat_values = [], [], [], []
+    for node in np.flatnonzero(tree.split_type == 1).tolist():
+        chosen = tree.node_categories(node)  # gbm codes: XGBoost's, unless by value
+        feature = int(tree.split_feature[node])
+        if feature < len(written_by_value) and written_by_value[feature]:
+            chosen = sorted(int(categories[feature][c]) for c in chosen)
+        cat_nodes.append(node)
+        cat_segments.append(len(cat_values))
+        cat_sizes.append(len(chosen))
+        cat_values.extend(chosen)
+    return {"categories": cat_values, "categories_nodes": cat_nodes,
+            "categories_segments": cat_segments, "categories_sizes": cat_sizes}
+
+
+def _vector_tree_to_xgboost(tree, tree_id, n_features, categories=None, written_by_value=()):
     """A vector-leaf tree (``multi_strategy="multi_output_tree"``) in XGBoost's form of
     its multi-target trees: ``base_weights`` every node's vector (n_nodes * k, row by
     row), ``leaf_weights`` the leaves' vectors in node order, and at a leaf
-    ``right_children`` its index among the leaves (``left_children`` -1)."""
+    ``right_children`` its index among the leaves (``left_children`` -1); categorical
+    splits as in a one-output tree."""
     leaf = tree.left_child < 0
     n, k = tree.value.shape
     leaves = np.flatnonzero(leaf)
@@ -171,8 +190,7 @@ def _vector_tree_to_xgboost(tree, tree_id, n_features):
     right[leaves] = np.arange(leaves.size)
     return {
         "base_weights": tree.value.astype(np.float32).ravel().tolist(),
-        "categories": [], "categories_nodes": [], "categories_segments": [],
-        "categories_sizes": [],
+        **_category_arrays(tree, categories, written_by_value),
         "default_left": tree.default_left.astype(int).tolist(),
         "id": tree_id,
         "leaf_weights": tree.value[leaves].astype(np.float32).ravel().tolist(),
@@ -191,7 +209,8 @@ def _vector_tree_to_xgboost(tree, tree_id, n_features):
 
 def _tree_to_xgboost(tree, tree_id, n_features, categories=None, written_by_value=()):
     if tree.value.ndim == 2 and tree.value.shape[1] > 1:
-        return _vector_tree_to_xgboost(tree, tree_id, n_features)
+        return _vector_tree_to_xgboost(tree, tree_id, n_features, categories,
+                                       written_by_value)
     tree = tree.output(0)  # one output: XGBoost's one-output tree
     leaf = tree.left_child < 0
     n = tree.n_nodes
@@ -200,21 +219,10 @@ def _tree_to_xgboost(tree, tree_id, n_features, categories=None, written_by_valu
     parents[tree.left_child[inner]] = inner
     parents[tree.right_child[inner]] = inner
     conditions = np.where(leaf, tree.value, tree.threshold).astype(np.float32)
-    cat_nodes, cat_segments, cat_sizes, cat_values = [], [], [], []
-    for node in np.flatnonzero(tree.split_type == 1).tolist():
-        chosen = tree.node_categories(node)  # gbm codes: XGBoost's, unless by value
-        feature = int(tree.split_feature[node])
-        if feature < len(written_by_value) and written_by_value[feature]:
-            chosen = sorted(int(categories[feature][c]) for c in chosen)
-        cat_nodes.append(node)
-        cat_segments.append(len(cat_values))
-        cat_sizes.append(len(chosen))
-        cat_values.extend(chosen)
-        conditions[node] = 0.0  # unused at a categorical node
+    conditions[tree.split_type == 1] = 0.0  # unused at a categorical node
     return {
         "base_weights": tree.value.astype(np.float32).tolist(),
-        "categories": cat_values, "categories_nodes": cat_nodes,
-        "categories_segments": cat_segments, "categories_sizes": cat_sizes,
+        **_category_arrays(tree, categories, written_by_value),
         "default_left": tree.default_left.astype(int).tolist(),
         "id": tree_id,
         "left_children": tree.left_child.astype(int).tolist(),

@@ -38,6 +38,7 @@ from ..tree.group_threads import GroupRunner
 from ..tree.lockstep import Lockstep, use_lockstep
 from ..tree.whole_tree import whole_trees
 from ..tree.vector_leaf import check_supported as check_vector_leaf
+from ..tree.vector_leaf import dense_data
 from .callbacks import agree
 from .dart import Dropout
 from .evaluation import EvalSet
@@ -102,6 +103,7 @@ class Fit:
         self.vector_leaf = p["multi_strategy"] == "multi_output_tree"
         if self.vector_leaf:
             check_vector_leaf(p, self.data, backend, objective)
+            self.data = dense_data(self.data, backend.xp)  # sparse or bundled bins: expanded
         # a tree in one compiled call where that path applies (gbm/tree/whole_tree.py)
         self.whole_trees = None if self.vector_leaf else whole_trees(
             p, backend, self.data, leaf_refresh, X.shape[0])

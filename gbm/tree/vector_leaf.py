@@ -15,11 +15,17 @@ projection of the ``k`` gradients to ``d`` columns instead (the histograms' cost
 
 Growth is depthwise (level by level, the smaller child's histograms built and its
 sibling's subtracted; ``grow_policy="lossguide"``: ``gbm.tree.vector_lossguide``), on a
-dense bin matrix, with the backend's kernels (the CPU's, or
-CUDA's: ``kernels/cuda/vector_leaf.py``). Node ids follow creation order: the children of a
-level's split nodes get consecutive ids, left then right. On several ranks (Dask) every
-histogram and node sum is an integer sum over the ranks (``backend.collective``), and every
-rank makes the same exchanges, so each grows the tree of all rows.
+dense bin matrix (a sparse or bundled one expanded to it: ``dense_data``), with the
+backend's kernels (the CPU's, or CUDA's: ``kernels/cuda/vector_leaf.py``). Node ids
+follow creation order: the children of a level's split nodes get consecutive ids, left
+then right. On several ranks (Dask) every histogram and node sum is an integer sum over
+the ranks (``backend.collective``), and every rank makes the same exchanges, so each grows
+the tree of all rows.
+
+Categorical features (XGBoost 3.4's vector rule, ``kernels/cpu/vector_categorical.py``
+and its CUDA twin): a node's best split may be a set of categories going right, kept per
+node as the tree's category bitsets (``Tree.cat_bits``), so prediction, SHAP and the
+model files read them as a one-output tree's.
 
 Monotone constraints (XGBoost 3.4's vector rule, ``kernels/cpu/vector_leaf.py``): each
 node keeps a lower and an upper bound per output (float64 (k, 2); the root's infinite),
@@ -28,6 +34,8 @@ children's bounds from its split weights. Every rank computes them from the same
 sums. Not with ``gradient_projection`` (the bounds are per output, the search reads
 projected columns) nor on CUDA yet: ``NotImplementedError``.
 """
+import dataclasses
+
 import numpy as np
 
 from ..kernels.cpu import vector_leaf as _kernels
@@ -49,12 +57,18 @@ def check_supported(p, data, backend, objective):
         refuse(f"booster={p['booster']!r}")
     if data.monotone.any() and backend.name == "cuda":
         refuse("monotone_constraints with device='cuda' (the CPU kernels only)")
-    if np.asarray(data.is_categorical).any():
-        refuse("categorical features")
     if data.matrix.layout == "paged":
         refuse("an ExtMemQuantileDMatrix (binned pages on disk; dense bins in memory only)")
-    if data.matrix.layout != "dense":
-        refuse(f"bin_layout={data.matrix.layout!r} (dense bins only)")
+
+
+def dense_data(data, xp=np):
+    """``data`` with its bin matrix as dense bins (the vector-leaf grower reads dense bins
+    only): a sparse or bundled matrix expanded (``to_dense``, on the host, then on ``xp``'s
+    device: the same bins, so the model of a dense fit; memory of ``n_rows * n_features``
+    bins), a dense one as it is."""
+    if data.matrix.layout == "dense":
+        return data
+    return dataclasses.replace(data, matrix=data.matrix.to_dense(xp))
 
 
 def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True):
@@ -90,7 +104,15 @@ class _Nodes:
             [], [], [], [], []
         self.path = [] if with_paths else None
         self.bounds = []  # float64 (k, 2) each (monotone constraints only)
+        self.cat_bits = []  # uint32 (n_words,) at a categorical split, else None
         self.n_features = n_features
+
+    def record(self, node, feature, split_bin, default_left, gain, cat_bits=None):
+        """Node ``node``'s split: a threshold bin, or (``cat_bits`` uint32 (n_words,)) the
+        set of categories that go right (its ``split_bin`` is then 0)."""
+        self.feature[node], self.default_left[node] = int(feature), int(default_left)
+        self.split_bin[node] = 0 if cat_bits is not None else int(split_bin)
+        self.gain[node], self.cat_bits[node] = float(gain), cat_bits
 
     def add(self, start, end, depth, sums, path=None):
         self.start.append(int(start))
@@ -103,6 +125,7 @@ class _Nodes:
         self.gain.append(0.0)
         self.left.append(-1)
         self.bounds.append(None)
+        self.cat_bits.append(None)
         if self.path is not None:
             self.path.append(path)
         return len(self.start) - 1
@@ -148,6 +171,9 @@ class VectorLeafGrower:
                             data.interaction is not None)
         self.monotone = np.ascontiguousarray(data.monotone, dtype=np.int8) \
             if data.monotone.any() else None
+        # categorical features: their kernel (gbm.kernels.cpu.vector_categorical)
+        self.categorical = np.ascontiguousarray(data.is_categorical, dtype=np.uint8) \
+            if np.asarray(data.is_categorical).any() else None
         if self.monotone is not None and search is not None:
             raise NotImplementedError(
                 "monotone_constraints with gradient_projection (the split search on projected "
@@ -184,9 +210,13 @@ class VectorLeafGrower:
         gain, feature = np.empty(n), np.empty(n, np.int32)
         split_bin, default_left = np.empty(n, np.int32), np.empty(n, np.uint8)
         left_sums = np.empty((n, d, 2), np.int64)
+        cat_bits = np.zeros((n, self.data.cat_words), np.uint32)
         sums = np.array([self.nodes.sums[i] for i in ids], dtype=np.int64).reshape(n, d, 2)
         with self.backend.threads(hist.size // 2):
-            if self.monotone is None:
+            if self.categorical is not None:
+                self._evaluate_categorical(ids, hist, sums, gain, feature, split_bin,
+                                           default_left, left_sums, cat_bits)
+            elif self.monotone is None:
                 self.k.evaluate_vector_splits(hist, self.data.matrix.feature_offsets, sums,
                                               self._mask(ids), self.search_scales,
                                               self.split_params, gain, feature, split_bin,
@@ -197,7 +227,27 @@ class VectorLeafGrower:
                     self._bounds(ids), self.monotone, self.search_scales, self.split_params,
                     gain, feature, split_bin, default_left, left_sums)
         ok = (feature >= 0) & (gain > _MIN_GAIN) & (gain >= self.params["gamma"])
-        return gain, feature, split_bin, default_left, left_sums, ok
+        return gain, feature, split_bin, default_left, left_sums, ok, cat_bits
+
+    def _evaluate_categorical(self, ids, hist, sums, *out):
+        """``_evaluate``'s kernel call with categorical features (numeric ones as the
+        other kernels: with the nodes' bounds, infinite without monotone constraints)."""
+        if self.monotone is None:
+            bounds = np.empty((len(ids), self.search_gpair.shape[1], 2))
+            bounds[..., 0], bounds[..., 1] = -np.inf, np.inf
+            monotone = np.zeros(self.data.n_features, np.int8)
+        else:
+            bounds, monotone = self._bounds(ids), self.monotone
+        self.k.evaluate_vector_splits_categorical(
+            hist, self.data.matrix.feature_offsets, sums, self._mask(ids), bounds, monotone,
+            self.categorical, self.search_scales, self.split_params,
+            self.params["max_cat_to_onehot"], self.params["max_cat_threshold"], *out)
+
+    def _cat_split(self, feature, bits):
+        """A chosen split's set (uint32 (n_words,)), or None on a numeric feature."""
+        if self.categorical is None or not self.categorical[feature]:
+            return None
+        return bits.copy()
 
     def _bounds(self, ids):
         """float64 (len(ids), k, 2): the nodes' weight bounds."""
@@ -236,13 +286,17 @@ class VectorLeafGrower:
         starts = np.array([nodes.start[i] for i in ids], dtype=np.int64)
         ends = np.array([nodes.end[i] for i in ids], dtype=np.int64)
         n_left = np.empty(n, dtype=np.int64)
+        split_type = np.zeros(n, dtype=np.uint8)
         cat_bits = np.zeros((n, self.data.cat_words), dtype=np.uint32)
+        for i, node in enumerate(ids):
+            if nodes.cat_bits[node] is not None:
+                split_type[i], cat_bits[i] = 1, nodes.cat_bits[node]
         with self.backend.threads(4 * int((ends - starts).sum())):
             matrix.partition_rows(self.backend.kernels, self.rows, starts, ends,
                                   np.ascontiguousarray(feature, dtype=np.int32),
                                   np.ascontiguousarray(split_bin, dtype=np.int32),
                                   np.ascontiguousarray(default_left, dtype=np.uint8),
-                                  np.zeros(n, np.uint8), cat_bits, self.scratch, n_left)
+                                  split_type, cat_bits, self.scratch, n_left)
         return starts, starts + n_left, ends
 
     # -- growth ----------------------------------------------------------------------------
@@ -261,15 +315,16 @@ class VectorLeafGrower:
         else:
             ids = []
         while ids:
-            gain, feature, split_bin, default_left, left_sums, ok = self._evaluate(ids, hist)
+            gain, feature, split_bin, default_left, left_sums, ok, cat_bits = \
+                self._evaluate(ids, hist)
             chosen = self._choose(ids, gain, ok, n_leaves)
             if not chosen.size:
                 break
             n_leaves += chosen.size
             parents = [ids[c] for c in chosen]
             for c, node in zip(chosen, parents):
-                nodes.feature[node], nodes.split_bin[node] = int(feature[c]), int(split_bin[c])
-                nodes.default_left[node], nodes.gain[node] = int(default_left[c]), float(gain[c])
+                nodes.record(node, feature[c], split_bin[c], default_left[c], gain[c],
+                             self._cat_split(feature[c], cat_bits[c]))
             starts, middles, ends = self._partition(parents, feature[chosen], split_bin[chosen],
                                                     default_left[chosen])
             depth = nodes.depth[parents[0]] + 1
@@ -381,10 +436,13 @@ class VectorLeafGrower:
         arrays = {name: np.zeros(n, dtype=dtype) for name, dtype in NODE_FIELDS.items()}
         feature = np.array(nodes.feature, dtype=np.int32)
         split_bin = np.array(nodes.split_bin, dtype=np.int32)
+        split_type = np.array([bits is not None for bits in nodes.cat_bits], dtype=np.uint8)
+        numeric = inner & (split_type == 0)
         arrays["split_feature"][:] = np.where(inner, feature, -1)
-        arrays["split_bin"][:] = np.where(inner, split_bin, 0)
-        if inner.any():
-            arrays["threshold"][inner] = self.data.thresholds(feature[inner], split_bin[inner])
+        arrays["split_bin"][:] = np.where(numeric, split_bin, 0)
+        if numeric.any():
+            arrays["threshold"][numeric] = self.data.thresholds(feature[numeric],
+                                                                split_bin[numeric])
         arrays["default_left"][:] = np.where(inner, np.array(nodes.default_left), 0)
         arrays["left_child"][:] = left
         arrays["right_child"][:] = np.where(inner, left + 1, -1)
@@ -396,7 +454,9 @@ class VectorLeafGrower:
         arrays["cover"][:] = cover
         values = np.where(inner[:, None], weights, p["learning_rate"] * weights)
         arrays["value"] = values
-        tree = Tree(**arrays)
+        sets = [bits for bits in nodes.cat_bits if bits is not None]  # in node order
+        tree = Tree(**arrays, split_type=split_type,
+                    cat_bits=np.array(sets, dtype=np.uint32) if sets else None)
         leaves = np.flatnonzero(~inner)
         self.leaf_ids = leaves
         return (tree, self.rows, np.array(nodes.start)[leaves], np.array(nodes.end)[leaves],

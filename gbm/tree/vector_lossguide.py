@@ -27,12 +27,14 @@ class VectorLossguideGrower(VectorLeafGrower):
 
     def _queue(self, ids, hist, heap, waiting):
         """Evaluate nodes ``ids`` (histograms ``hist``) and queue those with a split."""
-        gain, feature, split_bin, default_left, left_sums, ok = self._evaluate(ids, hist)
+        gain, feature, split_bin, default_left, left_sums, ok, cat_bits = \
+            self._evaluate(ids, hist)
         for i in np.flatnonzero(ok):
             node = int(ids[i])
             heapq.heappush(heap, (-float(gain[i]), node))
             waiting[node] = (float(gain[i]), int(feature[i]), int(split_bin[i]),
-                             int(default_left[i]), left_sums[i].copy(), hist[i].copy())
+                             int(default_left[i]), left_sums[i].copy(), hist[i].copy(),
+                             self._cat_split(feature[i], cat_bits[i]))
 
     def grow(self):
         """As ``VectorLeafGrower.grow``: ``(tree, rows, leaf_starts, leaf_ends,
@@ -48,22 +50,22 @@ class VectorLossguideGrower(VectorLeafGrower):
         max_leaves, n_leaves = p["max_leaves"], 1
         while heap and not (max_leaves and n_leaves >= max_leaves):
             _, node = heapq.heappop(heap)
-            gain, feature, split_bin, default_left, left_sum, hist = waiting.pop(node)
-            left = self._split_one(node, gain, feature, split_bin, default_left, left_sum)
+            gain, feature, split_bin, default_left, left_sum, hist, bits = waiting.pop(node)
+            left = self._split_one(node, gain, feature, split_bin, default_left, left_sum,
+                                   bits)
             n_leaves += 1
             if self._can_split_deeper(nodes.depth[left]):
                 children = self._children_histograms([left], hist[None])
                 self._queue([left, left + 1], children, heap, waiting)
         return self._finish()
 
-    def _split_one(self, node, gain, feature, split_bin, default_left, left_sum):
-        """Record ``node``'s split, partition its rows, add its two children; returns
-        the left child's id (the right one's is the next)."""
+    def _split_one(self, node, gain, feature, split_bin, default_left, left_sum, cat_bits):
+        """Record ``node``'s split (``cat_bits``: its set, or None), partition its rows, add
+        its two children; returns the left child's id (the right one's is the next)."""
         nodes = self.nodes
-        nodes.feature[node], nodes.split_bin[node] = feature, split_bin
-        nodes.default_left[node], nodes.gain[node] = default_left, gain
+        nodes.record(node, feature, split_bin, default_left, gain, cat_bits)
         starts, middles, ends = self._partition(
-            [node], np.array([feature], np.int32), np.array([split_bin], np.int32),
+            [node], np.array([feature], np.int32), np.array([nodes.split_bin[node]], np.int32),
             np.array([default_left], np.uint8))
         child_path = None
         if nodes.path is not None:

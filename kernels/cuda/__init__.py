@@ -35,6 +35,7 @@ from .split import evaluate_splits, node_weights
 from .vector_leaf import (build_vector_histograms, evaluate_vector_splits,
                           vector_children_histograms, vector_node_weights,
                           vector_segment_sums)
+from .vector_categorical import evaluate_vector_splits_categorical
 
 __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histograms",
            "evaluate_splits", "lambdarank_gradients", "max_abs", "node_weights",
@@ -52,4 +53,6 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "margins_dense", "svc_dual_cd_csr", "svc_dual_cd_dense",
            # vector-leaf trees (multi_strategy="multi_output_tree", vector_leaf.py)
            "build_vector_histograms", "evaluate_vector_splits", "vector_children_histograms",
-           "vector_node_weights", "vector_segment_sums")
+           "vector_node_weights", "vector_segment_sums",
+           # their categorical splits (vector_categorical.py)
+           "evaluate_vector_splits_categorical")

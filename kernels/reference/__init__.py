@@ -32,6 +32,7 @@ from .vector_leaf import (build_vector_histograms, evaluate_vector_splits,
                           vector_segment_sums)
 from .vector_leaf import (evaluate_vector_splits_monotone, vector_bounded_weights,
                           vector_child_bounds)
+from .vector_categorical import evaluate_vector_splits_categorical
 
 __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histograms",
            "evaluate_splits", "lambdarank_gradients", "max_abs", "node_weights",
@@ -54,7 +55,9 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "build_vector_histograms", "evaluate_vector_splits", "vector_children_histograms",
            "vector_node_weights", "vector_segment_sums",
            # their monotone constraints (no CUDA version yet: tests/test_kernel_contract.py)
-           "evaluate_vector_splits_monotone", "vector_bounded_weights", "vector_child_bounds")
+           "evaluate_vector_splits_monotone", "vector_bounded_weights", "vector_child_bounds",
+           # their categorical splits
+           "evaluate_vector_splits_categorical")
 # the linear models' kernels (gbm.linear), on every backend (CUDA: kernels/cuda/linear*.py)
 LINEAR_KERNELS = ("cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms",
                   "gradient_csc", "gradient_dense", "gram_dense", "hessian_diagonal_csc",

@@ -183,3 +183,77 @@ def test_monotone_constraints_are_refused_on_cuda():
     y = np.stack([np.nan_to_num(X[:, 0]), rng.normal(size=X.shape[0])], axis=1)
     with pytest.raises(NotImplementedError, match="monotone_constraints with device='cuda'"):
         gbm.train(dict(VL, device="cuda", monotone_constraints=(1, 0, 0, 0)), X, y, 1)
+
+
+@pytest.mark.parametrize("layout", ["sparse", "bundled"])
+def test_sparse_and_bundled_layouts_same_model_as_the_cpu(layout):
+    # their bins expanded to dense ones on the device (gbm.tree.vector_leaf.dense_data)
+    rng, X = _data(seed=6)
+    X[:, 2:][rng.random((X.shape[0], 2)) < 0.6] = np.nan  # mostly missing: bundles form
+    y = np.stack([np.nan_to_num(X[:, 0]), np.nan_to_num(X[:, 2]) + rng.normal(size=120)], 1)
+    _assert_same_model(dict(VL, max_depth=3, max_bin=16, bin_layout=layout), X, y)
+
+
+def _categorical_case(rng, k, n_nodes=3, n_rows=150):
+    """Vector histograms of random rows over a numeric feature and categorical ones
+    (one-hot and partition sized), their node sums and offsets."""
+    n_bins = np.array([3, 5, 2, 12], np.int32)
+    bins, gpair, rows, starts, ends, offsets = _case(rng, n_rows, n_bins, k, n_nodes)
+    hist = np.empty((n_nodes, int(offsets[-1]), k, 2), np.int64)
+    reference.build_vector_histograms(bins, gpair, rows, starts, ends, offsets, hist)
+    return hist, hist[:, offsets[0]:offsets[1]].sum(axis=1), offsets
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_categorical_splits_match_the_cpu(seed):
+    rng = np.random.default_rng(30 + seed)
+    k = 1 + seed
+    hist, sums, offsets = _categorical_case(rng, k)
+    n = hist.shape[0]
+    is_cat = np.array([0, 1, 1, 1], np.uint8)
+    mask = (rng.random((n, 4)) < 0.85).astype(np.uint8)
+    bounds = np.tile([-np.inf, np.inf], (n, k, 1))
+    scales = np.ldexp(1.0, rng.integers(4, 8, (k, 2))).astype(np.float64)
+    params = np.array([[1.0, 0.0, 0.0, 1.0], [0.5, 2.0, 0.7, 0.0], [1.0, 0.0, 0.0, 30.0]][seed])
+    for onehot, threshold in ((4, 64), (1, 3)):
+        results = []
+        for module in (cpu, cuda):
+            out = (np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32),
+                   np.empty(n, np.uint8), np.empty((n, k, 2), np.int64),
+                   np.empty((n, 8), np.uint32))
+            module.evaluate_vector_splits_categorical(
+                hist, offsets, sums, mask, bounds, np.zeros(4, np.int8), is_cat, scales,
+                params, onehot, threshold, *out)
+            results.append(out)
+        for a, b in zip(*results):
+            np.testing.assert_array_equal(a, b)
+        assert (results[0][1] >= 0).any()
+
+
+def test_categorical_kernel_refuses_monotone_bounds():
+    rng = np.random.default_rng(3)
+    hist, sums, offsets = _categorical_case(rng, 2, n_nodes=1)
+    bounds = np.tile([-1.0, np.inf], (1, 2, 1))
+    out = (np.empty(1), np.empty(1, np.int32), np.empty(1, np.int32), np.empty(1, np.uint8),
+           np.empty((1, 2, 2), np.int64), np.empty((1, 8), np.uint32))
+    with pytest.raises(ValueError, match="no monotone constraints"):
+        cuda.evaluate_vector_splits_categorical(
+            hist, offsets, sums, np.ones((1, 4), np.uint8), bounds, np.zeros(4, np.int8),
+            np.array([0, 1, 1, 1], np.uint8), np.ones((2, 2)), np.array([1.0, 0, 0, 1]), 4,
+            64, *out)
+
+
+@pytest.mark.parametrize("extra", [{"max_cat_to_onehot": 4},
+                                   {"max_cat_to_onehot": 64, "grow_policy": "lossguide",
+                                    "max_leaves": 6}])
+def test_categorical_features_same_model_as_the_cpu(extra):
+    pd = pytest.importorskip("pandas")
+    rng, X = _data(n_rows=160, n_features=2, seed=7)
+    a, b = rng.integers(0, 9, 160), rng.integers(0, 3, 160)
+    frame = pd.DataFrame({"x0": X[:, 0], "a": pd.Categorical(a), "b": pd.Categorical(b),
+                          "x1": X[:, 1]})
+    y = np.stack([np.isin(a, (2, 5, 7)) + np.nan_to_num(X[:, 0]), (b == 1) - 0.5 * (a > 4),
+                  rng.normal(size=160)], axis=1)
+    params = dict(VL, max_depth=3, max_bin=16, **extra)
+    assert any(t.has_categorical for t in gbm.train(params, frame, y, 2).trees)
+    _assert_same_model(params, frame, y)
