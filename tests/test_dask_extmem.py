@@ -155,3 +155,22 @@ def test_sparse_partitions_give_the_local_model(client, tmp_path):
                            cache_dir=str(tmp_path), min_cache_page_bytes=1000)
     assert model.to_json() == local
     assert os.listdir(tmp_path) == [], "page files left behind"
+
+
+def test_continuing_a_model_gives_the_local_continued_model(client):
+    """``init_model`` (and the estimators' ``xgb_model=``) with ``external_memory=True``:
+    the margins come from the rank's raw rows while they are joined, so a model trained on
+    other data (thresholds that are not these rows' bin edges) continues as in memory,
+    with the rows' own base margins too."""
+    X, y = regression_data(11)
+    old = gbm.train(PARAMS, X * 1.1 + 0.05, y, 3)  # other edges
+    offset = np.random.default_rng(11).normal(size=N_ROWS)
+    local = gbm.train(PARAMS, X, y, 2, init_model=old, base_margin=offset).to_json()
+    dX, dy, doff = as_dask(X, y, offset)
+    model = gbm.dask.train(client, PARAMS, dX, dy, 2, init_model=old, base_margin=doff,
+                           external_memory=True, min_cache_page_bytes=1000)
+    assert model.to_json() == local
+    kw = dict(n_estimators=2, max_depth=3, max_bin=32)
+    expected = gbm.GBMRegressor(**kw).fit(X, y, xgb_model=old).get_booster().to_json()
+    est = gbm.dask.DaskGBMRegressor(**kw, external_memory=True).fit(dX, dy, xgb_model=old)
+    assert est.get_booster().to_json() == expected

@@ -252,6 +252,8 @@ class Fit:
             return xp.asarray(init._predict_checked(X, output_margin=True,
                                                     base_margin=self.base_margin_rows)
                               ).reshape(X.shape[0], init.n_groups)
+        if X.init_margins is not None:  # from the raw rows, when they were binned
+            return xp.asarray(X.init_margins)
         forest = rebinned_forest(init.trees, init.tree_group, init.weight_drop,
                                  X.mapper.cuts, init.feature_names)
         return binned_margins(self.backend, self.data.matrix, forest, init.base_margin,
