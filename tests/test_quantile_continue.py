@@ -179,3 +179,35 @@ def test_rebinned_split_bins_select_the_raw_rows():
     assert rebinned_forest([stump(lowest)], [0], None, cuts).walk_binned.reshape(-1, 4)[0, 3] == -1
     with pytest.raises(ValueError, match="at 0.5 .* not one of"):
         rebinned_forest([stump(0.5)], [0], None, cuts)
+
+
+def test_cv_refuses_a_quantile_dmatrix_and_its_folds_train_by_hand():
+    """cv's folds learn their edges from their own training rows, which a QuantileDMatrix
+    cannot give: refused (ValueError, as XGBoost's cv). What the message proposes, a
+    QuantileDMatrix of each fold's training rows with its test rows binned by ``ref=``,
+    trains cv's fold model and scores, byte for byte."""
+    X, y = _data(6)
+    p = {"objective": "binary:logistic", "max_depth": 3, "bin_sample_size": SAMPLE}
+    with pytest.raises(ValueError, match="cv on a QuantileDMatrix is not supported"):
+        gbm.cv(p, _matrix("qdm", data=X, label=y), 2, nfold=2)
+    rng = np.random.default_rng(6)
+    test_rows = [np.sort(part) for part in np.array_split(rng.permutation(N_ROWS), 3)]
+    folds = [(np.setdiff1d(np.arange(N_ROWS), rows), rows) for rows in test_rows]
+
+    class Keep(gbm.callback.TrainingCallback):
+        def after_training(self, model):
+            self.packs = model.cvfolds
+            return model
+
+    keep = Keep()
+    results = gbm.cv(p, X, y, 3, folds=folds, callbacks=[keep], as_pandas=False)
+    for k, (train_rows, test_rows) in enumerate(folds):
+        dtrain = gbm.QuantileDMatrix(X[train_rows], label=y[train_rows],
+                                     bin_sample_size=SAMPLE)
+        dtest = gbm.QuantileDMatrix(X[test_rows], label=y[test_rows], ref=dtrain)
+        log = {}
+        model = gbm.train(p, dtrain, 3, evals=[(dtrain, "train"), (dtest, "test")],
+                          evals_result=log, verbose_eval=False)
+        assert model.to_json() == keep.packs[k].bst.to_json()
+        assert log["test"]["logloss"] == keep.packs[k].bst.evals_result["test"]["logloss"]
+    assert len(results["test-logloss-mean"]) == 3
