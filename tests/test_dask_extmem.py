@@ -174,3 +174,26 @@ def test_continuing_a_model_gives_the_local_continued_model(client):
     expected = gbm.GBMRegressor(**kw).fit(X, y, xgb_model=old).get_booster().to_json()
     est = gbm.dask.DaskGBMRegressor(**kw, external_memory=True).fit(dX, dy, xgb_model=old)
     assert est.get_booster().to_json() == expected
+
+
+def test_ranking_with_query_group_weights_gives_the_local_model(client):
+    """``rank:ndcg`` with one weight per query group (groups spanning partitions, a
+    binning sample smaller than the data: the edges' sample weighs each row as its
+    group): the local model, on one and two workers."""
+    X, y = regression_data(12)
+    rng = np.random.default_rng(12)
+    sizes = rng.integers(5, 40, size=200)
+    sizes = sizes[np.cumsum(sizes) <= N_ROWS]
+    sizes[-1] += N_ROWS - sizes.sum()
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    rel = np.clip(np.round(y), 0, 4)
+    group_weight = rng.uniform(0.2, 3.0, len(sizes))
+    params = dict(PARAMS, objective="rank:ndcg")
+    local = gbm.train(params, X, rel, 3, qid=qid, sample_weight=group_weight).to_json()
+    assert local != gbm.train(params, X, rel, 3, qid=qid).to_json()  # the weights matter
+    dX, drel, dqid = as_dask(X, rel, qid, chunks=(703, 998, 699))
+    for n in (1, 2):
+        model = gbm.dask.train(client, params, dX, drel, 3, qid=dqid,
+                               sample_weight=group_weight, workers=first_workers(client, n),
+                               external_memory=True, min_cache_page_bytes=1000)
+        assert model.to_json() == local, f"{n} workers"

@@ -21,6 +21,7 @@ import numpy as np
 from ..data.binning import BinMapper
 from ..data.categorical import check_same_categorical, encode_X, fit_categories
 from ..data.inputs import feature_names_of, to_host
+from ..data.queries import make_queries
 from ..data.quantile import BinnedRows, _PageWriter, _DEFAULT_PAGE_BYTES
 from ..model.booster import _load_init_model
 from . import data as dask_data
@@ -33,7 +34,8 @@ def paged_rows(share, params, w, ids, collective, cache_dir=None, page_bytes=Non
     worker's), binned with the edges every rank learns together.
 
     params : validated parameters (``max_bin``, ``bin_sample_size``, ``random_state``)
-    w : float (n_rank,) or None, the rows' weights (the edges' sample weights)
+    w : float (n_rank,) or None, the rows' weights (the edges' sample weights); with
+        ``share["group_weight"]``, the rank's query groups' weights
     ids : int64 (n_rank,), each row's global index
     categorical_features : as ``gbm.train``'s (pandas ``category`` columns are categorical
         without it)
@@ -43,9 +45,6 @@ def paged_rows(share, params, w, ids, collective, cache_dir=None, page_bytes=Non
         in-memory continued fit's bits whatever its split thresholds
     base_margin : the rank's rows' own starts (``gbm.train``'s), or None
     """
-    if "group_weight" in share:
-        raise NotImplementedError("external_memory=True with per-query-group weights is not "
-                                  "supported yet; train in memory (external_memory=False)")
     w = None if w is None else np.asarray(w, np.float64).ravel()
     parts = share["X"] or [share["empty"]["X"]]
     init = None if init_model is None else _load_init_model(init_model)
@@ -60,6 +59,10 @@ def paged_rows(share, params, w, ids, collective, cache_dir=None, page_bytes=Non
                                    feature_names_of(X))
         X, categories = encode_X(X, init.categories, shard=True), init.categories
     init_margins = None if init is None else _raw_margins(init, X, base_margin)
+    if "group_weight" in share:  # ranking: w weighs the rank's (whole) query groups; the
+        # edges' sample weighs each row as its group, as the in-memory rank's fit does
+        w = make_queries(share.get("group"), dask_data.assemble(share, "qid"), w, X.shape[0],
+                         shard=True).row_weight()
     n_categories = None if categories is None else np.array(
         [-1 if c is None else len(c) for c in categories], dtype=np.int64)
     n_total = int(collective.allreduce(np.array([X.shape[0]], np.int64), "sum")[0])
