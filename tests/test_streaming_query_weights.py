@@ -122,3 +122,28 @@ def test_xgboost_takes_the_same_batches():
     per_row = np.repeat(group_weight, np.bincount(qid))
     with pytest.raises(xgb.core.XGBoostError, match="number of query groups"):
         xgb.QuantileDMatrix(XgbBatches(lambda lo, hi: per_row[lo:hi]))
+
+
+def test_parquet_files_with_qid_and_weight_columns(tmp_path):
+    """``ParquetIter(..., weight="w", qid="q")``: a weight column holds each row's group
+    weight, given to the stream as one per group of a batch (batches of 64 rows cut
+    groups); the in-memory model. A group whose rows carry two weights is refused (the
+    stream's error for an iterator that raises, naming the batch)."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    X, y, qid, group_weight = _ranking(2)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    frame["y"], frame["q"] = y, qid
+    frame["w"] = np.repeat(group_weight, np.bincount(qid))
+    frame.to_parquet(tmp_path / "rank.parquet")
+    p = {"objective": "rank:ndcg", "max_depth": 3, "bin_sample_size": SAMPLE}
+    expected = gbm.train(p, gbm.DMatrix(X, label=y, qid=qid, weight=group_weight,
+                                        feature_names=list(frame.columns[:4])), 3).to_json()
+    it = gbm.ParquetIter(tmp_path / "rank.parquet", label="y", weight="w", qid="q",
+                         batch_rows=64)
+    assert gbm.train(p, gbm.QuantileDMatrix(it, bin_sample_size=SAMPLE), 3).to_json() == expected
+    frame.loc[frame.index[qid == 5][-1], "w"] += 1.0
+    frame.to_parquet(tmp_path / "rank.parquet")
+    with pytest.raises(RuntimeError, match="batch 0: .* query group qid=5 whose first row"):
+        gbm.QuantileDMatrix(gbm.ParquetIter(tmp_path / "rank.parquet", label="y", weight="w",
+                                            qid="q", batch_rows=64))
