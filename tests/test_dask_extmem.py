@@ -197,3 +197,41 @@ def test_ranking_with_query_group_weights_gives_the_local_model(client):
                                sample_weight=group_weight, workers=first_workers(client, n),
                                external_memory=True, min_cache_page_bytes=1000)
         assert model.to_json() == local, f"{n} workers"
+
+
+class _FailAt(gbm.callback.TrainingCallback):
+    def __init__(self, epoch):
+        self.epoch = epoch
+
+    def after_iteration(self, booster, epoch, evals_log):
+        if epoch == self.epoch:
+            raise RuntimeError(f"simulated crash after round {epoch}")
+        return False
+
+
+def test_a_checkpoint_resumes_on_pages(client, tmp_path):
+    """A fit with ``checkpoint_dir`` that crashed, run again with ``external_memory=True``:
+    it resumes from the checkpoint's model (continued on the pages) and ends as the
+    uninterrupted local fit."""
+    X, y = regression_data(13)
+    local = gbm.train(PARAMS, X, y, 5).to_json()
+    dX, dy = as_dask(X, y)
+    folder = str(tmp_path / "checkpoints")
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        gbm.dask.train(client, PARAMS, dX, dy, 5, checkpoint_dir=folder,
+                       callbacks=[_FailAt(2)], external_memory=True)
+    resumed = gbm.dask.train(client, PARAMS, dX, dy, 5, checkpoint_dir=folder,
+                             callbacks=[_FailBefore(3)], external_memory=True)
+    assert resumed.to_json() == local
+
+
+class _FailBefore(gbm.callback.TrainingCallback):
+    """Raises in a round before ``epoch``: the fit must resume after them."""
+
+    def __init__(self, epoch):
+        self.epoch = epoch
+
+    def before_iteration(self, booster, epoch, evals_log):
+        if epoch < self.epoch:
+            raise RuntimeError(f"round {epoch} trained again: not resumed")
+        return False
