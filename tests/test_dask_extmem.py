@@ -155,3 +155,83 @@ def test_sparse_partitions_give_the_local_model(client, tmp_path):
                            cache_dir=str(tmp_path), min_cache_page_bytes=1000)
     assert model.to_json() == local
     assert os.listdir(tmp_path) == [], "page files left behind"
+
+
+def test_continuing_a_model_gives_the_local_continued_model(client):
+    """``init_model`` (and the estimators' ``xgb_model=``) with ``external_memory=True``:
+    the margins come from the rank's raw rows while they are joined, so a model trained on
+    other data (thresholds that are not these rows' bin edges) continues as in memory,
+    with the rows' own base margins too."""
+    X, y = regression_data(11)
+    old = gbm.train(PARAMS, X * 1.1 + 0.05, y, 3)  # other edges
+    offset = np.random.default_rng(11).normal(size=N_ROWS)
+    local = gbm.train(PARAMS, X, y, 2, init_model=old, base_margin=offset).to_json()
+    dX, dy, doff = as_dask(X, y, offset)
+    model = gbm.dask.train(client, PARAMS, dX, dy, 2, init_model=old, base_margin=doff,
+                           external_memory=True, min_cache_page_bytes=1000)
+    assert model.to_json() == local
+    kw = dict(n_estimators=2, max_depth=3, max_bin=32)
+    expected = gbm.GBMRegressor(**kw).fit(X, y, xgb_model=old).get_booster().to_json()
+    est = gbm.dask.DaskGBMRegressor(**kw, external_memory=True).fit(dX, dy, xgb_model=old)
+    assert est.get_booster().to_json() == expected
+
+
+def test_ranking_with_query_group_weights_gives_the_local_model(client):
+    """``rank:ndcg`` with one weight per query group (groups spanning partitions, a
+    binning sample smaller than the data: the edges' sample weighs each row as its
+    group): the local model, on one and two workers."""
+    X, y = regression_data(12)
+    rng = np.random.default_rng(12)
+    sizes = rng.integers(5, 40, size=200)
+    sizes = sizes[np.cumsum(sizes) <= N_ROWS]
+    sizes[-1] += N_ROWS - sizes.sum()
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    rel = np.clip(np.round(y), 0, 4)
+    group_weight = rng.uniform(0.2, 3.0, len(sizes))
+    params = dict(PARAMS, objective="rank:ndcg")
+    local = gbm.train(params, X, rel, 3, qid=qid, sample_weight=group_weight).to_json()
+    assert local != gbm.train(params, X, rel, 3, qid=qid).to_json()  # the weights matter
+    dX, drel, dqid = as_dask(X, rel, qid, chunks=(703, 998, 699))
+    for n in (1, 2):
+        model = gbm.dask.train(client, params, dX, drel, 3, qid=dqid,
+                               sample_weight=group_weight, workers=first_workers(client, n),
+                               external_memory=True, min_cache_page_bytes=1000)
+        assert model.to_json() == local, f"{n} workers"
+
+
+class _FailAt(gbm.callback.TrainingCallback):
+    def __init__(self, epoch):
+        self.epoch = epoch
+
+    def after_iteration(self, booster, epoch, evals_log):
+        if epoch == self.epoch:
+            raise RuntimeError(f"simulated crash after round {epoch}")
+        return False
+
+
+def test_a_checkpoint_resumes_on_pages(client, tmp_path):
+    """A fit with ``checkpoint_dir`` that crashed, run again with ``external_memory=True``:
+    it resumes from the checkpoint's model (continued on the pages) and ends as the
+    uninterrupted local fit."""
+    X, y = regression_data(13)
+    local = gbm.train(PARAMS, X, y, 5).to_json()
+    dX, dy = as_dask(X, y)
+    folder = str(tmp_path / "checkpoints")
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        gbm.dask.train(client, PARAMS, dX, dy, 5, checkpoint_dir=folder,
+                       callbacks=[_FailAt(2)], external_memory=True)
+    resumed = gbm.dask.train(client, PARAMS, dX, dy, 5, checkpoint_dir=folder,
+                             callbacks=[_FailBefore(3)], external_memory=True)
+    assert resumed.to_json() == local
+
+
+class _FailBefore(gbm.callback.TrainingCallback):
+    """Raises in a round before ``epoch``: the fit must resume after them."""
+
+    def __init__(self, epoch):
+        self.epoch = epoch
+
+    def before_iteration(self, booster, epoch, evals_log):
+        if epoch < self.epoch:
+            raise RuntimeError(f"round {epoch} trained again: not resumed")
+        return False

@@ -19,32 +19,50 @@ import types
 import numpy as np
 
 from ..data.binning import BinMapper
-from ..data.categorical import encode_X, fit_categories
-from ..data.inputs import feature_names_of
+from ..data.categorical import check_same_categorical, encode_X, fit_categories
+from ..data.inputs import feature_names_of, to_host
+from ..data.queries import make_queries
 from ..data.quantile import BinnedRows, _PageWriter, _DEFAULT_PAGE_BYTES
+from ..model.booster import _load_init_model
 from . import data as dask_data
 
 
 def paged_rows(share, params, w, ids, collective, cache_dir=None, page_bytes=None,
-               n_threads=1, categorical_features=None):
+               n_threads=1, categorical_features=None, init_model=None, base_margin=None):
     """This rank's rows of X (``share``, ``gbm.dask.data``) as ``BinnedRows`` of a
     ``PagedBins`` in page files under ``cache_dir`` (None: a temporary folder of the
     worker's), binned with the edges every rank learns together.
 
     params : validated parameters (``max_bin``, ``bin_sample_size``, ``random_state``)
-    w : float (n_rank,) or None, the rows' weights (the edges' sample weights)
+    w : float (n_rank,) or None, the rows' weights (the edges' sample weights); with
+        ``share["group_weight"]``, the rank's query groups' weights
     ids : int64 (n_rank,), each row's global index
     categorical_features : as ``gbm.train``'s (pandas ``category`` columns are categorical
         without it)
+    init_model : a model to continue (a ``Booster`` or its file), or None: the rows are
+        encoded with its categories and its margins computed on their raw values while
+        they are joined (``BinnedRows.init_margins``, float64 (n_rank, n_groups)), the
+        in-memory continued fit's bits whatever its split thresholds
+    base_margin : the rank's rows' own starts (``gbm.train``'s), or None
     """
-    if "group_weight" in share:
-        raise NotImplementedError("external_memory=True with per-query-group weights is not "
-                                  "supported yet; train in memory (external_memory=False)")
     w = None if w is None else np.asarray(w, np.float64).ravel()
     parts = share["X"] or [share["empty"]["X"]]
-    # as the in-memory path: the categories seen on any rank, in one order on every rank
-    X, categories = fit_categories(dask_data.assemble(share, "X"), categorical_features,
-                                   collective=collective)
+    init = None if init_model is None else _load_init_model(init_model)
+    if init is None:  # as the in-memory path: the categories seen on any rank, in one
+        # order on every rank
+        X, categories = fit_categories(dask_data.assemble(share, "X"), categorical_features,
+                                       collective=collective)
+    else:  # as the in-memory continued fit: the model's categories
+        X = dask_data.assemble(share, "X")
+        if categorical_features is not None:
+            check_same_categorical(init.categories, categorical_features, X,
+                                   feature_names_of(X))
+        X, categories = encode_X(X, init.categories, shard=True), init.categories
+    init_margins = None if init is None else _raw_margins(init, X, base_margin)
+    if "group_weight" in share:  # ranking: w weighs the rank's (whole) query groups; the
+        # edges' sample weighs each row as its group, as the in-memory rank's fit does
+        w = make_queries(share.get("group"), dask_data.assemble(share, "qid"), w, X.shape[0],
+                         shard=True).row_weight()
     n_categories = None if categories is None else np.array(
         [-1 if c is None else len(c) for c in categories], dtype=np.int64)
     n_total = int(collective.allreduce(np.array([X.shape[0]], np.int64), "sum")[0])
@@ -74,4 +92,17 @@ def paged_rows(share, params, w, ids, collective, cache_dir=None, page_bytes=Non
     names = feature_names_of(parts[0])
     rows_out = BinnedRows(matrix, mapper, categories, names)
     rows_out.sharded = True
+    rows_out.init_margins = init_margins
     return rows_out
+
+
+def _raw_margins(init, X, base_margin):
+    """float64 (n_rank, n_groups): ``init``'s margins of the rank's raw rows ``X`` (as
+    ``gbm.training.prepare`` computes them on an in-memory rank's rows), from each row's
+    own start when ``base_margin`` gives one."""
+    if X.shape[1] != init.n_features:
+        raise ValueError(f"init_model was trained on {init.n_features} features but X has "
+                         f"{X.shape[1]}")
+    return np.asarray(init._predict_checked(to_host(X), output_margin=True,
+                                            base_margin=base_margin),
+                      dtype=np.float64).reshape(X.shape[0], init.n_groups)

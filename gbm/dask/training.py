@@ -110,9 +110,6 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
                  for i, s in enumerate(specs)]
     if not isinstance(external_memory, bool):
         raise TypeError(f"external_memory must be True or False, got {external_memory!r}")
-    if external_memory and kwargs.get("init_model", kwargs.get("xgb_model")) is not None:
-        raise NotImplementedError("continuing a model (init_model) with external_memory=True "
-                                  "is not supported yet: its trees need the raw values")
     spec = dict(params=params, num_boost_round=num_boost_round,
                 external_memory=external_memory, cache_dir=cache_dir,
                 page_bytes=min_cache_page_bytes,
@@ -183,7 +180,10 @@ def _train_rank(collective, share, eval_shares, spec):
                                       spec.get("cache_dir"), spec.get("page_bytes"),
                                       n_threads=params["n_jobs"],
                                       categorical_features=kwargs.pop("categorical_features",
-                                                                      None))
+                                                                      None),
+                                      init_model=kwargs.get("init_model",
+                                                            kwargs.get("xgb_model")),
+                                      base_margin=kwargs.get("base_margin"))
         booster = _train(params, X, y, num_boost_round=rounds, sample_weight=w, evals=evals,
                          group=share.get("group"), qid=qid, early_stopping_rounds=patience,
                          callbacks=first + callbacks + [progress], collective=collective,

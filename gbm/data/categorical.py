@@ -357,3 +357,19 @@ def _encode_column(frame, arr, j, f, labels, cat_cols, feature_names, name):
                 "categories as strings; pass it as a pandas 'category' column")
     arr[:, j] = np.where(codes >= 0, codes, np.nan).astype(FLOAT)
 
+
+
+def check_same_categories(model_categories, categories, what):
+    """For a model continued on rows encoded before the fit (a ``QuantileDMatrix``'s,
+    whose codes are their bins): the rows' categories (per feature None or its category
+    values, in code order) must be the model's, so that a code means the same category."""
+    n = max(len(model_categories or []), len(categories or []))
+    model = list(model_categories or [None] * n)
+    rows = list(categories or [None] * n)
+    for f, (a, b) in enumerate(zip(model, rows)):
+        if (a is None) != (b is None) or (a is not None and list(a) != list(b)):
+            raise ValueError(
+                f"feature {f} has categories {None if b is None else list(b)!r} in the "
+                f"QuantileDMatrix but {None if a is None else list(a)!r} in {what}; its "
+                "codes would mean other categories: build the matrix from data with the "
+                f"categories {what} was trained with")

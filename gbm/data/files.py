@@ -114,6 +114,8 @@ class ParquetIter(DataIter):
                                  f"{columns}")
         out = {role: frame[name].to_numpy(dtype=np.int64 if role == "qid" else np.float64)
                for role, name in named.items() if name is not None}
+        if "weight" in out and "qid" in out:  # a batch gives one weight per query group
+            out["weight"] = _group_weights(out["weight"], out["qid"], path, self.weight)
         features = frame.drop(columns=[n for n in list(named.values()) + self.drop
                                        if n is not None and n in columns])
         for name in features.columns:
@@ -123,3 +125,19 @@ class ParquetIter(DataIter):
                 features[name] = features[name].astype("category")
         out["data"] = features
         return out
+
+
+def _group_weights(w, qid, path, column):
+    """float64 (n_runs,): a batch's per-row ``weight`` column beside ``qid``, as one weight
+    per query group (run of equal qid) of the batch, what ``DataIter`` batches give with
+    ``qid=`` (XGBoost's form); a group's rows must all carry its weight."""
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    first = np.repeat(w[starts], np.diff(np.r_[starts, qid.shape[0]]))
+    differ = np.flatnonzero(first != w)
+    if differ.size:
+        row = int(differ[0])
+        raise ValueError(f"{path!r}: the weight column {column!r} holds {float(w[row])!r} for "
+                         f"a row of query group qid={int(qid[row])} whose first row holds "
+                         f"{float(first[row])!r}; with a qid column, the weight is the query "
+                         "group's: every row of a group carries the same weight")
+    return w[starts]

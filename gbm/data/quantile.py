@@ -32,6 +32,9 @@ class BinnedRows:
         self.shape = (matrix.n_rows, matrix.n_features)
         self.ndim = 2
         self.sharded = False  # True: one rank's rows, binned with every rank's edges
+        # float64 (n_rows, n_groups): a continued model's margins of these rows computed on
+        # their raw values when they were binned (gbm.dask.paged); None: from the bins
+        self.init_margins = None
 
     @property
     def size(self):

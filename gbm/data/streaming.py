@@ -140,6 +140,7 @@ class Scan:
         self._cats, self._order = [], {}
         self._ids, self._rows, self._w = [], [], []
         self.has_missing = None
+        self._last_group = None  # (batch, qid, weight) of the last query group seen
 
     def run(self, it, feature_names=None, feature_types=None):
         self.feature_names, self.feature_types = feature_names, feature_types
@@ -201,8 +202,13 @@ class Scan:
         for f in category_columns(frame):
             self._order.setdefault(f, []).append(frame.iloc[:, f].cat.categories.tolist())
         self._cats.append(cats)
+        row_weight = batch.get("weight")
         for field in _INFO:
             value = batch.get(field)
+            if field == "weight" and value is not None and batch.get("qid") is not None:
+                value, row_weight = self._group_weights(i, value, batch["qid"], n)
+                self._fields[field].append(value)
+                continue
             self._fields[field].append(None if value is None else _per_row(
                 value, n, field, name, np.int64 if field in ("qid", "group") else np.float64))
         if isinstance(arr, SparseMatrix):
@@ -210,9 +216,39 @@ class Scan:
         else:
             self.has_missing |= _missing_columns(arr).astype(np.uint8)
         if self.collect_sample:
-            self._sample_batch(arr, batch.get("weight"), n)
+            self._sample_batch(arr, row_weight, n)
         self.batch_rows.append(n)
         self.n_rows += n
+
+    def _group_weights(self, i, weight, qid, n):
+        """Batch ``i``'s ``weight`` beside ``qid``: one weight per query group (run of
+        equal qid) of the batch, as XGBoost takes them. Returns ``(group weights float64,
+        without a first group that continues the previous batch's last one, row weights
+        float64 (n,))``: the groups' weights of the whole stream are then those of the
+        in-memory ``DMatrix(X, qid=qid, weight=...)``, each row weighted as its group
+        (the binning sample's weights). A group split between batches is one group (its
+        weight given in both, the same)."""
+        ids = _per_row(qid, n, "qid", f"batch {i}", np.int64).reshape(-1)
+        w = np.asarray(weight, np.float64).reshape(-1)
+        starts = np.flatnonzero(np.r_[n > 0, ids[1:] != ids[:-1]]) if n else np.zeros(0, int)
+        if w.shape[0] != starts.shape[0]:
+            raise ValueError(
+                f"batch {i}: weight has {w.shape[0]} values but the batch has "
+                f"{starts.shape[0]} query groups (runs of equal qid); with qid=, weight= gives "
+                "one weight per query group of the batch, as in XGBoost")
+        row_weight = np.repeat(w, np.diff(np.r_[starts, n]))
+        if n == 0:
+            return w, row_weight
+        last = self._last_group
+        if last is not None and ids[0] == last[1]:  # the previous batch's group goes on
+            if w[0] != last[2]:
+                raise ValueError(
+                    f"batch {i}: query group qid={int(ids[0])} goes on from batch {last[0]} "
+                    f"with weight {float(w[0])!r} but has weight {float(last[2])!r} there; a "
+                    "query group has one weight: give it in both batches")
+            w = w[1:]
+        self._last_group = (i, ids[-1], float(row_weight[-1]))
+        return w, row_weight
 
     def _sample_batch(self, arr, weight, n):
         """Keep the rows of this batch (and drop those kept before) that may be in the
@@ -281,9 +317,6 @@ def _per_row(value, n, field, name, dtype):
 def fit_mapper(scan, max_bin, sample_size, seed, n_threads=1):
     """The ``BinMapper`` of the scanned stream: the in-memory fit's edges."""
     mapper = BinMapper(max_bin, sample_size, seed)
-    if scan.info["weight"] is not None and scan.info["qid"] is not None:
-        raise NotImplementedError("a stream with both qid= and weight= (per-query weights) is "
-                                  "not supported yet; load it as one array")
     return mapper.fit_sample(scan.Xs, scan.ws, scan.has_missing, scan.n_categories(),
                              n_threads)
 

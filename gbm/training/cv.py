@@ -131,8 +131,18 @@ def cv(params, X=None, y=None, num_boost_round=10, *, nfold=None, stratified=Fal
                                           group, qid, base_margin, feature_names,
                                           categorical_features, None)
     if hasattr(data.X, "mapper") and hasattr(data.X, "matrix"):  # gbm.data.quantile.BinnedRows
-        raise NotImplementedError("cv on a QuantileDMatrix is not supported yet: pass the arrays "
-                                  "(or a DMatrix of them)")
+        # each fold's model is gbm.train's on the fold's training rows, which learns its
+        # bin edges from those rows; a QuantileDMatrix keeps the edges of all the rows and
+        # no values to learn others from: its folds' models could not be cv's on the
+        # arrays (XGBoost refuses cv on a QuantileDMatrix too)
+        raise ValueError(
+            "cv on a QuantileDMatrix is not supported: each fold learns its bin edges from "
+            "its own training rows, and a QuantileDMatrix holds only the bins of the edges "
+            "of all its rows (not the values), so its folds would train other models than "
+            "cv on the same data in memory. Pass the arrays (or a DMatrix of them); for data "
+            "larger than memory, train each fold yourself: a QuantileDMatrix (or "
+            "ExtMemQuantileDMatrix) of the fold's training rows, its test rows with ref= "
+            "that matrix, and gbm.train gives the fold's model of cv")
     _check_rounds(num_boost_round)
     custom_metric = _one_of("custom_metric", custom_metric, "feval", feval)
     nfold = check_nfold(nfold, folds)

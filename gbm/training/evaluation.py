@@ -7,11 +7,13 @@ round's scores as ``Evaluation`` made them, whatever else a caller's callback lo
 import numpy as np
 
 from ..callback import EarlyStopping, EvaluationMonitor, TrainingCallback
+from ..data.categorical import check_same_categories
 from ..data.inputs import to_host
 from ..data.quantile import BinnedRows
 from ..data.sparse import SparseMatrix
 from ..metrics import get_metric
 from ..model.booster import add_raw_margins
+from ..tree.rebin import binned_margins, rebinned_forest
 
 
 class EvalSet:
@@ -53,13 +55,19 @@ class EvalSet:
             raise ValueError(f"evals[{self.name!r}] is a QuantileDMatrix binned with other bin "
                              "edges than the training data's; make it with "
                              "ref=<the training QuantileDMatrix>")
-        if booster.trees:
-            raise NotImplementedError(f"evals[{self.name!r}] is a QuantileDMatrix, which a "
-                                      "continued model (init_model) cannot start from yet")
         self.X, self.binned, self.bins = X, True, X.on_device(backend)
         self.rows = backend.xp.arange(X.shape[0])
         self.base_margin = checked.base_margin
-        self.margin = self._start(booster, backend, checked.base_margin)
+        if booster.trees:  # a continued model: its trees on the bins (gbm.tree.rebin)
+            check_same_categories(booster.categories, X.categories, "the model")
+            forest = rebinned_forest(booster.trees, booster.tree_group, booster.weight_drop,
+                                     X.mapper.cuts, booster.feature_names, "the model")
+            self.margin = binned_margins(
+                backend, self.bins, forest, booster.base_margin,
+                None if checked.base_margin is None else backend.to_host(checked.base_margin).T,
+                booster.n_groups)
+        else:
+            self.margin = self._start(booster, backend, checked.base_margin)
         self.weights = None if booster.weight_drop is None else list(booster.weight_drop)
 
     def _start(self, booster, backend, base_margin):

@@ -14,7 +14,8 @@ from ..collective import LOCAL
 from ..data.layout_choice import binned_rows
 from ..data.sparse import SparseMatrix, from_dense
 from ..data.binning import BinMapper
-from ..data.categorical import check_same_categorical, encode_X, fit_categories
+from ..data.categorical import (check_same_categorical, check_same_categories, encode_X,
+                                fit_categories)
 from ..data.compat import objective_function
 from ..data.dmatrix import DMatrix
 from ..data.eval_sets import check_eval, eval_specs
@@ -37,6 +38,7 @@ from ..tree.tree_data import TreeData
 from ..tree.group_threads import GroupRunner
 from ..tree.lockstep import Lockstep, use_lockstep
 from ..tree.whole_tree import whole_trees
+from ..tree.rebin import binned_margins, rebinned_forest
 from ..tree.vector_leaf import check_supported as check_vector_leaf
 from ..tree.vector_leaf import dense_data
 from .callbacks import agree
@@ -144,14 +146,14 @@ class Fit:
 
     def _binned_features(self, X, names, init_model):
         """``_features`` for rows binned before the fit (``gbm.data.quantile``)."""
-        if init_model is not None:
-            raise NotImplementedError("continuing a model (init_model) on a QuantileDMatrix is "
-                                      "not supported yet: its trees need the raw values")
         if self.shard and not X.sharded:  # gbm.dask.paged's rows are binned with the
             raise NotImplementedError("a QuantileDMatrix in a distributed fit is not supported "
                                       "yet")  # global edges: they may train sharded
         self.names = names if names is not None else X.feature_names
         self.init, self.categories = None, X.categories
+        if init_model is not None:  # its margins from the bins (``start``)
+            self.init = _load_init_model(init_model)
+            check_same_categories(self.init.categories, X.categories, "init_model")
         return X
 
     def _rows(self, X, row_ids):
@@ -212,10 +214,7 @@ class Fit:
             booster.iteration_indptr = list(init.iteration_indptr)
             # the trees' sum from each row's own start when it has one, as an uninterrupted
             # fit sums them: 10 rounds continued by 5 are the bits of 15
-            start = xp.asarray(init._predict_checked(X, output_margin=True,
-                                                     base_margin=self.base_margin_rows)
-                               ).reshape(X.shape[0], init.n_groups)
-            margins = xp.ascontiguousarray(start.T)
+            margins = xp.ascontiguousarray(self._init_margins(init, X).T)
             self.first_round = init.num_boosted_rounds
         if self.base_margin_rows is not None:  # each row's own start instead of the base
             start = check_base_margin(self.base_margin_rows, X.shape[0], booster.n_groups)
@@ -242,6 +241,23 @@ class Fit:
         # through the rounds beside the bins
         self.X = None
         return booster
+
+    def _init_margins(self, init, X):
+        """float64 (n_rows, n_groups): the continued model's margins of the training rows,
+        from each row's own start when it has one; on raw rows as ``predict`` gives them,
+        on binned ones (a QuantileDMatrix) on the bins, the same bits
+        (``gbm.tree.rebin``: refused when a split cannot be told on them)."""
+        xp = self.backend.xp
+        if not isinstance(X, BinnedRows):
+            return xp.asarray(init._predict_checked(X, output_margin=True,
+                                                    base_margin=self.base_margin_rows)
+                              ).reshape(X.shape[0], init.n_groups)
+        if X.init_margins is not None:  # from the raw rows, when they were binned
+            return xp.asarray(X.init_margins)
+        forest = rebinned_forest(init.trees, init.tree_group, init.weight_drop,
+                                 X.mapper.cuts, init.feature_names)
+        return binned_margins(self.backend, self.data.matrix, forest, init.base_margin,
+                              self.base_margin_rows, init.n_groups)
 
     def eval_sets(self, evals, booster):
         """``evals`` (any form of ``gbm.data.eval_sets``) checked and binned: a list of

@@ -62,3 +62,32 @@ def test_external_memory_on_the_device_is_the_cpu_model(tmp_path, extra):
     on_device.params = dict(on_device.params, device="cpu")
     cpu_model.params = dict(cpu_model.params, device="cpu")
     assert on_device.to_json() == cpu_model.to_json()
+
+
+@pytest.mark.parametrize("kind", ["qdm", "extmem"])
+def test_a_continued_model_on_the_device_is_the_cpu_model(tmp_path, kind):
+    """``init_model`` on a ``QuantileDMatrix`` / ``ExtMemQuantileDMatrix`` with
+    ``device="cuda"``, with an eval set made with ``ref=``: the old trees walked on the
+    bins on the device (``gbm.tree.rebin``), the CPU's in-memory continued model and
+    scores."""
+    X, y = _data()
+    p = {"objective": "binary:logistic", "max_depth": 3, "max_bin": 32,
+         "bin_sample_size": 60}
+    old = gbm.train(p, gbm.DMatrix(X, label=y), 2)
+    want_log, got_log = {}, {}
+    cpu_model = gbm.train(p, gbm.DMatrix(X, label=y), 2, init_model=old,
+                          evals=[(gbm.DMatrix(X[:50], label=y[:50]), "v")],
+                          evals_result=want_log, verbose_eval=False)
+    kw = dict(max_bin=32, bin_sample_size=60)
+    if kind == "qdm":
+        d = gbm.QuantileDMatrix(_Batches(X, y, [50, 1, 69]), **kw)
+    else:
+        d = gbm.ExtMemQuantileDMatrix(_Batches(X, y, [40, 1, 39, 40]), **kw,
+                                      cache_prefix=str(tmp_path), min_cache_page_bytes=200)
+    dv = gbm.QuantileDMatrix(_Batches(X[:50], y[:50], [50]), ref=d)
+    on_device = gbm.train(dict(p, device="cuda"), d, 2, init_model=old, evals=[(dv, "v")],
+                          evals_result=got_log, verbose_eval=False)
+    on_device.params = dict(on_device.params, device="cpu")
+    cpu_model.params = dict(cpu_model.params, device="cpu")
+    assert on_device.to_json() == cpu_model.to_json()
+    assert got_log == want_log
