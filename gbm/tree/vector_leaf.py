@@ -31,8 +31,13 @@ Monotone constraints (XGBoost 3.4's vector rule, ``kernels/cpu/vector_leaf.py``)
 node keeps a lower and an upper bound per output (float64 (k, 2); the root's infinite),
 its weights are clamped into them, and a split on a constrained feature sets its
 children's bounds from its split weights. Every rank computes them from the same global
-sums. Not with ``gradient_projection`` (the bounds are per output, the search reads
-projected columns) nor on CUDA yet: ``NotImplementedError``.
+sums. With ``gradient_projection`` the search reads projected columns, which have no
+per-output bounds: it searches them unbounded, and each chosen split on a constrained
+feature is checked by its monotone gain over every output on the full sums (the node's
+rows partitioned, the children's sums added up), replaced by the node's best split on the
+other features when not worth it; its full sums set the children's bounds and the leaves
+are clamped as above, so every output's predictions respect the constraints. Not on CUDA
+yet: ``NotImplementedError``.
 """
 import dataclasses
 
@@ -174,11 +179,10 @@ class VectorLeafGrower:
         # categorical features: their kernel (gbm.kernels.cpu.vector_categorical)
         self.categorical = np.ascontiguousarray(data.is_categorical, dtype=np.uint8) \
             if np.asarray(data.is_categorical).any() else None
-        if self.monotone is not None and search is not None:
-            raise NotImplementedError(
-                "monotone_constraints with gradient_projection (the split search on projected "
-                "gradients) is not supported yet with multi_strategy='multi_output_tree'; set "
-                "gradient_projection=False")
+        # monotone constraints: bounds per output, so the projected search cannot apply
+        # them; its chosen splits on constrained features are checked on the full sums
+        self.check_splits = self.monotone is not None and search is not None
+        self._checked_sums = {}  # node -> its full (total, left) sums, checked splits only
         self._buffers = [np.empty(0, np.int64)] * 3  # see _take
         self._turn = 0
 
@@ -198,48 +202,110 @@ class VectorLeafGrower:
             hist[...] = self.backend.collective.allreduce(hist, "sum")
         return hist
 
-    def _mask(self, ids):
+    def _mask(self, ids, exclude=None):
+        """uint8 (len(ids), n_features): the features each node may split on (less
+        ``exclude``'s, uint8 of the same shape: candidates the full sums refused)."""
         nodes = self.nodes
         mask = self.sampler.masks(np.asarray(ids), np.array([nodes.depth[i] for i in ids]))
         if nodes.path is not None:
             mask &= allowed_features(self.data.interaction, np.array([nodes.path[i] for i in ids]))
+        if exclude is not None:
+            mask &= exclude == 0
         return np.ascontiguousarray(mask, dtype=np.uint8)
 
     def _evaluate(self, ids, hist):
+        """Each node's best split: ``(gain, feature, split_bin, default_left, left_sums,
+        ok, cat_bits)``, one entry per node (``ok``: worth splitting)."""
+        result = self._search(ids, hist)
+        if self.check_splits:
+            self._check_projected(ids, hist, result)
+        return result
+
+    def _search(self, ids, hist, exclude=None):
         n, d = len(ids), self.search_gpair.shape[1]
         gain, feature = np.empty(n), np.empty(n, np.int32)
         split_bin, default_left = np.empty(n, np.int32), np.empty(n, np.uint8)
         left_sums = np.empty((n, d, 2), np.int64)
         cat_bits = np.zeros((n, self.data.cat_words), np.uint32)
         sums = np.array([self.nodes.sums[i] for i in ids], dtype=np.int64).reshape(n, d, 2)
+        mask = self._mask(ids, exclude)
         with self.backend.threads(hist.size // 2):
             if self.categorical is not None:
-                self._evaluate_categorical(ids, hist, sums, gain, feature, split_bin,
+                self._evaluate_categorical(ids, hist, sums, mask, gain, feature, split_bin,
                                            default_left, left_sums, cat_bits)
-            elif self.monotone is None:
+            elif not self._bounded_search:
                 self.k.evaluate_vector_splits(hist, self.data.matrix.feature_offsets, sums,
-                                              self._mask(ids), self.search_scales,
+                                              mask, self.search_scales,
                                               self.split_params, gain, feature, split_bin,
                                               default_left, left_sums)
             else:
                 self.k.evaluate_vector_splits_monotone(
-                    hist, self.data.matrix.feature_offsets, sums, self._mask(ids),
+                    hist, self.data.matrix.feature_offsets, sums, mask,
                     self._bounds(ids), self.monotone, self.search_scales, self.split_params,
                     gain, feature, split_bin, default_left, left_sums)
         ok = (feature >= 0) & (gain > _MIN_GAIN) & (gain >= self.params["gamma"])
         return gain, feature, split_bin, default_left, left_sums, ok, cat_bits
 
-    def _evaluate_categorical(self, ids, hist, sums, *out):
-        """``_evaluate``'s kernel call with categorical features (numeric ones as the
+    @property
+    def _bounded_search(self):
+        """Whether the split search applies the monotone bounds itself (the full
+        gradients' search; the projected one's splits are checked afterwards)."""
+        return self.monotone is not None and not self.output_major
+
+    def _check_projected(self, ids, hist, result):
+        """Monotone constraints with the projected search: each chosen split on a
+        constrained feature is checked on the full sums (``vector_constrained_gains``:
+        XGBoost 3.4's monotone gain over every output); one not worth it (gain at most
+        the minimum, or below ``gamma``) is replaced by the node's best split on the other
+        features, checked in turn, until one passes or none is left. ``result``
+        (``_search``'s arrays) is updated in place."""
+        gain, feature, split_bin, default_left, left_sums, ok, cat_bits = result
+        excluded = np.zeros((len(ids), self.data.n_features), dtype=np.uint8)
+        todo = np.arange(len(ids))
+        while todo.size:
+            todo = todo[ok[todo] & (self.monotone[np.maximum(feature[todo], 0)] != 0)]
+            if not todo.size:
+                break
+            todo = todo[~self._full_gain_ok(ids, todo, feature, split_bin, default_left)]
+            if not todo.size:
+                break
+            excluded[todo, feature[todo]] = 1  # each round refuses one more feature
+            again = self._search([ids[i] for i in todo], hist[todo], excluded[todo])
+            for array, new in zip(result, again):
+                array[todo] = new
+
+    def _full_gain_ok(self, ids, at, feature, split_bin, default_left):
+        """bool (len(at),): whether the splits of nodes ``ids[at]`` (on constrained
+        numeric features) are worth it by their gain on the full sums; the full sums of
+        those that are kept for their children's bounds. Partitions the nodes' rows
+        (the split, if chosen, partitions them again: the same rows go left)."""
+        nodes = [ids[i] for i in at]
+        starts, middles, ends = self._partition(nodes, feature[at], split_bin[at],
+                                                default_left[at])
+        sums = self._segment_sums(np.concatenate([starts, starts]),
+                                  np.concatenate([middles, ends]))
+        left, total = sums[:len(at)], sums[len(at):]
+        gains = np.empty(len(at))
+        self.k.vector_constrained_gains(total, left, self._bounds(nodes),
+                                        self.monotone[feature[at]], self.scales,
+                                        self.split_params, gains)
+        worth = (gains > _MIN_GAIN) & (gains >= self.params["gamma"])
+        for i, node in enumerate(nodes):
+            if worth[i]:
+                self._checked_sums[node] = (total[i], left[i])
+        return worth
+
+    def _evaluate_categorical(self, ids, hist, sums, mask, *out):
+        """``_search``'s kernel call with categorical features (numeric ones as the
         other kernels: with the nodes' bounds, infinite without monotone constraints)."""
-        if self.monotone is None:
+        if not self._bounded_search:
             bounds = np.empty((len(ids), self.search_gpair.shape[1], 2))
             bounds[..., 0], bounds[..., 1] = -np.inf, np.inf
             monotone = np.zeros(self.data.n_features, np.int8)
         else:
             bounds, monotone = self._bounds(ids), self.monotone
         self.k.evaluate_vector_splits_categorical(
-            hist, self.data.matrix.feature_offsets, sums, self._mask(ids), bounds, monotone,
+            hist, self.data.matrix.feature_offsets, sums, mask, bounds, monotone,
             self.categorical, self.search_scales, self.split_params,
             self.params["max_cat_to_onehot"], self.params["max_cat_threshold"], *out)
 
@@ -261,12 +327,18 @@ class VectorLeafGrower:
             return
         lefts = [nodes.left[node] for node in parents]
         n, k = len(parents), self.scales.shape[0]
+        signs = self.monotone[np.array([nodes.feature[i] for i in parents], dtype=np.int64)]
+        if self.output_major:  # projected search: the checked splits' full sums
+            totals, left_sums = np.zeros((n, k, 2), np.int64), np.zeros((n, k, 2), np.int64)
+            for i, node in enumerate(parents):
+                if signs[i] != 0:
+                    totals[i], left_sums[i] = self._checked_sums.pop(node)
+        else:
+            totals = np.array([nodes.sums[i] for i in parents], dtype=np.int64)
+            left_sums = np.array([nodes.sums[i] for i in lefts], dtype=np.int64)
         left_bounds, right_bounds = np.empty((n, k, 2)), np.empty((n, k, 2))
-        self.k.vector_child_bounds(
-            np.array([nodes.sums[i] for i in parents], dtype=np.int64),
-            np.array([nodes.sums[i] for i in lefts], dtype=np.int64), self._bounds(parents),
-            self.monotone[np.array([nodes.feature[i] for i in parents], dtype=np.int64)],
-            self.scales, self.split_params, left_bounds, right_bounds)
+        self.k.vector_child_bounds(totals, left_sums, self._bounds(parents), signs,
+                                   self.scales, self.split_params, left_bounds, right_bounds)
         for i, left in enumerate(lefts):
             nodes.bounds[left], nodes.bounds[left + 1] = left_bounds[i], right_bounds[i]
 
@@ -408,18 +480,23 @@ class VectorLeafGrower:
         sums = np.zeros((nodes.n, k, 2), dtype=np.int64)
         left = np.array(nodes.left)
         leaves = np.flatnonzero(left < 0)
-        starts = np.array(nodes.start, dtype=np.int64)[leaves]
-        ends = np.array(nodes.end, dtype=np.int64)[leaves]
-        by_output = self.gpair if self.output_major else \
-            np.ascontiguousarray(self.gpair.transpose(1, 0, 2))
-        leaf_sums = np.empty((leaves.size, k, 2), dtype=np.int64)
-        with self.backend.threads(int((ends - starts).sum()) * k):
-            self.k.vector_segment_sums(by_output, self.rows, starts, ends, leaf_sums)
-        sums[leaves] = self.backend.collective.allreduce(leaf_sums)
+        sums[leaves] = self._segment_sums(np.array(nodes.start, dtype=np.int64)[leaves],
+                                          np.array(nodes.end, dtype=np.int64)[leaves])
         for node in range(nodes.n - 1, -1, -1):  # children after parents: bottom up
             if left[node] >= 0:
                 sums[node] = sums[left[node]] + sums[left[node] + 1]
         return sums
+
+    def _segment_sums(self, starts, ends):
+        """int64 (len(starts), k, 2): the sums over every output of row segments
+        ``rows[starts[i]:ends[i]]``, over all ranks."""
+        k = self.scales.shape[0]
+        by_output = self.gpair if self.output_major else \
+            np.ascontiguousarray(self.gpair.transpose(1, 0, 2))
+        out = np.empty((len(starts), k, 2), dtype=np.int64)
+        with self.backend.threads(int((ends - starts).sum()) * k):
+            self.k.vector_segment_sums(by_output, self.rows, starts, ends, out)
+        return self.backend.collective.allreduce(out)
 
     def _finish(self):
         nodes, p = self.nodes, self.params

@@ -453,3 +453,24 @@ def vector_segment_sums(gpair, rows, starts, ends, out):
             h += gpair[j, r, 1]
         out[s, j, 0] = g
         out[s, j, 1] = h
+
+
+@kernel
+def vector_constrained_gains(node_sums, left_sums, node_bounds, signs, scales, split_params,
+                             out):
+    """The gain of given splits under monotone constraints over every output: the
+    children's losses at their ``split_weights`` less the node's at its clamped weight
+    (``evaluate_vector_splits_monotone``'s gain of one candidate). The projected split
+    search's chosen splits are checked with it on the full sums.
+
+    node_sums, left_sums : int64 (n, k, 2)   # IN  the nodes' and their left children's
+    node_bounds : float64 (n, k, 2)          # IN
+    signs : int8 (n,)                        # IN  the split feature's constraint
+    scales : float64 (k, 2), split_params : float64 (4,)
+    out : float64 (n,)                       # OUT
+    """
+    lam, alpha, mds, mcw = split_params[0], split_params[1], split_params[2], split_params[3]
+    for i in range(node_sums.shape[0]):
+        parent = bounded_parent_gain(node_sums[i], node_bounds[i], scales, lam, alpha, mds, mcw)
+        out[i] = _bounded_split_gain(left_sums[i], node_sums[i], node_bounds[i],
+                                     np.int64(signs[i]), scales, lam, alpha, mds, mcw, parent)
