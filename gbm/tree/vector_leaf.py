@@ -52,8 +52,6 @@ def check_supported(p, data, backend, objective):
 
     if p["booster"] != "gbtree":
         refuse(f"booster={p['booster']!r}")
-    if data.monotone.any() and backend.name == "cuda":
-        refuse("monotone_constraints with device='cuda' (the CPU kernels only)")
     if data.matrix.layout == "paged":
         refuse("an ExtMemQuantileDMatrix (binned pages on disk; dense bins in memory only)")
 

@@ -7,8 +7,8 @@ per-output bounds: it searches them unbounded, and each chosen split on a constr
 feature is checked by its monotone gain over every output on the full sums (the node's
 rows partitioned, the children's sums added up), replaced by the node's best split on the
 other features when not worth it; its full sums set the children's bounds and the leaves
-are clamped as above, so every output's predictions respect the constraints. Not on CUDA
-yet: ``NotImplementedError``.
+are clamped as above, so every output's predictions respect the constraints. On CUDA the
+same steps run the CUDA twins of the kernels (``kernels/cuda/vector_leaf.py``).
 
 ``VectorMonotone`` holds these steps; ``VectorLeafGrower`` (``gbm.tree.vector_leaf``)
 inherits them (without constraints the bounds stay infinite and nothing is checked).

@@ -14,6 +14,10 @@
   ``>`` (ties: the lowest feature, as on the CPU).
 * ``vector_node_weights``, ``vector_children_histograms``, ``vector_segment_sums``: one
   thread per output cell; the segment sums are integer sums of one thread each.
+* Monotone constraints (``evaluate_vector_splits_monotone``, ``vector_bounded_weights``,
+  ``vector_child_bounds``, ``vector_constrained_gains``): the CPU's rule and formulas as
+  device functions (the pooled weight, the clamped gains, the bounds' midpoint), the
+  split search the plain one's threads with the bounded gain.
 """
 import math
 
@@ -26,6 +30,7 @@ from .histogram import _SHARED_CELLS, SHARED_SLOTS, feature_groups
 
 node_gain = split_math.node_gain
 leaf_weight = split_math.leaf_weight
+gain_given_weight = split_math.gain_given_weight
 
 
 @cuda.jit(device=True)
@@ -43,6 +48,44 @@ def output_weight(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
     if not (h > 0.0 and h >= min_child_weight):
         return 0.0
     return leaf_weight(g, h, reg_lambda, reg_alpha, max_delta_step)
+
+
+@cuda.jit(device=True)
+def bounded_output_weight(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
+                          lower, upper):
+    """``cpu.bounded_output_weight``: ``output_weight`` clamped into ``[lower, upper]``."""
+    w = output_weight(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
+    if w < lower:
+        return lower
+    if w > upper:
+        return upper
+    return w
+
+
+@cuda.jit(device=True)
+def bounded_output_gain(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
+                        lower, upper):
+    """``cpu.bounded_output_gain``: the plain gain when both bounds are infinite."""
+    if lower == -math.inf and upper == math.inf:
+        return output_gain(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
+    return gain_given_weight(g, h, reg_lambda, reg_alpha,
+                             bounded_output_weight(g, h, reg_lambda, reg_alpha, max_delta_step,
+                                                   min_child_weight, lower, upper))
+
+
+@cuda.jit(device=True)
+def split_weights(gl, hl, gr, hr, g, h, sign, reg_lambda, reg_alpha, max_delta_step,
+                  min_child_weight, lower, upper):
+    """``cpu.split_weights``: ``(wl, wr, pooled)``."""
+    wl = bounded_output_weight(gl, hl, reg_lambda, reg_alpha, max_delta_step,
+                               min_child_weight, lower, upper)
+    wr = bounded_output_weight(gr, hr, reg_lambda, reg_alpha, max_delta_step,
+                               min_child_weight, lower, upper)
+    if (sign > 0 and wl > wr) or (sign < 0 and wl < wr):
+        w = bounded_output_weight(g, h, 2.0 * reg_lambda, 2.0 * reg_alpha, max_delta_step,
+                                  min_child_weight, lower, upper)
+        return w, w, True
+    return wl, wr, False
 
 
 # -- histograms ---------------------------------------------------------------------------
@@ -134,20 +177,73 @@ def _split_gain(left, task, sums, node, scales, reg_lambda, reg_alpha, max_delta
     return gain - parent
 
 
+@cuda.jit(device=True)
+def _bounded_split_gain(left, task, sums, node, bounds, sign, scales, reg_lambda, reg_alpha,
+                        max_delta_step, min_child_weight, parent):
+    """``cpu._bounded_split_gain`` of ``left[task]`` in node ``node`` (bounds
+    ``bounds[node]``, the split feature's constraint ``sign``)."""
+    k = scales.shape[0]
+    gain = 0.0
+    for j in range(k):
+        inv_g, inv_h = 1.0 / scales[j, 0], 1.0 / scales[j, 1]
+        gl = mul(float64(left[task, j, 0]), inv_g)
+        hl = mul(float64(left[task, j, 1]), inv_h)
+        gr = mul(float64(sums[node, j, 0] - left[task, j, 0]), inv_g)
+        hr = mul(float64(sums[node, j, 1] - left[task, j, 1]), inv_h)
+        lo, hi = bounds[node, j, 0], bounds[node, j, 1]
+        wl, wr, pooled = split_weights(gl, hl, gr, hr, mul(float64(sums[node, j, 0]), inv_g),
+                                       mul(float64(sums[node, j, 1]), inv_h), sign,
+                                       reg_lambda, reg_alpha, max_delta_step,
+                                       min_child_weight, lo, hi)
+        if pooled:
+            gain += gain_given_weight(gl, hl, reg_lambda, reg_alpha, wl)
+            gain += gain_given_weight(gr, hr, reg_lambda, reg_alpha, wr)
+        else:
+            gain += bounded_output_gain(gl, hl, reg_lambda, reg_alpha, max_delta_step,
+                                        min_child_weight, lo, hi)
+            gain += bounded_output_gain(gr, hr, reg_lambda, reg_alpha, max_delta_step,
+                                        min_child_weight, lo, hi)
+    return gain - parent
+
+
+@cuda.jit(device=True)
+def candidate_gain(left, task, sums, node, bounds, bounded, sign, scales, reg_lambda,
+                   reg_alpha, max_delta_step, min_child_weight, parent):
+    """A candidate's gain: ``_bounded_split_gain`` (``bounded``) or ``_split_gain``."""
+    if bounded:
+        return _bounded_split_gain(left, task, sums, node, bounds, sign, scales, reg_lambda,
+                                   reg_alpha, max_delta_step, min_child_weight, parent)
+    return _split_gain(left, task, sums, node, scales, reg_lambda, reg_alpha, max_delta_step,
+                       min_child_weight, parent)
+
+
+@cuda.jit(device=True)
+def _parent(node_sums, node, bounds, bounded, scales, split_params):
+    """``cpu.parent_gain`` of node ``node``, or (``bounded``) ``cpu.bounded_parent_gain``."""
+    gain = 0.0
+    for j in range(node_sums.shape[1]):
+        g = node_sums[node, j, 0] / scales[j, 0]
+        h = node_sums[node, j, 1] / scales[j, 1]
+        if bounded:
+            gain += bounded_output_gain(g, h, split_params[0], split_params[1],
+                                        split_params[2], split_params[3], bounds[node, j, 0],
+                                        bounds[node, j, 1])
+        else:
+            gain += output_gain(g, h, split_params[0], split_params[1], split_params[2],
+                                split_params[3])
+    return gain
+
+
 @cuda.jit
-def _parent_kernel(node_sums, scales, split_params, parents):
+def _parent_kernel(node_sums, node_bounds, bounded, scales, split_params, parents):
     for node in range(cuda.grid(1), node_sums.shape[0], cuda.gridsize(1)):
-        gain = 0.0
-        for j in range(node_sums.shape[1]):
-            gain += output_gain(node_sums[node, j, 0] / scales[j, 0],
-                                node_sums[node, j, 1] / scales[j, 1], split_params[0],
-                                split_params[1], split_params[2], split_params[3])
-        parents[node] = gain
+        parents[node] = _parent(node_sums, node, node_bounds, bounded, scales, split_params)
 
 
 @cuda.jit
-def _feature_kernel(hist, feature_offsets, node_sums, mask, scales, split_params, parents,
-                    left, task_gain, task_bin, task_left, task_sums):
+def _feature_kernel(hist, feature_offsets, node_sums, mask, node_bounds, monotone, bounded,
+                    scales, split_params, parents, left, task_gain, task_bin, task_left,
+                    task_sums):
     n_nodes, _, k, _ = hist.shape
     n_features = feature_offsets.shape[0] - 1
     lam, alpha, mds, mcw = split_params[0], split_params[1], split_params[2], split_params[3]
@@ -188,8 +284,9 @@ def _feature_kernel(hist, feature_offsets, node_sums, mask, scales, split_params
                     for j in range(k):
                         left[task, j, 0] += hist[node, lo + b, j, 0]
                         left[task, j, 1] += hist[node, lo + b, j, 1]
-                gain = _split_gain(left, task, node_sums, node, scales, lam, alpha, mds, mcw,
-                                   parents[node])
+                gain = candidate_gain(left, task, node_sums, node, node_bounds, bounded,
+                                      int64(monotone[f]), scales, lam, alpha, mds, mcw,
+                                      parents[node])
                 if gain > best:
                     best = gain
                     task_gain[task] = gain
@@ -219,11 +316,34 @@ def _best_kernel(n_features, task_gain, task_bin, task_left, task_sums, out_gain
             out_left_sums[node, j, 1] = task_sums[task, j, 1] if at >= 0 else 0
 
 
+def _no_bounds(n_features):
+    """The bounds and constraints arguments of an unbounded search (``bounded`` False:
+    the bounds are never read, the constraints all 0)."""
+    return to_device(np.zeros((1, 1, 2))), to_device(np.zeros(n_features, np.int8))
+
+
 def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split_params,
                            out_gain, out_feature, out_bin, out_left, out_left_sums):
     """Best split of every node of a dense layout's vector histograms; arguments and
     results as in ``cpu.evaluate_vector_splits`` (host or device arrays; host outputs are
     copied back)."""
+    bounds, monotone = _no_bounds(int(feature_offsets.shape[0]) - 1)
+    _evaluate(hist, feature_offsets, node_sums, mask, bounds, monotone, False, scales,
+              split_params, out_gain, out_feature, out_bin, out_left, out_left_sums)
+
+
+def evaluate_vector_splits_monotone(hist, feature_offsets, node_sums, mask, node_bounds,
+                                    monotone, scales, split_params, out_gain, out_feature,
+                                    out_bin, out_left, out_left_sums):
+    """``evaluate_vector_splits`` under monotone constraints; as
+    ``cpu.evaluate_vector_splits_monotone``."""
+    _evaluate(hist, feature_offsets, node_sums, mask, to_device(node_bounds),
+              to_device(monotone), True, scales, split_params, out_gain, out_feature, out_bin,
+              out_left, out_left_sums)
+
+
+def _evaluate(hist, feature_offsets, node_sums, mask, node_bounds, monotone, bounded, scales,
+              split_params, out_gain, out_feature, out_bin, out_left, out_left_sums):
     xp = array_module()
     n_nodes, _, k, _ = hist.shape
     n_features = int(feature_offsets.shape[0]) - 1
@@ -239,11 +359,13 @@ def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split
     outs = [device_output(a) for a in (out_gain, out_feature, out_bin, out_left,
                                        out_left_sums)]
     if n_nodes:
-        _parent_kernel[blocks_for(n_nodes), THREADS](d_sums, d_scales, d_params, parents)
+        _parent_kernel[blocks_for(n_nodes), THREADS](d_sums, node_bounds, bounded, d_scales,
+                                                     d_params, parents)
     if n_tasks:
         _feature_kernel[blocks_for(n_tasks), THREADS](
-            to_device(hist), to_device(feature_offsets), d_sums, to_device(mask), d_scales,
-            d_params, parents, left, task_gain, task_bin, task_left, task_sums)
+            to_device(hist), to_device(feature_offsets), d_sums, to_device(mask), node_bounds,
+            monotone, bounded, d_scales, d_params, parents, left, task_gain, task_bin,
+            task_left, task_sums)
     if n_nodes:
         _best_kernel[blocks_for(n_nodes), THREADS](n_features, task_gain, task_bin, task_left,
                                                    task_sums, *(d for d, _ in outs))
@@ -327,4 +449,98 @@ def vector_segment_sums(gpair, rows, starts, ends, out):
         _segment_kernel[blocks_for(n_tasks), THREADS](
             to_device(gpair), to_device(rows), to_device(np.asarray(starts, dtype=np.int64)),
             to_device(np.asarray(ends, dtype=np.int64)), d_out)
+    finish()
+
+
+# -- monotone constraints: weights, children's bounds, checked gains -----------------------
+@cuda.jit
+def _bounded_weights_kernel(node_sums, node_bounds, scales, split_params, out):
+    n_nodes, k = out.shape
+    for cell in range(cuda.grid(1), n_nodes * k, cuda.gridsize(1)):
+        node = cell // k
+        j = cell - node * k
+        out[node, j] = bounded_output_weight(
+            node_sums[node, j, 0] / scales[j, 0], node_sums[node, j, 1] / scales[j, 1],
+            split_params[0], split_params[1], split_params[2], split_params[3],
+            node_bounds[node, j, 0], node_bounds[node, j, 1])
+
+
+def vector_bounded_weights(node_sums, node_bounds, scales, split_params, out):
+    """Each node's weight per output clamped into its bounds; as
+    ``cpu.vector_bounded_weights``."""
+    d_out, finish = device_output(out)
+    n_cells = int(out.shape[0]) * int(out.shape[1])
+    if n_cells:
+        _bounded_weights_kernel[blocks_for(n_cells), THREADS](
+            to_device(node_sums), to_device(node_bounds), to_device(scales),
+            to_device(np.asarray(split_params, dtype=np.float64)), d_out)
+    finish()
+
+
+@cuda.jit
+def _child_bounds_kernel(node_sums, left_sums, node_bounds, signs, scales, split_params,
+                         out_left, out_right):
+    n, k = node_sums.shape[0], node_sums.shape[1]
+    lam, alpha, mds, mcw = split_params[0], split_params[1], split_params[2], split_params[3]
+    for cell in range(cuda.grid(1), n * k, cuda.gridsize(1)):
+        i = cell // k
+        j = cell - i * k
+        lo, hi = node_bounds[i, j, 0], node_bounds[i, j, 1]
+        out_left[i, j, 0], out_left[i, j, 1] = lo, hi
+        out_right[i, j, 0], out_right[i, j, 1] = lo, hi
+        sign = int64(signs[i])
+        if sign == 0:
+            continue
+        inv_g, inv_h = 1.0 / scales[j, 0], 1.0 / scales[j, 1]
+        gl = mul(float64(left_sums[i, j, 0]), inv_g)
+        hl = mul(float64(left_sums[i, j, 1]), inv_h)
+        gr = mul(float64(node_sums[i, j, 0] - left_sums[i, j, 0]), inv_g)
+        hr = mul(float64(node_sums[i, j, 1] - left_sums[i, j, 1]), inv_h)
+        wl, wr, _ = split_weights(gl, hl, gr, hr, mul(float64(node_sums[i, j, 0]), inv_g),
+                                  mul(float64(node_sums[i, j, 1]), inv_h), sign, lam, alpha,
+                                  mds, mcw, lo, hi)
+        mid = wl + mul(0.5, wr - wl)  # never fused: the CPU rounds the product first
+        if sign > 0:
+            out_left[i, j, 1] = mid
+            out_right[i, j, 0] = mid
+        else:
+            out_left[i, j, 0] = mid
+            out_right[i, j, 1] = mid
+
+
+def vector_child_bounds(node_sums, left_sums, node_bounds, signs, scales, split_params,
+                        out_left, out_right):
+    """The children's bounds of split nodes; as ``cpu.vector_child_bounds``."""
+    (d_left, finish_left), (d_right, finish_right) = device_output(out_left), \
+        device_output(out_right)
+    n_cells = int(node_sums.shape[0]) * int(node_sums.shape[1])
+    if n_cells:
+        _child_bounds_kernel[blocks_for(n_cells), THREADS](
+            to_device(node_sums), to_device(left_sums), to_device(node_bounds),
+            to_device(signs), to_device(scales),
+            to_device(np.asarray(split_params, dtype=np.float64)), d_left, d_right)
+    finish_left()
+    finish_right()
+
+
+@cuda.jit
+def _constrained_gains_kernel(node_sums, left_sums, node_bounds, signs, scales, split_params,
+                              out):
+    lam, alpha, mds, mcw = split_params[0], split_params[1], split_params[2], split_params[3]
+    for i in range(cuda.grid(1), out.shape[0], cuda.gridsize(1)):
+        parent = _parent(node_sums, i, node_bounds, True, scales, split_params)
+        out[i] = _bounded_split_gain(left_sums, i, node_sums, i, node_bounds, int64(signs[i]),
+                                     scales, lam, alpha, mds, mcw, parent)
+
+
+def vector_constrained_gains(node_sums, left_sums, node_bounds, signs, scales, split_params,
+                             out):
+    """The gain of given splits under monotone constraints; as
+    ``cpu.vector_constrained_gains``."""
+    d_out, finish = device_output(out)
+    if int(out.shape[0]):
+        _constrained_gains_kernel[blocks_for(int(out.shape[0])), THREADS](
+            to_device(node_sums), to_device(left_sums), to_device(node_bounds),
+            to_device(signs), to_device(scales),
+            to_device(np.asarray(split_params, dtype=np.float64)), d_out)
     finish()
