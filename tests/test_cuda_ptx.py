@@ -150,6 +150,7 @@ def _vector_leaf_kernels():
     launchers' argument types."""
     from gbm.kernels.cuda import vector_categorical as vc
     from gbm.kernels.cuda import vector_leaf as vl
+    from gbm.kernels.cuda import vector_monotone as vm
 
     U8_2D, I32, I64_1 = types.uint8[:, ::1], types.int32[::1], I64
     I64_3D, I64_4D = types.int64[:, :, ::1], types.int64[:, :, :, ::1]
@@ -165,11 +166,11 @@ def _vector_leaf_kernels():
         "evaluate_vector_splits_categorical": (vc._categorical_kernel, (
             I64_4D, I32, I64_3D, U8_2D, F64_3D, B, U8, F64_2D, F64, F64, types.int64,
             types.int64, I64_3D, I64_3D, F64, I32, U8, I64_3D, types.uint32[:, ::1])),
-        "vector_bounded_weights": (vl._bounded_weights_kernel, (I64_3D, F64_3D, F64_2D, F64,
+        "vector_bounded_weights": (vm._bounded_weights_kernel, (I64_3D, F64_3D, F64_2D, F64,
                                                                 F64_2D)),
-        "vector_child_bounds": (vl._child_bounds_kernel, (I64_3D, I64_3D, F64_3D, I8, F64_2D,
+        "vector_child_bounds": (vm._child_bounds_kernel, (I64_3D, I64_3D, F64_3D, I8, F64_2D,
                                                           F64, F64_3D, F64_3D)),
-        "vector_constrained_gains": (vl._constrained_gains_kernel, (
+        "vector_constrained_gains": (vm._constrained_gains_kernel, (
             I64_3D, I64_3D, F64_3D, I8, F64_2D, F64, F64)),
         "evaluate_vector_splits_reduce": (vl._best_kernel, (
             types.int64, F64, I32, U8, I64_3D, F64, I32, I32, U8, I64_3D)),

@@ -59,8 +59,9 @@ def _keep(left, task, task_sums, k):
 
 @cuda.jit
 def _categorical_kernel(hist, feature_offsets, node_sums, mask, node_bounds, bounded,
-                        is_categorical, scales, split_params, parents, max_cat_to_onehot, max_cat_threshold, left, acc,
-                        task_gain, task_bin, task_left, task_sums, task_bits):
+                        is_categorical, scales, split_params, parents, max_cat_to_onehot,
+                        max_cat_threshold, left, acc, task_gain, task_bin, task_left, task_sums,
+                        task_bits):
     n_nodes, _, k, _ = hist.shape
     n_features = feature_offsets.shape[0] - 1
     n_words = task_bits.shape[1]

@@ -14,10 +14,9 @@
   ``>`` (ties: the lowest feature, as on the CPU).
 * ``vector_node_weights``, ``vector_children_histograms``, ``vector_segment_sums``: one
   thread per output cell; the segment sums are integer sums of one thread each.
-* Monotone constraints (``evaluate_vector_splits_monotone``, ``vector_bounded_weights``,
-  ``vector_child_bounds``, ``vector_constrained_gains``): the CPU's rule and formulas as
-  device functions (the pooled weight, the clamped gains, the bounds' midpoint), the
-  split search the plain one's threads with the bounded gain.
+* ``evaluate_vector_splits_monotone``: the plain search's threads with the CPU's bounded
+  gain (the pooled weight, the clamped gains) as device functions; the other monotone
+  kernels, which use them, are in ``vector_monotone.py``.
 """
 import math
 
@@ -451,96 +450,3 @@ def vector_segment_sums(gpair, rows, starts, ends, out):
             to_device(np.asarray(ends, dtype=np.int64)), d_out)
     finish()
 
-
-# -- monotone constraints: weights, children's bounds, checked gains -----------------------
-@cuda.jit
-def _bounded_weights_kernel(node_sums, node_bounds, scales, split_params, out):
-    n_nodes, k = out.shape
-    for cell in range(cuda.grid(1), n_nodes * k, cuda.gridsize(1)):
-        node = cell // k
-        j = cell - node * k
-        out[node, j] = bounded_output_weight(
-            node_sums[node, j, 0] / scales[j, 0], node_sums[node, j, 1] / scales[j, 1],
-            split_params[0], split_params[1], split_params[2], split_params[3],
-            node_bounds[node, j, 0], node_bounds[node, j, 1])
-
-
-def vector_bounded_weights(node_sums, node_bounds, scales, split_params, out):
-    """Each node's weight per output clamped into its bounds; as
-    ``cpu.vector_bounded_weights``."""
-    d_out, finish = device_output(out)
-    n_cells = int(out.shape[0]) * int(out.shape[1])
-    if n_cells:
-        _bounded_weights_kernel[blocks_for(n_cells), THREADS](
-            to_device(node_sums), to_device(node_bounds), to_device(scales),
-            to_device(np.asarray(split_params, dtype=np.float64)), d_out)
-    finish()
-
-
-@cuda.jit
-def _child_bounds_kernel(node_sums, left_sums, node_bounds, signs, scales, split_params,
-                         out_left, out_right):
-    n, k = node_sums.shape[0], node_sums.shape[1]
-    lam, alpha, mds, mcw = split_params[0], split_params[1], split_params[2], split_params[3]
-    for cell in range(cuda.grid(1), n * k, cuda.gridsize(1)):
-        i = cell // k
-        j = cell - i * k
-        lo, hi = node_bounds[i, j, 0], node_bounds[i, j, 1]
-        out_left[i, j, 0], out_left[i, j, 1] = lo, hi
-        out_right[i, j, 0], out_right[i, j, 1] = lo, hi
-        sign = int64(signs[i])
-        if sign == 0:
-            continue
-        inv_g, inv_h = 1.0 / scales[j, 0], 1.0 / scales[j, 1]
-        gl = mul(float64(left_sums[i, j, 0]), inv_g)
-        hl = mul(float64(left_sums[i, j, 1]), inv_h)
-        gr = mul(float64(node_sums[i, j, 0] - left_sums[i, j, 0]), inv_g)
-        hr = mul(float64(node_sums[i, j, 1] - left_sums[i, j, 1]), inv_h)
-        wl, wr, _ = split_weights(gl, hl, gr, hr, mul(float64(node_sums[i, j, 0]), inv_g),
-                                  mul(float64(node_sums[i, j, 1]), inv_h), sign, lam, alpha,
-                                  mds, mcw, lo, hi)
-        mid = wl + mul(0.5, wr - wl)  # never fused: the CPU rounds the product first
-        if sign > 0:
-            out_left[i, j, 1] = mid
-            out_right[i, j, 0] = mid
-        else:
-            out_left[i, j, 0] = mid
-            out_right[i, j, 1] = mid
-
-
-def vector_child_bounds(node_sums, left_sums, node_bounds, signs, scales, split_params,
-                        out_left, out_right):
-    """The children's bounds of split nodes; as ``cpu.vector_child_bounds``."""
-    (d_left, finish_left), (d_right, finish_right) = device_output(out_left), \
-        device_output(out_right)
-    n_cells = int(node_sums.shape[0]) * int(node_sums.shape[1])
-    if n_cells:
-        _child_bounds_kernel[blocks_for(n_cells), THREADS](
-            to_device(node_sums), to_device(left_sums), to_device(node_bounds),
-            to_device(signs), to_device(scales),
-            to_device(np.asarray(split_params, dtype=np.float64)), d_left, d_right)
-    finish_left()
-    finish_right()
-
-
-@cuda.jit
-def _constrained_gains_kernel(node_sums, left_sums, node_bounds, signs, scales, split_params,
-                              out):
-    lam, alpha, mds, mcw = split_params[0], split_params[1], split_params[2], split_params[3]
-    for i in range(cuda.grid(1), out.shape[0], cuda.gridsize(1)):
-        parent = _parent(node_sums, i, node_bounds, True, scales, split_params)
-        out[i] = _bounded_split_gain(left_sums, i, node_sums, i, node_bounds, int64(signs[i]),
-                                     scales, lam, alpha, mds, mcw, parent)
-
-
-def vector_constrained_gains(node_sums, left_sums, node_bounds, signs, scales, split_params,
-                             out):
-    """The gain of given splits under monotone constraints; as
-    ``cpu.vector_constrained_gains``."""
-    d_out, finish = device_output(out)
-    if int(out.shape[0]):
-        _constrained_gains_kernel[blocks_for(int(out.shape[0])), THREADS](
-            to_device(node_sums), to_device(left_sums), to_device(node_bounds),
-            to_device(signs), to_device(scales),
-            to_device(np.asarray(split_params, dtype=np.float64)), d_out)
-    finish()
