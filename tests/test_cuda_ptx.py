@@ -170,8 +170,8 @@ def _vector_leaf_kernels():
                                                                 F64_2D)),
         "vector_child_bounds": (vm._child_bounds_kernel, (I64_3D, I64_3D, F64_3D, I8, F64_2D,
                                                           F64, F64_3D, F64_3D)),
-        "vector_constrained_gains": (vm._constrained_gains_kernel, (
-            I64_3D, I64_3D, F64_3D, I8, F64_2D, F64, F64)),
+        "build_vector_feature_histograms": (vm._feature_histogram_kernel, (
+            U8_2D, I64_3D, I32, I64_1, I64_1, I32, I64_4D)),
         "evaluate_vector_splits_reduce": (vl._best_kernel, (
             types.int64, F64, I32, U8, I64_3D, F64, I32, I32, U8, I64_3D)),
         "vector_node_weights": (vl._weights_kernel, (I64_3D, F64_2D, F64, F64_2D)),
@@ -194,7 +194,7 @@ def test_the_vector_leaf_kernels_compile_without_fused_products(compile_ptx, nam
     plain = [line for line in lines if line.startswith("mul.f64")
              and not exact_scaling(line, pow2)]
     assert not plain, plain[:5]
-    if name in ("evaluate_vector_splits", "vector_parent_gains", "vector_constrained_gains",
+    if name in ("evaluate_vector_splits", "vector_parent_gains",
                 "evaluate_vector_splits_categorical"):  # the gains' products
         assert any(line.startswith("mul.rn.f64") for line in lines)
     assert not [line for line in lines if line.startswith(("div.approx", "div.full"))]

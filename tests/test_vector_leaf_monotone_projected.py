@@ -1,8 +1,8 @@
 """Monotone constraints with the projected split search (``gradient_projection`` on
-vector-leaf trees, ``VectorLeafGrower._check_projected``): the full-sum gain kernel against
-its reference twin and against the monotone split search's own gains, predictions
-monotone in the constrained feature for every output, the refused candidates replaced,
-and the same model file on 1/2 threads and on 2 ranks."""
+vector-leaf trees, ``gbm.tree.vector_monotone``): the one-feature full histogram kernel
+against its reference twin and the all-features histograms, a stump equal to the full
+search's, predictions monotone in the constrained feature for every output, refused
+candidates replaced, and the same model file on 1/2 threads and on 2 ranks."""
 import numpy as np
 import pytest
 
@@ -17,54 +17,26 @@ VL = {"multi_strategy": "multi_output_tree", "gradient_projection": True, "proje
 INF = np.inf
 
 
-def _sums_case(seed, k=4, n=7):
-    rng = np.random.default_rng(seed)
-    total = np.stack([rng.integers(-4000, 4000, (n, k)), rng.integers(0, 4000, (n, k))], -1)
-    left = np.stack([rng.integers(-3000, 3000, (n, k)), total[..., 1] * rng.random((n, k))], -1)
-    bounds = np.empty((n, k, 2))
-    bounds[..., 0] = np.where(rng.random((n, k)) < 0.5, -INF, rng.uniform(-1.0, 0.0, (n, k)))
-    bounds[..., 1] = np.where(rng.random((n, k)) < 0.5, INF, rng.uniform(0.0, 1.0, (n, k)))
-    signs = rng.integers(-1, 2, n).astype(np.int8)
-    return total.astype(np.int64), left.astype(np.int64), bounds, signs
-
-
 @pytest.mark.parametrize("seed", range(4))
-def test_constrained_gain_kernel_matches_reference(seed):
-    total, left, bounds, signs = _sums_case(seed)
-    scales, params = np.full((4, 2), 512.0), np.array([1.0, 0.2 * seed, 0.0, 0.5])
-    fast, slow = np.empty(7), np.empty(7)
-    cpu.vector_constrained_gains(total, left, bounds, signs, scales, params, fast)
-    ref.vector_constrained_gains(total, left, bounds, signs, scales, params, slow)
-    np.testing.assert_array_equal(fast, slow)
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_constrained_gain_is_the_monotone_search_gain_of_its_split(seed):
-    # an independent path: the monotone split search scores every candidate; the gain it
-    # reports for its best one is the gain of that split's left sums
+def test_feature_histogram_kernel_matches_reference_and_full_histograms(seed):
     rng = np.random.default_rng(700 + seed)
-    k = 2 + seed % 3
+    k = 1 + seed
     bins, gpair, rows, starts, ends, offsets = random_case(rng, k=k)
-    hist = np.empty((starts.shape[0], int(offsets[-1]), k, 2), np.int64)
-    ref.build_vector_histograms(bins, gpair, rows, starts, ends, offsets, hist)
-    n, n_features = hist.shape[0], offsets.shape[0] - 1
-    sums = hist[:, offsets[0]:offsets[1]].sum(axis=1)
-    monotone = rng.integers(-1, 2, n_features).astype(np.int8)
-    bounds = np.empty((n, k, 2))
-    bounds[..., 0], bounds[..., 1] = rng.uniform(-0.5, 0.0, (n, k)), INF
-    scales, params = np.full((k, 2), 64.0), np.array([1.0, 0.1, 0.0, 1.0])
-    gain, feature = np.empty(n), np.empty(n, np.int32)
-    split_bin, left, left_sums = np.empty(n, np.int32), np.empty(n, np.uint8), \
-        np.empty((n, k, 2), np.int64)
-    cpu.evaluate_vector_splits_monotone(hist, offsets, sums, np.ones((n, n_features), np.uint8),
-                                        bounds, monotone, scales, params, gain, feature,
-                                        split_bin, left, left_sums)
-    found = feature >= 0
-    assert found.any()
-    again = np.empty(n)
-    cpu.vector_constrained_gains(sums, left_sums, bounds, monotone[np.maximum(feature, 0)],
-                                 scales, params, again)
-    np.testing.assert_array_equal(again[found], gain[found])
+    n, n_features = starts.shape[0], offsets.shape[0] - 1
+    features = rng.integers(0, n_features, n).astype(np.int32)
+    width = int(np.diff(offsets).max())
+    by_output = np.ascontiguousarray(gpair.transpose(1, 0, 2))
+    fast, slow = np.full((n, width, k, 2), -7, np.int64), np.empty((n, width, k, 2), np.int64)
+    cpu.build_vector_feature_histograms(bins, by_output, rows, starts, ends, features, fast)
+    ref.build_vector_feature_histograms(bins, by_output, rows, starts, ends, features, slow)
+    np.testing.assert_array_equal(fast, slow)
+    # oracle: each node's slots are its feature's slots of the all-features histograms
+    full = np.empty((n, int(offsets[-1]), k, 2), np.int64)
+    ref.build_vector_histograms(bins, gpair, rows, starts, ends, offsets, full)
+    for node, f in enumerate(features):
+        w = offsets[f + 1] - offsets[f]
+        np.testing.assert_array_equal(fast[node, :w], full[node, offsets[f]:offsets[f + 1]])
+        assert not fast[node, w:].any()
 
 
 def _data(n=1200, seed=0):
@@ -99,14 +71,14 @@ def test_predictions_are_monotone_for_every_output(policy, sign, monkeypatch):
     free = gbm.train(p, X, Y, 20)
     assert (_steps(free, sign) < -1e-3).any()  # without the constraint: not monotone
     refused = []
-    check = VectorLeafGrower._full_gain_ok
+    refine = VectorLeafGrower._refine
 
     def counting(self, *args):
-        worth = check(self, *args)
+        worth = refine(self, *args)
         refused.append(int((~worth).sum()))
         return worth
 
-    monkeypatch.setattr(VectorLeafGrower, "_full_gain_ok", counting)
+    monkeypatch.setattr(VectorLeafGrower, "_refine", counting)
     bound = gbm.train(dict(p, monotone_constraints=(sign, 0, 0)), X, Y, 20)
     assert (_steps(bound, sign) >= 0).all()
     assert refused and sum(refused) > 0  # some projected choices were replaced
@@ -115,6 +87,18 @@ def test_predictions_are_monotone_for_every_output(policy, sign, monkeypatch):
                    - bound.predict(np.array([[-1, 0, 0]], np.float32)))[0]
     assert (span[[0, 1, 2] if sign > 0 else [3, 4, 5]] > 0.3).all()
     assert sum(t.n_nodes for t in bound.trees) > 3 * len(bound.trees)
+
+
+def test_a_stump_on_the_constrained_feature_is_the_full_search_stump():
+    # the root's split on the constrained feature is searched again on the full gradients:
+    # its threshold and leaves are the full (unprojected) search's
+    X, Y = _data()
+    p = dict(VL, max_depth=1, monotone_constraints=(1, 0, 0))
+    projected = gbm.train(p, X, Y, 1).trees[0]
+    full = gbm.train(dict(p, gradient_projection=False), X, Y, 1).trees[0]
+    assert projected.split_feature[0] == full.split_feature[0] == 0
+    assert projected.threshold[0] == full.threshold[0]
+    np.testing.assert_array_equal(projected.value[1:], full.value[1:])
 
 
 def test_same_model_on_one_and_two_threads_and_two_ranks(tmp_path):

@@ -172,9 +172,10 @@ class VectorLeafGrower(VectorMonotone):
         self.categorical = np.ascontiguousarray(data.is_categorical, dtype=np.uint8) \
             if np.asarray(data.is_categorical).any() else None
         # monotone constraints: bounds per output, so the projected search cannot apply
-        # them; its chosen splits on constrained features are checked on the full sums
+        # them; its chosen splits on constrained features are searched again on the full
+        # gradients (gbm.tree.vector_monotone)
         self.check_splits = self.monotone is not None and search is not None
-        self._checked_sums = {}  # node -> its full (total, left) sums, checked splits only
+        self._checked_sums = {}  # node -> its full (total, left) sums, refined splits only
         self._buffers = [np.empty(0, np.int64)] * 3  # see _take
         self._turn = 0
 
@@ -196,7 +197,7 @@ class VectorLeafGrower(VectorMonotone):
 
     def _mask(self, ids, exclude=None):
         """uint8 (len(ids), n_features): the features each node may split on (less
-        ``exclude``'s, uint8 of the same shape: candidates the full sums refused)."""
+        ``exclude``'s, uint8 of the same shape: features set aside for the node)."""
         nodes = self.nodes
         mask = self.sampler.masks(np.asarray(ids), np.array([nodes.depth[i] for i in ids]))
         if nodes.path is not None:

@@ -455,22 +455,32 @@ def vector_segment_sums(gpair, rows, starts, ends, out):
         out[s, j, 1] = h
 
 
-@kernel
-def vector_constrained_gains(node_sums, left_sums, node_bounds, signs, scales, split_params,
-                             out):
-    """The gain of given splits under monotone constraints over every output: the
-    children's losses at their ``split_weights`` less the node's at its clamped weight
-    (``evaluate_vector_splits_monotone``'s gain of one candidate). The projected split
-    search's chosen splits are checked with it on the full sums.
+@kernel(parallel=True)
+def build_vector_feature_histograms(bins_by_feature, gpair, rows, node_starts, node_ends,
+                                    features, hist):
+    """One feature's histogram per node over every output, from output-major pairs (the
+    projected search's constrained splits, re-searched on the full gradients).
 
-    node_sums, left_sums : int64 (n, k, 2)   # IN  the nodes' and their left children's
-    node_bounds : float64 (n, k, 2)          # IN
-    signs : int8 (n,)                        # IN  the split feature's constraint
-    scales : float64 (k, 2), split_params : float64 (4,)
-    out : float64 (n,)                       # OUT
+    Parameters
+    ----------
+    bins_by_feature : uint8 or uint16 (n_features, n_rows)   # IN  dense bins
+    gpair : int64 (k, n_rows, 2)                             # IN  output-major
+    rows : int32 (m,)                                        # IN
+    node_starts, node_ends : int64 (n_nodes,)                # IN  each node's rows
+    features : int32 (n_nodes,)                              # IN  each node's feature
+    hist : int64 (n_nodes, n_slots, k, 2)                    # OUT slot = bin (the last
+                                                             #     value bin + 1: missing)
     """
-    lam, alpha, mds, mcw = split_params[0], split_params[1], split_params[2], split_params[3]
-    for i in range(node_sums.shape[0]):
-        parent = bounded_parent_gain(node_sums[i], node_bounds[i], scales, lam, alpha, mds, mcw)
-        out[i] = _bounded_split_gain(left_sums[i], node_sums[i], node_bounds[i],
-                                     np.int64(signs[i]), scales, lam, alpha, mds, mcw, parent)
+    n_nodes, n_slots, k, _ = hist.shape
+    for task in prange(n_nodes * k):  # a (node, output) task owns its cells: no races
+        node = task // k
+        j = task - node * k
+        for s in range(n_slots):
+            hist[node, s, j, 0] = 0
+            hist[node, s, j, 1] = 0
+        f = features[node]
+        for p in range(node_starts[node], node_ends[node]):
+            r = rows[p]
+            s = np.int64(bins_by_feature[f, r])
+            hist[node, s, j, 0] += gpair[j, r, 0]
+            hist[node, s, j, 1] += gpair[j, r, 1]

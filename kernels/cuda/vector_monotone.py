@@ -1,15 +1,15 @@
 """Monotone constraints of vector-leaf trees on CUDA: ``vector_bounded_weights``,
-``vector_child_bounds`` and ``vector_constrained_gains``, twins of ``cpu/vector_leaf.py``'s
-(names, arguments and results, bit for bit), one thread per output cell (or per node for
-the gains) with the device functions of ``vector_leaf.py``, every product through
-``mul`` (never fused). The monotone split search is in ``vector_leaf.py``
-(``evaluate_vector_splits_monotone``).
+``vector_child_bounds`` and ``build_vector_feature_histograms``, twins of
+``cpu/vector_leaf.py``'s (names, arguments and results, bit for bit), one thread per
+output cell (per (node, output) for the histograms: integer sums of one thread each) with
+the device functions of ``vector_leaf.py``, every product through ``mul`` (never fused).
+The monotone split search is in ``vector_leaf.py`` (``evaluate_vector_splits_monotone``).
 """
 import numpy as np
 from numba import cuda, float64, int64
 
 from ._device import THREADS, blocks_for, device_output, mul, to_device
-from .vector_leaf import _bounded_split_gain, _parent, bounded_output_weight, split_weights
+from .vector_leaf import bounded_output_weight, split_weights
 
 
 @cuda.jit
@@ -83,23 +83,34 @@ def vector_child_bounds(node_sums, left_sums, node_bounds, signs, scales, split_
 
 
 @cuda.jit
-def _constrained_gains_kernel(node_sums, left_sums, node_bounds, signs, scales, split_params,
-                              out):
-    lam, alpha, mds, mcw = split_params[0], split_params[1], split_params[2], split_params[3]
-    for i in range(cuda.grid(1), out.shape[0], cuda.gridsize(1)):
-        parent = _parent(node_sums, i, node_bounds, True, scales, split_params)
-        out[i] = _bounded_split_gain(left_sums, i, node_sums, i, node_bounds, int64(signs[i]),
-                                     scales, lam, alpha, mds, mcw, parent)
+def _feature_histogram_kernel(bins_by_feature, gpair, rows, node_starts, node_ends, features,
+                              hist):
+    n_nodes, n_slots, k, _ = hist.shape
+    for task in range(cuda.grid(1), n_nodes * k, cuda.gridsize(1)):
+        node = task // k
+        j = task - node * k
+        for s in range(n_slots):
+            hist[node, s, j, 0] = 0
+            hist[node, s, j, 1] = 0
+        f = features[node]
+        for p in range(node_starts[node], node_ends[node]):
+            r = rows[p]
+            s = int64(bins_by_feature[f, r])
+            hist[node, s, j, 0] += gpair[j, r, 0]
+            hist[node, s, j, 1] += gpair[j, r, 1]
 
 
-def vector_constrained_gains(node_sums, left_sums, node_bounds, signs, scales, split_params,
-                             out):
-    """The gain of given splits under monotone constraints; as
-    ``cpu.vector_constrained_gains``."""
-    d_out, finish = device_output(out)
-    if int(out.shape[0]):
-        _constrained_gains_kernel[blocks_for(int(out.shape[0])), THREADS](
-            to_device(node_sums), to_device(left_sums), to_device(node_bounds),
-            to_device(signs), to_device(scales),
-            to_device(np.asarray(split_params, dtype=np.float64)), d_out)
+def build_vector_feature_histograms(bins_by_feature, gpair, rows, node_starts, node_ends,
+                                    features, hist):
+    """One feature's histogram per node over every output (one thread per (node,
+    output): integer sums of one thread each); as
+    ``cpu.build_vector_feature_histograms``."""
+    d_hist, finish = device_output(hist)
+    n_tasks = int(hist.shape[0]) * int(hist.shape[2])
+    if n_tasks:
+        _feature_histogram_kernel[blocks_for(n_tasks), THREADS](
+            to_device(bins_by_feature), to_device(gpair), to_device(rows),
+            to_device(np.asarray(node_starts, dtype=np.int64)),
+            to_device(np.asarray(node_ends, dtype=np.int64)),
+            to_device(np.asarray(features, dtype=np.int32)), d_hist)
     finish()

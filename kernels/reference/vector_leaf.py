@@ -200,12 +200,9 @@ def vector_child_bounds(node_sums, left_sums, node_bounds, signs, scales, split_
             lower_side[i, j, 0] = mid
 
 
-def vector_constrained_gains(node_sums, left_sums, node_bounds, signs, scales, split_params,
-                             out):
-    params = tuple(float(v) for v in split_params)
-    for i in range(node_sums.shape[0]):
-        total, bounds = node_sums[i], node_bounds[i]
-        parent = sum(_node_loss(total[j, 0] / scales[j, 0], total[j, 1] / scales[j, 1],
-                                bounds[j], params) for j in range(total.shape[0]))
-        out[i] = _monotone_gain(left_sums[i], total, bounds, int(signs[i]), scales, params,
-                                parent)
+def build_vector_feature_histograms(bins_by_feature, gpair, rows, node_starts, node_ends,
+                                    features, hist):
+    hist[...] = 0
+    for node in range(hist.shape[0]):
+        for r in rows[node_starts[node]:node_ends[node]]:
+            hist[node, int(bins_by_feature[features[node], r])] += gpair[:, r]
