@@ -148,18 +148,30 @@ def test_the_elementary_test_kernel_compiles(compile_ptx):
 def _vector_leaf_kernels():
     """The vector-leaf trees' kernels (``kernels/cuda/vector_leaf.py``) with their
     launchers' argument types."""
+    from gbm.kernels.cuda import vector_categorical as vc
     from gbm.kernels.cuda import vector_leaf as vl
+    from gbm.kernels.cuda import vector_monotone as vm
 
     U8_2D, I32, I64_1 = types.uint8[:, ::1], types.int32[::1], I64
     I64_3D, I64_4D = types.int64[:, :, ::1], types.int64[:, :, :, ::1]
-    U8 = types.uint8[::1]
+    U8, I8, F64_3D, B = types.uint8[::1], types.int8[::1], types.float64[:, :, ::1], \
+        types.boolean
     return {
         "build_vector_histograms": (vl._vector_histogram_kernel, (
             U8_2D, I64_3D, I32, I64_1, I64_1, I64_1, I64_1, I32, I64_4D)),
-        "vector_parent_gains": (vl._parent_kernel, (I64_3D, F64_2D, F64, F64)),
+        "vector_parent_gains": (vl._parent_kernel, (I64_3D, F64_3D, B, F64_2D, F64, F64)),
         "evaluate_vector_splits": (vl._feature_kernel, (
-            I64_4D, I32, I64_3D, types.uint8[:, ::1], F64_2D, F64, F64, I64_3D, F64, I32, U8,
-            I64_3D)),
+            I64_4D, I32, I64_3D, types.uint8[:, ::1], F64_3D, I8, B, F64_2D, F64, F64, I64_3D,
+            F64, I32, U8, I64_3D)),
+        "evaluate_vector_splits_categorical": (vc._categorical_kernel, (
+            I64_4D, I32, I64_3D, U8_2D, F64_3D, B, U8, F64_2D, F64, F64, types.int64,
+            types.int64, I64_3D, I64_3D, F64, I32, U8, I64_3D, types.uint32[:, ::1])),
+        "vector_bounded_weights": (vm._bounded_weights_kernel, (I64_3D, F64_3D, F64_2D, F64,
+                                                                F64_2D)),
+        "vector_child_bounds": (vm._child_bounds_kernel, (I64_3D, I64_3D, F64_3D, I8, F64_2D,
+                                                          F64, F64_3D, F64_3D)),
+        "build_vector_feature_histograms": (vm._feature_histogram_kernel, (
+            U8_2D, I64_3D, I32, I64_1, I64_1, I32, I64_4D)),
         "evaluate_vector_splits_reduce": (vl._best_kernel, (
             types.int64, F64, I32, U8, I64_3D, F64, I32, I32, U8, I64_3D)),
         "vector_node_weights": (vl._weights_kernel, (I64_3D, F64_2D, F64, F64_2D)),
@@ -182,6 +194,7 @@ def test_the_vector_leaf_kernels_compile_without_fused_products(compile_ptx, nam
     plain = [line for line in lines if line.startswith("mul.f64")
              and not exact_scaling(line, pow2)]
     assert not plain, plain[:5]
-    if name in ("evaluate_vector_splits", "vector_parent_gains"):  # the gains' products
+    if name in ("evaluate_vector_splits", "vector_parent_gains",
+                "evaluate_vector_splits_categorical"):  # the gains' products
         assert any(line.startswith("mul.rn.f64") for line in lines)
     assert not [line for line in lines if line.startswith(("div.approx", "div.full"))]

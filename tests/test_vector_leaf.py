@@ -265,8 +265,7 @@ def test_feature_importance_and_dumps():
 
 
 @pytest.mark.parametrize("params, what", [
-    ({"monotone_constraints": "(1,0,0,0,0)", "gradient_projection": True, "projection_dim": 2},
-     "monotone_constraints with gradient_projection"),
+    ({"booster": "dart"}, "booster='dart'"),
 ])
 def test_unsupported_combinations_are_refused(params, what):
     X, Y = _exact_bins_data(200)

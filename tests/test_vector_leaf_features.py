@@ -280,3 +280,37 @@ def test_multilabel_file_with_other_classes_is_refused(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="estimator.classes must hold 2 distinct labels"):
         gbm.GBMClassifier().load_model(tmp_path / "bad.json")
+
+
+# -- trees_to_dataframe -----------------------------------------------------------------------
+def test_trees_to_dataframe_vector_leaves():
+    """XGBoost 3.4's layout: a split is one row with no Target, a leaf one row per output;
+    the frame rebuilds the model's margins from pred_leaf (an oracle independent of the
+    dump code) and its Yes/No/Missing are the trees' children."""
+    X, Y = _exact_bins(400)
+    booster = gbm.train(dict(VL, max_depth=3, base_score=0.0), X, Y, 3)
+    df = booster.trees_to_dataframe()
+    assert list(df.columns[:3]) == ["Tree", "Target", "Node"] and str(df.Target.dtype) == "Int64"
+    splits, leaves = df[df.Feature != "Leaf"], df[df.Feature == "Leaf"]
+    assert splits.Target.isna().all() and not leaves.Target.isna().any()
+    assert len(splits) == sum(t.n_nodes - t.n_leaves for t in booster.trees)
+    assert len(leaves) == 3 * sum(t.n_leaves for t in booster.trees)
+    assert df[["Tree", "Node"]].drop_duplicates().shape[0] == sum(t.n_nodes for t in booster.trees)
+    for row in splits.itertuples():
+        tree = booster.trees[row.Tree]
+        assert row.Yes == f"{row.Tree}-{tree.left_child[row.Node]}"
+        assert row.No == f"{row.Tree}-{tree.right_child[row.Node]}"
+        assert row.Split == pytest.approx(float(tree.threshold[row.Node]))
+    # leaf values per (tree, node, target), summed along each row's leaves = the margin
+    value = {(r.Tree, r.Node, r.Target): r.Gain for r in leaves.itertuples()}
+    leaf_ids = booster.predict(X, pred_leaf=True).astype(int)
+    rebuilt = np.array([[sum(value[(t, leaf_ids[i, t], j)] for t in range(3)) for j in range(3)]
+                        for i in range(0, 400, 7)])
+    np.testing.assert_allclose(rebuilt, booster.predict(X[::7], output_margin=True), rtol=1e-6)
+
+
+def test_trees_to_dataframe_one_output_per_tree_unchanged():
+    """A model of one-output trees keeps the frame without a Target column."""
+    X, Y = _exact_bins(300)
+    df = gbm.train({"max_depth": 2}, X, Y, 2).trees_to_dataframe()
+    assert "Target" not in df.columns and df.columns[0] == "Tree"

@@ -220,13 +220,6 @@ def test_ranks_grow_the_local_model(policy, cuts):
         assert booster.to_json() == local.to_json()
 
 
-def test_projected_split_search_with_monotone_constraints_is_refused():
-    X, Y = _data(300)
-    p = dict(VL, monotone_constraints=(1, 0, 0), gradient_projection=True, projection_dim=2)
-    with pytest.raises(NotImplementedError, match="gradient_projection"):
-        gbm.train(p, X, Y, 1)
-
-
 def test_xgboost_export_of_a_constrained_model_predicts_the_same(tmp_path):
     xgb = pytest.importorskip("xgboost")
     X, Y = _data(500)

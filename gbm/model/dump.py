@@ -103,33 +103,60 @@ def get_dump(booster, dump_format="text", with_stats=False):
     return [_tree_text(booster, tree, with_stats) for tree in booster.trees]
 
 
+def _node_row(booster, t, tree, node):
+    """A node's row of ``trees_to_dataframe`` (a leaf's Gain is its value: the caller
+    sets it, one output at a time for a vector leaf)."""
+    leaf = tree.left_child[node] < 0
+    left, right = int(tree.left_child[node]), int(tree.right_child[node])
+    missing = left if tree.default_left[node] else right
+    categorical = tree.split_type[node] == 1
+    yes, no = (right, left) if categorical else (left, right)
+    return {
+        "Tree": t, "Node": node, "ID": f"{t}-{node}",
+        "Feature": "Leaf" if leaf else _feature(booster, tree.split_feature[node]),
+        "Split": float("nan") if leaf or categorical else float(tree.threshold[node]),
+        "Yes": None if leaf else f"{t}-{yes}", "No": None if leaf else f"{t}-{no}",
+        "Missing": None if leaf else f"{t}-{missing}",
+        "Gain": float("nan") if leaf else float(tree.gain[node]),
+        "Cover": float(tree.cover[node]),
+        "Category": _categories(booster, tree, node) if categorical else float("nan"),
+    }
+
+
+def _tree_rows(booster, t, tree, vector):
+    """The rows of one tree, node by node; a vector leaf gives one row per output
+    (``Target`` its index, ``Gain`` that output's value), a split one row (``Target``
+    missing: the split serves every output)."""
+    rows = []
+    for node in range(tree.n_nodes):
+        row = _node_row(booster, t, tree, node)
+        if tree.left_child[node] >= 0:
+            rows.append(dict(row, Target=None) if vector else row)
+        elif vector:
+            rows += [dict(row, Target=j, Gain=float(v)) for j, v in enumerate(tree.value[node])]
+        else:
+            rows.append(dict(row, Gain=float(tree.value[node])))
+    return rows
+
+
 def trees_to_dataframe(booster):
     """A pandas DataFrame with a row per node, XGBoost's columns: Tree, Node, ID, Feature
     ("Leaf" at leaves), Split, Yes, No, Missing, Gain (the leaf value at leaves), Cover,
     Category (a categorical split's list of categories, which go to ``Yes``; NaN
-    elsewhere). At a categorical split, Split is NaN."""
+    elsewhere). At a categorical split, Split is NaN.
+
+    A vector-leaf model (``multi_strategy="multi_output_tree"``) gets XGBoost 3.4's
+    layout: a ``Target`` column after ``Tree`` (nullable ``Int64``), one row per output
+    at each leaf (``Target`` the output's index, ``Gain`` its value, the leaf's other
+    fields repeated) and one row per split with ``Target`` missing (a split serves every
+    output); rows ordered by Tree, Node, Target."""
     import pandas as pd
 
-    if any(tree.n_outputs > 1 for tree in booster.trees):
-        raise NotImplementedError("trees_to_dataframe does not support vector-leaf trees "
-                                  "(multi_strategy='multi_output_tree') yet: a leaf holds one "
-                                  "value per output; use get_dump(dump_format='json')")
-    rows = []
-    for t, tree in enumerate(booster.trees):
-        for node in range(tree.n_nodes):
-            leaf = tree.left_child[node] < 0
-            left, right = int(tree.left_child[node]), int(tree.right_child[node])
-            missing = left if tree.default_left[node] else right
-            categorical = tree.split_type[node] == 1
-            yes, no = (right, left) if categorical else (left, right)
-            rows.append({
-                "Tree": t, "Node": node, "ID": f"{t}-{node}",
-                "Feature": "Leaf" if leaf else _feature(booster, tree.split_feature[node]),
-                "Split": float("nan") if leaf or categorical else float(tree.threshold[node]),
-                "Yes": None if leaf else f"{t}-{yes}", "No": None if leaf else f"{t}-{no}",
-                "Missing": None if leaf else f"{t}-{missing}",
-                "Gain": float(tree.value[node] if leaf else tree.gain[node]),
-                "Cover": float(tree.cover[node]),
-                "Category": _categories(booster, tree, node) if categorical else float("nan"),
-            })
-    return pd.DataFrame(rows)
+    vector = any(tree.n_outputs > 1 for tree in booster.trees)
+    rows = [row for t, tree in enumerate(booster.trees)
+            for row in _tree_rows(booster, t, tree, vector)]
+    frame = pd.DataFrame(rows)
+    if not vector:
+        return frame
+    columns = ["Tree", "Target"] + [c for c in frame.columns if c not in ("Tree", "Target")]
+    return frame[columns].astype({"Target": "Int64"})

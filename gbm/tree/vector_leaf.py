@@ -27,12 +27,8 @@ and its CUDA twin): a node's best split may be a set of categories going right, 
 node as the tree's category bitsets (``Tree.cat_bits``), so prediction, SHAP and the
 model files read them as a one-output tree's.
 
-Monotone constraints (XGBoost 3.4's vector rule, ``kernels/cpu/vector_leaf.py``): each
-node keeps a lower and an upper bound per output (float64 (k, 2); the root's infinite),
-its weights are clamped into them, and a split on a constrained feature sets its
-children's bounds from its split weights. Every rank computes them from the same global
-sums. Not with ``gradient_projection`` (the bounds are per output, the search reads
-projected columns) nor on CUDA yet: ``NotImplementedError``.
+Monotone constraints (XGBoost 3.4's vector rule): per-output bounds on every node,
+``gbm.tree.vector_monotone``.
 """
 import dataclasses
 
@@ -42,6 +38,7 @@ from ..kernels.cpu import vector_leaf as _kernels
 from .constraints import allowed_features
 from .quantize import quantize
 from .structure import NODE_FIELDS, Tree
+from .vector_monotone import VectorMonotone
 
 _MIN_GAIN = 1e-6  # as gbm.tree.grower: XGBoost's kRtEps
 
@@ -55,8 +52,6 @@ def check_supported(p, data, backend, objective):
 
     if p["booster"] != "gbtree":
         refuse(f"booster={p['booster']!r}")
-    if data.monotone.any() and backend.name == "cuda":
-        refuse("monotone_constraints with device='cuda' (the CPU kernels only)")
     if data.matrix.layout == "paged":
         refuse("an ExtMemQuantileDMatrix (binned pages on disk; dense bins in memory only)")
 
@@ -135,7 +130,7 @@ class _Nodes:
         return len(self.start)
 
 
-class VectorLeafGrower:
+class VectorLeafGrower(VectorMonotone):
     """Grows one vector-leaf tree.
 
     Parameters
@@ -156,6 +151,8 @@ class VectorLeafGrower:
         kernels module (``backend.kernels``: the CUDA kernels).
     """
 
+    min_gain = _MIN_GAIN  # a split's least gain (VectorMonotone's checks read it too)
+
     def __init__(self, data, gpair, scales, rows, params, backend, column_sampler,
                  search=None, kernels=_kernels):
         self.data, self.gpair, self.scales = data, gpair, np.asarray(scales, np.float64)
@@ -174,11 +171,11 @@ class VectorLeafGrower:
         # categorical features: their kernel (gbm.kernels.cpu.vector_categorical)
         self.categorical = np.ascontiguousarray(data.is_categorical, dtype=np.uint8) \
             if np.asarray(data.is_categorical).any() else None
-        if self.monotone is not None and search is not None:
-            raise NotImplementedError(
-                "monotone_constraints with gradient_projection (the split search on projected "
-                "gradients) is not supported yet with multi_strategy='multi_output_tree'; set "
-                "gradient_projection=False")
+        # monotone constraints: bounds per output, so the projected search cannot apply
+        # them; its chosen splits on constrained features are searched again on the full
+        # gradients (gbm.tree.vector_monotone)
+        self.check_splits = self.monotone is not None and search is not None
+        self._checked_sums = {}  # node -> its full (total, left) sums, refined splits only
         self._buffers = [np.empty(0, np.int64)] * 3  # see _take
         self._turn = 0
 
@@ -198,48 +195,61 @@ class VectorLeafGrower:
             hist[...] = self.backend.collective.allreduce(hist, "sum")
         return hist
 
-    def _mask(self, ids):
+    def _mask(self, ids, exclude=None):
+        """uint8 (len(ids), n_features): the features each node may split on (less
+        ``exclude``'s, uint8 of the same shape: features set aside for the node)."""
         nodes = self.nodes
         mask = self.sampler.masks(np.asarray(ids), np.array([nodes.depth[i] for i in ids]))
         if nodes.path is not None:
             mask &= allowed_features(self.data.interaction, np.array([nodes.path[i] for i in ids]))
+        if exclude is not None:
+            mask &= exclude == 0
         return np.ascontiguousarray(mask, dtype=np.uint8)
 
     def _evaluate(self, ids, hist):
+        """Each node's best split: ``(gain, feature, split_bin, default_left, left_sums,
+        ok, cat_bits)``, one entry per node (``ok``: worth splitting)."""
+        result = self._search(ids, hist)
+        if self.check_splits:
+            self._check_projected(ids, hist, result)
+        return result
+
+    def _search(self, ids, hist, exclude=None):
         n, d = len(ids), self.search_gpair.shape[1]
         gain, feature = np.empty(n), np.empty(n, np.int32)
         split_bin, default_left = np.empty(n, np.int32), np.empty(n, np.uint8)
         left_sums = np.empty((n, d, 2), np.int64)
         cat_bits = np.zeros((n, self.data.cat_words), np.uint32)
         sums = np.array([self.nodes.sums[i] for i in ids], dtype=np.int64).reshape(n, d, 2)
+        mask = self._mask(ids, exclude)
         with self.backend.threads(hist.size // 2):
             if self.categorical is not None:
-                self._evaluate_categorical(ids, hist, sums, gain, feature, split_bin,
+                self._evaluate_categorical(ids, hist, sums, mask, gain, feature, split_bin,
                                            default_left, left_sums, cat_bits)
-            elif self.monotone is None:
+            elif not self._bounded_search:
                 self.k.evaluate_vector_splits(hist, self.data.matrix.feature_offsets, sums,
-                                              self._mask(ids), self.search_scales,
+                                              mask, self.search_scales,
                                               self.split_params, gain, feature, split_bin,
                                               default_left, left_sums)
             else:
                 self.k.evaluate_vector_splits_monotone(
-                    hist, self.data.matrix.feature_offsets, sums, self._mask(ids),
+                    hist, self.data.matrix.feature_offsets, sums, mask,
                     self._bounds(ids), self.monotone, self.search_scales, self.split_params,
                     gain, feature, split_bin, default_left, left_sums)
         ok = (feature >= 0) & (gain > _MIN_GAIN) & (gain >= self.params["gamma"])
         return gain, feature, split_bin, default_left, left_sums, ok, cat_bits
 
-    def _evaluate_categorical(self, ids, hist, sums, *out):
-        """``_evaluate``'s kernel call with categorical features (numeric ones as the
+    def _evaluate_categorical(self, ids, hist, sums, mask, *out):
+        """``_search``'s kernel call with categorical features (numeric ones as the
         other kernels: with the nodes' bounds, infinite without monotone constraints)."""
-        if self.monotone is None:
+        if not self._bounded_search:
             bounds = np.empty((len(ids), self.search_gpair.shape[1], 2))
             bounds[..., 0], bounds[..., 1] = -np.inf, np.inf
             monotone = np.zeros(self.data.n_features, np.int8)
         else:
             bounds, monotone = self._bounds(ids), self.monotone
         self.k.evaluate_vector_splits_categorical(
-            hist, self.data.matrix.feature_offsets, sums, self._mask(ids), bounds, monotone,
+            hist, self.data.matrix.feature_offsets, sums, mask, bounds, monotone,
             self.categorical, self.search_scales, self.split_params,
             self.params["max_cat_to_onehot"], self.params["max_cat_threshold"], *out)
 
@@ -248,27 +258,6 @@ class VectorLeafGrower:
         if self.categorical is None or not self.categorical[feature]:
             return None
         return bits.copy()
-
-    def _bounds(self, ids):
-        """float64 (len(ids), k, 2): the nodes' weight bounds."""
-        return np.array([self.nodes.bounds[i] for i in ids], dtype=np.float64)
-
-    def _set_child_bounds(self, parents):
-        """Bounds of the children of split nodes ``parents`` (their sums and split
-        already recorded): the parent's, narrowed on a monotone feature."""
-        nodes = self.nodes
-        if self.monotone is None:
-            return
-        lefts = [nodes.left[node] for node in parents]
-        n, k = len(parents), self.scales.shape[0]
-        left_bounds, right_bounds = np.empty((n, k, 2)), np.empty((n, k, 2))
-        self.k.vector_child_bounds(
-            np.array([nodes.sums[i] for i in parents], dtype=np.int64),
-            np.array([nodes.sums[i] for i in lefts], dtype=np.int64), self._bounds(parents),
-            self.monotone[np.array([nodes.feature[i] for i in parents], dtype=np.int64)],
-            self.scales, self.split_params, left_bounds, right_bounds)
-        for i, left in enumerate(lefts):
-            nodes.bounds[left], nodes.bounds[left + 1] = left_bounds[i], right_bounds[i]
 
     def _choose(self, ids, gain, ok, n_leaves):
         """Positions (into ``ids``) of the nodes to split, increasing: every one worth it,
@@ -347,12 +336,6 @@ class VectorLeafGrower:
             ids = [c + s for c in children for s in (0, 1)]
         return self._finish()
 
-    def _root_bounds(self):
-        """The root's bounds: none (infinite) for every output."""
-        bounds = np.empty((self.scales.shape[0], 2))
-        bounds[:, 0], bounds[:, 1] = -np.inf, np.inf
-        self.nodes.bounds[0] = bounds
-
     def _children_histograms(self, lefts, parent_hist):
         """The histograms of children ``lefts[i]`` and ``lefts[i] + 1``, in that order: the
         smaller child's (by hessian sum over the searched columns) built from its rows,
@@ -408,18 +391,23 @@ class VectorLeafGrower:
         sums = np.zeros((nodes.n, k, 2), dtype=np.int64)
         left = np.array(nodes.left)
         leaves = np.flatnonzero(left < 0)
-        starts = np.array(nodes.start, dtype=np.int64)[leaves]
-        ends = np.array(nodes.end, dtype=np.int64)[leaves]
-        by_output = self.gpair if self.output_major else \
-            np.ascontiguousarray(self.gpair.transpose(1, 0, 2))
-        leaf_sums = np.empty((leaves.size, k, 2), dtype=np.int64)
-        with self.backend.threads(int((ends - starts).sum()) * k):
-            self.k.vector_segment_sums(by_output, self.rows, starts, ends, leaf_sums)
-        sums[leaves] = self.backend.collective.allreduce(leaf_sums)
+        sums[leaves] = self._segment_sums(np.array(nodes.start, dtype=np.int64)[leaves],
+                                          np.array(nodes.end, dtype=np.int64)[leaves])
         for node in range(nodes.n - 1, -1, -1):  # children after parents: bottom up
             if left[node] >= 0:
                 sums[node] = sums[left[node]] + sums[left[node] + 1]
         return sums
+
+    def _segment_sums(self, starts, ends):
+        """int64 (len(starts), k, 2): the sums over every output of row segments
+        ``rows[starts[i]:ends[i]]``, over all ranks."""
+        k = self.scales.shape[0]
+        by_output = self.gpair if self.output_major else \
+            np.ascontiguousarray(self.gpair.transpose(1, 0, 2))
+        out = np.empty((len(starts), k, 2), dtype=np.int64)
+        with self.backend.threads(int((ends - starts).sum()) * k):
+            self.k.vector_segment_sums(by_output, self.rows, starts, ends, out)
+        return self.backend.collective.allreduce(out)
 
     def _finish(self):
         nodes, p = self.nodes, self.params

@@ -41,7 +41,7 @@ from .vector_leaf import (build_vector_histograms, evaluate_vector_splits,
                           vector_children_histograms, vector_node_weights,
                           vector_segment_sums)
 from .vector_leaf import (evaluate_vector_splits_monotone, vector_bounded_weights,
-                          vector_child_bounds)
+                          vector_child_bounds, build_vector_feature_histograms)
 from .vector_categorical import evaluate_vector_splits_categorical
 
 __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histograms",
@@ -64,7 +64,8 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            # vector-leaf trees (multi_strategy="multi_output_tree")
            "build_vector_histograms", "evaluate_vector_splits", "vector_children_histograms",
            "vector_node_weights", "vector_segment_sums",
-           # their monotone constraints (no CUDA version yet: tests/test_kernel_contract.py)
+           # their monotone constraints
            "evaluate_vector_splits_monotone", "vector_bounded_weights", "vector_child_bounds",
+           "build_vector_feature_histograms",
            # their categorical splits
            "evaluate_vector_splits_categorical")

@@ -453,3 +453,34 @@ def vector_segment_sums(gpair, rows, starts, ends, out):
             h += gpair[j, r, 1]
         out[s, j, 0] = g
         out[s, j, 1] = h
+
+
+@kernel(parallel=True)
+def build_vector_feature_histograms(bins_by_feature, gpair, rows, node_starts, node_ends,
+                                    features, hist):
+    """One feature's histogram per node over every output, from output-major pairs (the
+    projected search's constrained splits, re-searched on the full gradients).
+
+    Parameters
+    ----------
+    bins_by_feature : uint8 or uint16 (n_features, n_rows)   # IN  dense bins
+    gpair : int64 (k, n_rows, 2)                             # IN  output-major
+    rows : int32 (m,)                                        # IN
+    node_starts, node_ends : int64 (n_nodes,)                # IN  each node's rows
+    features : int32 (n_nodes,)                              # IN  each node's feature
+    hist : int64 (n_nodes, n_slots, k, 2)                    # OUT slot = bin (the last
+                                                             #     value bin + 1: missing)
+    """
+    n_nodes, n_slots, k, _ = hist.shape
+    for task in prange(n_nodes * k):  # a (node, output) task owns its cells: no races
+        node = task // k
+        j = task - node * k
+        for s in range(n_slots):
+            hist[node, s, j, 0] = 0
+            hist[node, s, j, 1] = 0
+        f = features[node]
+        for p in range(node_starts[node], node_ends[node]):
+            r = rows[p]
+            s = np.int64(bins_by_feature[f, r])
+            hist[node, s, j, 0] += gpair[j, r, 0]
+            hist[node, s, j, 1] += gpair[j, r, 1]

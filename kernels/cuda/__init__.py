@@ -35,6 +35,9 @@ from .split import evaluate_splits, node_weights
 from .vector_leaf import (build_vector_histograms, evaluate_vector_splits,
                           vector_children_histograms, vector_node_weights,
                           vector_segment_sums)
+from .vector_leaf import evaluate_vector_splits_monotone
+from .vector_monotone import (build_vector_feature_histograms, vector_bounded_weights,
+                              vector_child_bounds)
 from .vector_categorical import evaluate_vector_splits_categorical
 
 __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histograms",
@@ -54,5 +57,8 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            # vector-leaf trees (multi_strategy="multi_output_tree", vector_leaf.py)
            "build_vector_histograms", "evaluate_vector_splits", "vector_children_histograms",
            "vector_node_weights", "vector_segment_sums",
+           # their monotone constraints (vector_leaf.py, vector_monotone.py)
+           "evaluate_vector_splits_monotone", "vector_bounded_weights", "vector_child_bounds",
+           "build_vector_feature_histograms",
            # their categorical splits (vector_categorical.py)
            "evaluate_vector_splits_categorical")

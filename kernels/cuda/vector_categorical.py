@@ -10,9 +10,9 @@ a last kernel, one thread per node, takes the best task in feature order with a 
 ``>``. Each task's running sums live in its own rows of global scratch arrays (``k`` is
 known only at run time).
 
-No monotone split search on CUDA (``gbm.tree.vector_leaf.check_supported`` refuses
-``monotone_constraints`` there): the bounds must be infinite and the constraints 0, and
-the gains are then ``evaluate_vector_splits``' plain ones, as on the CPU bit for bit.
+Monotone constraints: with finite bounds or a constrained feature every candidate's gain
+is the bounded one (``vector_leaf.candidate_gain``; a set's split has no constraint of its
+own), as on the CPU; without, the plain gains, which are the same bits.
 """
 import math
 
@@ -21,7 +21,7 @@ from numba import cuda, float32, float64, int64, uint32
 
 from ..layout import CAT_WORDS
 from ._device import THREADS, array_module, blocks_for, device_output, to_device, to_host
-from .vector_leaf import _feature_kernel, _parent_kernel, _split_gain, output_weight
+from .vector_leaf import _feature_kernel, _parent_kernel, candidate_gain, output_weight
 
 _MAX_CODES = 32 * CAT_WORDS
 
@@ -58,9 +58,10 @@ def _keep(left, task, task_sums, k):
 
 
 @cuda.jit
-def _categorical_kernel(hist, feature_offsets, node_sums, mask, is_categorical, scales,
-                        split_params, parents, max_cat_to_onehot, max_cat_threshold, left, acc,
-                        task_gain, task_bin, task_left, task_sums, task_bits):
+def _categorical_kernel(hist, feature_offsets, node_sums, mask, node_bounds, bounded,
+                        is_categorical, scales, split_params, parents, max_cat_to_onehot,
+                        max_cat_threshold, left, acc, task_gain, task_bin, task_left, task_sums,
+                        task_bits):
     n_nodes, _, k, _ = hist.shape
     n_features = feature_offsets.shape[0] - 1
     n_words = task_bits.shape[1]
@@ -90,8 +91,8 @@ def _categorical_kernel(hist, feature_offsets, node_sums, mask, is_categorical, 
                             acc[task, j, s] = hist[node, lo + c, j, s] + (
                                 hist[node, miss, j, s] if direction == 1 else int64(0))
                     _set_left(left, acc, task, node, node_sums, k, True)
-                    gain = _split_gain(left, task, node_sums, node, scales, lam, alpha, mds,
-                                       mcw, parent)
+                    gain = candidate_gain(left, task, node_sums, node, node_bounds, bounded,
+                                          0, scales, lam, alpha, mds, mcw, parent)
                     if gain > best:
                         best = gain
                         best_code = c
@@ -123,8 +124,8 @@ def _categorical_kernel(hist, feature_offsets, node_sums, mask, is_categorical, 
                     acc[task, j, 0] += hist[node, lo + c, j, 0]
                     acc[task, j, 1] += hist[node, lo + c, j, 1]
                 _set_left(left, acc, task, node, node_sums, k, end == 0)
-                gain = _split_gain(left, task, node_sums, node, scales, lam, alpha, mds, mcw,
-                                   parent)
+                gain = candidate_gain(left, task, node_sums, node, node_bounds, bounded, 0,
+                                      scales, lam, alpha, mds, mcw, parent)
                 if gain > best:
                     best = gain
                     best_end = end
@@ -162,13 +163,9 @@ def _best_kernel(n_features, task_gain, task_bin, task_left, task_sums, task_bit
                 else uint32(0)
 
 
-def _check(feature_offsets, node_bounds, monotone, is_categorical):
-    """``ValueError`` for what this kernel does not do: monotone bounds, or a categorical
-    feature with more codes than a thread's order holds."""
-    if np.any(to_host(monotone) != 0) or not np.all(np.isinf(to_host(node_bounds))):
-        raise ValueError("the CUDA vector-leaf split search has no monotone constraints "
-                         "(node_bounds must be infinite and monotone 0); train with "
-                         "device='cpu'")
+def _check(feature_offsets, is_categorical):
+    """``ValueError`` for what this kernel does not do: a categorical feature with more
+    codes than a thread's order holds."""
     n_bins = np.diff(to_host(feature_offsets).astype(np.int64)) - 1
     too_many = np.flatnonzero((to_host(is_categorical) == 1) & (n_bins > _MAX_CODES))
     if too_many.size:
@@ -186,8 +183,12 @@ def evaluate_vector_splits_categorical(hist, feature_offsets, node_sums, mask, n
                                        out_cat_bits):
     """Best split of every node, numeric and categorical features; arguments and results
     as in ``cpu.evaluate_vector_splits_categorical`` (host or device arrays; host outputs
-    are copied back). ``ValueError`` for finite bounds or constraints (module docstring)."""
-    _check(feature_offsets, node_bounds, monotone, is_categorical)
+    are copied back)."""
+    _check(feature_offsets, is_categorical)
+    host_monotone = np.ascontiguousarray(to_host(monotone), dtype=np.int8)
+    # the bounded gains only where they can differ (the plain ones are the same bits)
+    bounded = bool(np.any(host_monotone != 0)) or not np.all(np.isinf(to_host(node_bounds)))
+    d_bounds, d_monotone = to_device(node_bounds), to_device(host_monotone)
     xp = array_module()
     n_nodes, _, k, _ = hist.shape
     n_features = int(feature_offsets.shape[0]) - 1
@@ -209,13 +210,16 @@ def evaluate_vector_splits_categorical(hist, feature_offsets, node_sums, mask, n
     outs = [device_output(a) for a in (out_gain, out_feature, out_bin, out_left,
                                        out_left_sums, out_cat_bits)]
     if n_nodes:
-        _parent_kernel[blocks_for(n_nodes), THREADS](d_sums, d_scales, d_params, parents)
+        _parent_kernel[blocks_for(n_nodes), THREADS](d_sums, d_bounds, bounded, d_scales,
+                                                     d_params, parents)
     if n_nodes * n_features:
         grid = blocks_for(n_nodes * n_features), THREADS
         numeric = to_device(host_mask * (is_cat == 0)[None, :].astype(np.uint8))
-        _feature_kernel[grid](d_hist, d_offsets, d_sums, numeric, d_scales, d_params, parents,
-                              left, task_gain, task_bin, task_left, task_sums)
-        _categorical_kernel[grid](d_hist, d_offsets, d_sums, to_device(host_mask), d_cat,
+        _feature_kernel[grid](d_hist, d_offsets, d_sums, numeric, d_bounds, d_monotone, bounded,
+                              d_scales, d_params, parents, left, task_gain, task_bin,
+                              task_left, task_sums)
+        _categorical_kernel[grid](d_hist, d_offsets, d_sums, to_device(host_mask), d_bounds,
+                                  bounded, d_cat,
                                   d_scales, d_params, parents, int64(max_cat_to_onehot),
                                   int64(max_cat_threshold), left, acc, task_gain, task_bin,
                                   task_left, task_sums, task_bits)

@@ -14,6 +14,9 @@
   ``>`` (ties: the lowest feature, as on the CPU).
 * ``vector_node_weights``, ``vector_children_histograms``, ``vector_segment_sums``: one
   thread per output cell; the segment sums are integer sums of one thread each.
+* ``evaluate_vector_splits_monotone``: the plain search's threads with the CPU's bounded
+  gain (the pooled weight, the clamped gains) as device functions; the other monotone
+  kernels, which use them, are in ``vector_monotone.py``.
 """
 import math
 
@@ -26,6 +29,7 @@ from .histogram import _SHARED_CELLS, SHARED_SLOTS, feature_groups
 
 node_gain = split_math.node_gain
 leaf_weight = split_math.leaf_weight
+gain_given_weight = split_math.gain_given_weight
 
 
 @cuda.jit(device=True)
@@ -43,6 +47,44 @@ def output_weight(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
     if not (h > 0.0 and h >= min_child_weight):
         return 0.0
     return leaf_weight(g, h, reg_lambda, reg_alpha, max_delta_step)
+
+
+@cuda.jit(device=True)
+def bounded_output_weight(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
+                          lower, upper):
+    """``cpu.bounded_output_weight``: ``output_weight`` clamped into ``[lower, upper]``."""
+    w = output_weight(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
+    if w < lower:
+        return lower
+    if w > upper:
+        return upper
+    return w
+
+
+@cuda.jit(device=True)
+def bounded_output_gain(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
+                        lower, upper):
+    """``cpu.bounded_output_gain``: the plain gain when both bounds are infinite."""
+    if lower == -math.inf and upper == math.inf:
+        return output_gain(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
+    return gain_given_weight(g, h, reg_lambda, reg_alpha,
+                             bounded_output_weight(g, h, reg_lambda, reg_alpha, max_delta_step,
+                                                   min_child_weight, lower, upper))
+
+
+@cuda.jit(device=True)
+def split_weights(gl, hl, gr, hr, g, h, sign, reg_lambda, reg_alpha, max_delta_step,
+                  min_child_weight, lower, upper):
+    """``cpu.split_weights``: ``(wl, wr, pooled)``."""
+    wl = bounded_output_weight(gl, hl, reg_lambda, reg_alpha, max_delta_step,
+                               min_child_weight, lower, upper)
+    wr = bounded_output_weight(gr, hr, reg_lambda, reg_alpha, max_delta_step,
+                               min_child_weight, lower, upper)
+    if (sign > 0 and wl > wr) or (sign < 0 and wl < wr):
+        w = bounded_output_weight(g, h, 2.0 * reg_lambda, 2.0 * reg_alpha, max_delta_step,
+                                  min_child_weight, lower, upper)
+        return w, w, True
+    return wl, wr, False
 
 
 # -- histograms ---------------------------------------------------------------------------
@@ -134,20 +176,73 @@ def _split_gain(left, task, sums, node, scales, reg_lambda, reg_alpha, max_delta
     return gain - parent
 
 
+@cuda.jit(device=True)
+def _bounded_split_gain(left, task, sums, node, bounds, sign, scales, reg_lambda, reg_alpha,
+                        max_delta_step, min_child_weight, parent):
+    """``cpu._bounded_split_gain`` of ``left[task]`` in node ``node`` (bounds
+    ``bounds[node]``, the split feature's constraint ``sign``)."""
+    k = scales.shape[0]
+    gain = 0.0
+    for j in range(k):
+        inv_g, inv_h = 1.0 / scales[j, 0], 1.0 / scales[j, 1]
+        gl = mul(float64(left[task, j, 0]), inv_g)
+        hl = mul(float64(left[task, j, 1]), inv_h)
+        gr = mul(float64(sums[node, j, 0] - left[task, j, 0]), inv_g)
+        hr = mul(float64(sums[node, j, 1] - left[task, j, 1]), inv_h)
+        lo, hi = bounds[node, j, 0], bounds[node, j, 1]
+        wl, wr, pooled = split_weights(gl, hl, gr, hr, mul(float64(sums[node, j, 0]), inv_g),
+                                       mul(float64(sums[node, j, 1]), inv_h), sign,
+                                       reg_lambda, reg_alpha, max_delta_step,
+                                       min_child_weight, lo, hi)
+        if pooled:
+            gain += gain_given_weight(gl, hl, reg_lambda, reg_alpha, wl)
+            gain += gain_given_weight(gr, hr, reg_lambda, reg_alpha, wr)
+        else:
+            gain += bounded_output_gain(gl, hl, reg_lambda, reg_alpha, max_delta_step,
+                                        min_child_weight, lo, hi)
+            gain += bounded_output_gain(gr, hr, reg_lambda, reg_alpha, max_delta_step,
+                                        min_child_weight, lo, hi)
+    return gain - parent
+
+
+@cuda.jit(device=True)
+def candidate_gain(left, task, sums, node, bounds, bounded, sign, scales, reg_lambda,
+                   reg_alpha, max_delta_step, min_child_weight, parent):
+    """A candidate's gain: ``_bounded_split_gain`` (``bounded``) or ``_split_gain``."""
+    if bounded:
+        return _bounded_split_gain(left, task, sums, node, bounds, sign, scales, reg_lambda,
+                                   reg_alpha, max_delta_step, min_child_weight, parent)
+    return _split_gain(left, task, sums, node, scales, reg_lambda, reg_alpha, max_delta_step,
+                       min_child_weight, parent)
+
+
+@cuda.jit(device=True)
+def _parent(node_sums, node, bounds, bounded, scales, split_params):
+    """``cpu.parent_gain`` of node ``node``, or (``bounded``) ``cpu.bounded_parent_gain``."""
+    gain = 0.0
+    for j in range(node_sums.shape[1]):
+        g = node_sums[node, j, 0] / scales[j, 0]
+        h = node_sums[node, j, 1] / scales[j, 1]
+        if bounded:
+            gain += bounded_output_gain(g, h, split_params[0], split_params[1],
+                                        split_params[2], split_params[3], bounds[node, j, 0],
+                                        bounds[node, j, 1])
+        else:
+            gain += output_gain(g, h, split_params[0], split_params[1], split_params[2],
+                                split_params[3])
+    return gain
+
+
 @cuda.jit
-def _parent_kernel(node_sums, scales, split_params, parents):
+def _parent_kernel(node_sums, node_bounds, bounded, scales, split_params, parents):
     for node in range(cuda.grid(1), node_sums.shape[0], cuda.gridsize(1)):
-        gain = 0.0
-        for j in range(node_sums.shape[1]):
-            gain += output_gain(node_sums[node, j, 0] / scales[j, 0],
-                                node_sums[node, j, 1] / scales[j, 1], split_params[0],
-                                split_params[1], split_params[2], split_params[3])
-        parents[node] = gain
+        parents[node] = _parent(node_sums, node, node_bounds, bounded, scales, split_params)
 
 
 @cuda.jit
-def _feature_kernel(hist, feature_offsets, node_sums, mask, scales, split_params, parents,
-                    left, task_gain, task_bin, task_left, task_sums):
+def _feature_kernel(hist, feature_offsets, node_sums, mask, node_bounds, monotone, bounded,
+                    scales, split_params, parents, left, task_gain, task_bin, task_left,
+                    task_sums):
     n_nodes, _, k, _ = hist.shape
     n_features = feature_offsets.shape[0] - 1
     lam, alpha, mds, mcw = split_params[0], split_params[1], split_params[2], split_params[3]
@@ -188,8 +283,9 @@ def _feature_kernel(hist, feature_offsets, node_sums, mask, scales, split_params
                     for j in range(k):
                         left[task, j, 0] += hist[node, lo + b, j, 0]
                         left[task, j, 1] += hist[node, lo + b, j, 1]
-                gain = _split_gain(left, task, node_sums, node, scales, lam, alpha, mds, mcw,
-                                   parents[node])
+                gain = candidate_gain(left, task, node_sums, node, node_bounds, bounded,
+                                      int64(monotone[f]), scales, lam, alpha, mds, mcw,
+                                      parents[node])
                 if gain > best:
                     best = gain
                     task_gain[task] = gain
@@ -219,11 +315,34 @@ def _best_kernel(n_features, task_gain, task_bin, task_left, task_sums, out_gain
             out_left_sums[node, j, 1] = task_sums[task, j, 1] if at >= 0 else 0
 
 
+def _no_bounds(n_features):
+    """The bounds and constraints arguments of an unbounded search (``bounded`` False:
+    the bounds are never read, the constraints all 0)."""
+    return to_device(np.zeros((1, 1, 2))), to_device(np.zeros(n_features, np.int8))
+
+
 def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split_params,
                            out_gain, out_feature, out_bin, out_left, out_left_sums):
     """Best split of every node of a dense layout's vector histograms; arguments and
     results as in ``cpu.evaluate_vector_splits`` (host or device arrays; host outputs are
     copied back)."""
+    bounds, monotone = _no_bounds(int(feature_offsets.shape[0]) - 1)
+    _evaluate(hist, feature_offsets, node_sums, mask, bounds, monotone, False, scales,
+              split_params, out_gain, out_feature, out_bin, out_left, out_left_sums)
+
+
+def evaluate_vector_splits_monotone(hist, feature_offsets, node_sums, mask, node_bounds,
+                                    monotone, scales, split_params, out_gain, out_feature,
+                                    out_bin, out_left, out_left_sums):
+    """``evaluate_vector_splits`` under monotone constraints; as
+    ``cpu.evaluate_vector_splits_monotone``."""
+    _evaluate(hist, feature_offsets, node_sums, mask, to_device(node_bounds),
+              to_device(monotone), True, scales, split_params, out_gain, out_feature, out_bin,
+              out_left, out_left_sums)
+
+
+def _evaluate(hist, feature_offsets, node_sums, mask, node_bounds, monotone, bounded, scales,
+              split_params, out_gain, out_feature, out_bin, out_left, out_left_sums):
     xp = array_module()
     n_nodes, _, k, _ = hist.shape
     n_features = int(feature_offsets.shape[0]) - 1
@@ -239,11 +358,13 @@ def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split
     outs = [device_output(a) for a in (out_gain, out_feature, out_bin, out_left,
                                        out_left_sums)]
     if n_nodes:
-        _parent_kernel[blocks_for(n_nodes), THREADS](d_sums, d_scales, d_params, parents)
+        _parent_kernel[blocks_for(n_nodes), THREADS](d_sums, node_bounds, bounded, d_scales,
+                                                     d_params, parents)
     if n_tasks:
         _feature_kernel[blocks_for(n_tasks), THREADS](
-            to_device(hist), to_device(feature_offsets), d_sums, to_device(mask), d_scales,
-            d_params, parents, left, task_gain, task_bin, task_left, task_sums)
+            to_device(hist), to_device(feature_offsets), d_sums, to_device(mask), node_bounds,
+            monotone, bounded, d_scales, d_params, parents, left, task_gain, task_bin,
+            task_left, task_sums)
     if n_nodes:
         _best_kernel[blocks_for(n_nodes), THREADS](n_features, task_gain, task_bin, task_left,
                                                    task_sums, *(d for d, _ in outs))
@@ -328,3 +449,4 @@ def vector_segment_sums(gpair, rows, starts, ends, out):
             to_device(gpair), to_device(rows), to_device(np.asarray(starts, dtype=np.int64)),
             to_device(np.asarray(ends, dtype=np.int64)), d_out)
     finish()
+

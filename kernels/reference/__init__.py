@@ -31,7 +31,7 @@ from .vector_leaf import (build_vector_histograms, evaluate_vector_splits,
                           vector_children_histograms, vector_node_weights,
                           vector_segment_sums)
 from .vector_leaf import (evaluate_vector_splits_monotone, vector_bounded_weights,
-                          vector_child_bounds)
+                          vector_child_bounds, build_vector_feature_histograms)
 from .vector_categorical import evaluate_vector_splits_categorical
 
 __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histograms",
@@ -56,6 +56,7 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "vector_node_weights", "vector_segment_sums",
            # their monotone constraints (no CUDA version yet: tests/test_kernel_contract.py)
            "evaluate_vector_splits_monotone", "vector_bounded_weights", "vector_child_bounds",
+           "build_vector_feature_histograms",
            # their categorical splits
            "evaluate_vector_splits_categorical")
 # the linear models' kernels (gbm.linear), on every backend (CUDA: kernels/cuda/linear*.py)

@@ -198,3 +198,11 @@ def vector_child_bounds(node_sums, left_sums, node_bounds, signs, scales, split_
             lower_side, upper_side = (out_right, out_left) if sign > 0 else (out_left, out_right)
             upper_side[i, j, 1] = mid
             lower_side[i, j, 0] = mid
+
+
+def build_vector_feature_histograms(bins_by_feature, gpair, rows, node_starts, node_ends,
+                                    features, hist):
+    hist[...] = 0
+    for node in range(hist.shape[0]):
+        for r in rows[node_starts[node]:node_ends[node]]:
+            hist[node, int(bins_by_feature[features[node], r])] += gpair[:, r]

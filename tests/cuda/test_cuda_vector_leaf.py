@@ -177,14 +177,6 @@ def test_lossguide_forest_and_leaf_refresh_same_model_as_the_cpu():
                        X, y)
 
 
-def test_monotone_constraints_are_refused_on_cuda():
-    # the CUDA kernels have no monotone split search yet (CPU: kernels/cpu/vector_leaf.py)
-    rng, X = _data(seed=5)
-    y = np.stack([np.nan_to_num(X[:, 0]), rng.normal(size=X.shape[0])], axis=1)
-    with pytest.raises(NotImplementedError, match="monotone_constraints with device='cuda'"):
-        gbm.train(dict(VL, device="cuda", monotone_constraints=(1, 0, 0, 0)), X, y, 1)
-
-
 @pytest.mark.parametrize("layout", ["sparse", "bundled"])
 def test_sparse_and_bundled_layouts_same_model_as_the_cpu(layout):
     # their bins expanded to dense ones on the device (gbm.tree.vector_leaf.dense_data)
@@ -228,19 +220,6 @@ def test_categorical_splits_match_the_cpu(seed):
         for a, b in zip(*results):
             np.testing.assert_array_equal(a, b)
         assert (results[0][1] >= 0).any()
-
-
-def test_categorical_kernel_refuses_monotone_bounds():
-    rng = np.random.default_rng(3)
-    hist, sums, offsets = _categorical_case(rng, 2, n_nodes=1)
-    bounds = np.tile([-1.0, np.inf], (1, 2, 1))
-    out = (np.empty(1), np.empty(1, np.int32), np.empty(1, np.int32), np.empty(1, np.uint8),
-           np.empty((1, 2, 2), np.int64), np.empty((1, 8), np.uint32))
-    with pytest.raises(ValueError, match="no monotone constraints"):
-        cuda.evaluate_vector_splits_categorical(
-            hist, offsets, sums, np.ones((1, 4), np.uint8), bounds, np.zeros(4, np.int8),
-            np.array([0, 1, 1, 1], np.uint8), np.ones((2, 2)), np.array([1.0, 0, 0, 1]), 4,
-            64, *out)
 
 
 @pytest.mark.parametrize("extra", [{"max_cat_to_onehot": 4},
