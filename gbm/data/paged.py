@@ -233,6 +233,15 @@ class PagedBins:
     def build_histograms(self, k, gpair, rows, starts, ends, hist, n_threads, slot_map=None):
         if slot_map is not None:
             raise ValueError("a paged bin matrix builds histograms of every feature")
+        if not self.device:  # one compiled call a page, the sums kept over the pages
+            kernels = _host_kernels()
+            private = _private(starts.shape[0], hist, n_threads)
+            seen = np.zeros(starts.shape[0], np.int64)
+            for lo, _, bins, _ in self._stream(True, False):
+                kernels.page_histograms(bins, lo, gpair, rows, starts, ends, seen,
+                                        self.feature_offsets, private)
+            kernels.sum_private(private, hist)
+            return
         hist[...] = 0
         part = self.xp.empty_like(hist)
         for lo, hi, page in self.pages():
@@ -276,6 +285,11 @@ class PagedBins:
         xp = self.xp
         n_nodes = starts.shape[0]
         small_is_left = np.asarray(small_is_left, dtype=bool)
+        if not self.device:
+            self._partition_and_build_host(rows, starts, ends, feature, split_bin,
+                                           default_left, split_type, cat_bits, scratch,
+                                           out_n_left, small_is_left, gpair, hist, n_threads)
+            return
         placed = _Placement(rows, scratch, starts, ends, xp)
         hist[...] = 0
         part = xp.empty_like(hist)
@@ -296,6 +310,38 @@ class PagedBins:
             hist += part  # integers: the sum over pages is the whole matrix's
             placed.page(local, s_h, e_h, n_left, lo)
         placed.finish(out_n_left)
+
+    def _partition_and_build_host(self, rows, starts, ends, feature, split_bin, default_left,
+                                  split_type, cat_bits, scratch, out_n_left, small_is_left,
+                                  gpair, hist, n_threads):
+        """``partition_and_build`` on the host: one compiled call a page
+        (``kernels/cpu/paged.py``) partitions each node's run of the page straight into
+        place (left rows in ``rows``, right rows in ``scratch``, each after the node's rows
+        of the pages before) and adds the smaller children's rows into per-thread
+        histograms kept over the pages; then every node's right rows go after its left
+        rows, and the threads' histograms are added."""
+        n_nodes = starts.shape[0]
+        starts = np.ascontiguousarray(starts, dtype=np.int64)
+        ends = np.ascontiguousarray(ends, dtype=np.int64)
+        seen_left = np.zeros(n_nodes, np.int64)
+        seen_right = np.zeros(n_nodes, np.int64)
+        private = _private(n_nodes, hist, n_threads)
+        work = np.empty(self._largest // max(1, self.n_features), np.int32)
+        small = small_is_left.astype(np.uint8)
+        kernels = _host_kernels()
+        for lo, _, bins, by_feature in self.pages_with_columns():
+            kernels.page_partition_build(bins, by_feature, lo, gpair, rows, scratch, work,
+                                         starts, ends, seen_left, seen_right, feature,
+                                         split_bin, default_left, split_type, cat_bits,
+                                         self.n_bins, small, self.feature_offsets, private)
+        if not np.array_equal(seen_left + seen_right, ends - starts):
+            raise RuntimeError("the pages did not hold every row of the level's nodes "
+                               "(a node's rows out of order?)")
+        for j in range(n_nodes):  # every node's right rows after its left rows
+            start, n_left, n_right = int(starts[j]), int(seen_left[j]), int(seen_right[j])
+            rows[start + n_left:start + n_left + n_right] = scratch[start:start + n_right]
+        out_n_left[:] = seen_left
+        kernels.sum_private(private, hist)
 
     def add_split_values(self, k, rows, starts, ends, feature, split_bin, default_left,
                          split_type, cat_bits, left_values, right_values, out):
@@ -383,6 +429,19 @@ class _Inline:
         except BaseException as e:
             done.set_exception(e)
         return done
+
+
+def _host_kernels():
+    """``kernels/cpu/paged.py`` (imported on first use, as the other host kernels: no
+    Numba at ``import gbm``)."""
+    from ..kernels.cpu import paged
+    return paged
+
+
+def _private(n_nodes, hist, n_threads):
+    """int64 (n_parts, n_nodes, n_slots, 2) zeros: the threads' histograms of a level's
+    nodes, summed over the pages (``kernels/cpu/paged.py``)."""
+    return np.zeros((max(1, int(n_threads)), n_nodes) + tuple(hist.shape[1:]), np.int64)
 
 
 def _host(a):
