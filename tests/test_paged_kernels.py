@@ -119,3 +119,71 @@ def test_page_histograms_match_its_twin(n_threads, n_nodes):
             col = np.zeros((N_BINS + 1, 2), np.int64)
             np.add.at(col, bins[seg, g], gpair[seg])
             np.testing.assert_array_equal(results[0][j, offsets[g]:offsets[g + 1]], col)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("n_nodes,categorical", [(1, False), (5, True)])
+def test_page_add_split_values_matches_its_twin(n_threads, n_nodes, categorical):
+    bins, _, rows, starts, ends, split, _ = _case(20 + n_nodes, n_nodes, categorical)
+    rng = np.random.default_rng(n_nodes)
+    values = rng.standard_normal((2, n_nodes))
+    margins = rng.standard_normal(N_ROWS)
+    results = []
+    for kernels in (fast, reference):
+        out, seen = margins.copy(), np.zeros(n_nodes, np.int64)
+        numba.set_num_threads(n_threads)
+        try:
+            for lo, hi in zip(PAGES[:-1], PAGES[1:]):
+                kernels.page_add_split_values(
+                    np.ascontiguousarray(bins[lo:hi].T), lo, rows, starts, ends, seen,
+                    split["split_feature"], split["split_bin"], split["default_left"],
+                    split["split_type"], split["cat_bits"], split["n_bins"], values[0],
+                    values[1], out)
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        np.testing.assert_array_equal(seen, ends - starts)
+        results.append(out)
+    np.testing.assert_array_equal(results[0], results[1])
+    # the definition: the whole matrix's rows partitioned (the twin of the partition
+    # kernel above), each side's value added once; rows in no node keep their margin
+    n_left = np.zeros(n_nodes, np.int64)  # the left rows: seen_left from no page before
+    moved = rows.copy()
+    reference.page_partition_build(
+        bins, np.ascontiguousarray(bins.T), 0, np.zeros((N_ROWS, 2), np.int64), moved,
+        np.empty_like(rows), None, starts, ends, n_left, np.zeros(n_nodes, np.int64),
+        split["split_feature"], split["split_bin"], split["default_left"], split["split_type"],
+        split["cat_bits"], split["n_bins"], np.ones(n_nodes, np.uint8),
+        np.arange(N_FEATURES + 1, dtype=np.int32) * (N_BINS + 1),
+        np.zeros((1, n_nodes, (N_BINS + 1) * N_FEATURES, 2), np.int64))
+    expected = margins.copy()
+    for j in range(n_nodes):
+        left = moved[starts[j]:starts[j] + n_left[j]]
+        right = np.setdiff1d(rows[starts[j]:ends[j]], left)
+        expected[left] += values[0, j]
+        expected[right] += values[1, j]
+    np.testing.assert_array_equal(results[0], expected)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_move_right_rows_matches_its_twin(n_threads):
+    rng = np.random.default_rng(3)
+    n_left = np.array([0, 5, 20_000, 3], np.int64)
+    n_right = np.array([7, 0, 40_000, 3], np.int64)
+    ends = np.cumsum(n_left + n_right)
+    starts = ends - n_left - n_right
+    rows = rng.integers(0, 2**31 - 1, int(ends[-1])).astype(np.int32)
+    scratch = rng.integers(0, 2**31 - 1, rows.shape[0]).astype(np.int32)
+    results = []
+    for kernels in (fast, reference):
+        out = rows.copy()
+        numba.set_num_threads(n_threads)
+        try:
+            kernels.move_right_rows(out, scratch, starts, n_left, n_right)
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        results.append(out)
+    np.testing.assert_array_equal(results[0], results[1])
+    for k in range(4):  # the left rows kept, the right rows after them
+        s, nl = starts[k], n_left[k]
+        np.testing.assert_array_equal(results[0][s:s + nl], rows[s:s + nl])
+        np.testing.assert_array_equal(results[0][s + nl:ends[k]], scratch[s:s + n_right[k]])

@@ -235,6 +235,8 @@ class PagedBins:
             raise ValueError("a paged bin matrix builds histograms of every feature")
         if not self.device:  # one compiled call a page, the sums kept over the pages
             kernels = _host_kernels()
+            starts = np.ascontiguousarray(starts, dtype=np.int64)
+            ends = np.ascontiguousarray(ends, dtype=np.int64)
             private = _private(starts.shape[0], hist, n_threads)
             seen = np.zeros(starts.shape[0], np.int64)
             for lo, _, bins, _ in self._stream(True, False):
@@ -337,14 +339,22 @@ class PagedBins:
         if not np.array_equal(seen_left + seen_right, ends - starts):
             raise RuntimeError("the pages did not hold every row of the level's nodes "
                                "(a node's rows out of order?)")
-        for j in range(n_nodes):  # every node's right rows after its left rows
-            start, n_left, n_right = int(starts[j]), int(seen_left[j]), int(seen_right[j])
-            rows[start + n_left:start + n_left + n_right] = scratch[start:start + n_right]
+        kernels.move_right_rows(rows, scratch, starts, seen_left, seen_right)
         out_n_left[:] = seen_left
         kernels.sum_private(private, hist)
 
     def add_split_values(self, k, rows, starts, ends, feature, split_bin, default_left,
                          split_type, cat_bits, left_values, right_values, out):
+        if not self.device:  # one compiled call a page, on the tree's rows as they are
+            kernels = _host_kernels()
+            starts = np.ascontiguousarray(starts, dtype=np.int64)
+            ends = np.ascontiguousarray(ends, dtype=np.int64)
+            seen = np.zeros(starts.shape[0], np.int64)
+            for lo, _, _, by_feature in self._stream(False, True):
+                kernels.page_add_split_values(by_feature, lo, rows, starts, ends, seen, feature,
+                                              split_bin, default_left, split_type, cat_bits,
+                                              self.n_bins, left_values, right_values, out)
+            return
         for lo, hi, page in self.pages(_host(feature)):
             sub = _page_rows(rows, starts, ends, lo, hi, self.xp)
             if sub is not None:

@@ -327,3 +327,92 @@ def sum_private(private, hist):
             part = flat(private[t, k])
             for i in range(out.shape[0]):
                 out[i] += part[i]
+
+
+@kernel(parallel=True)
+def move_right_rows(rows, scratch, node_starts, n_left, n_right):
+    """``rows[s + n_left[k]:s + n_left[k] + n_right[k]] = scratch[s:s + n_right[k]]``
+    (``s = node_starts[k]``): each node's right rows after its left ones, in chunks over
+    the threads."""
+    n_nodes = node_starts.shape[0]
+    first_chunk = np.zeros(n_nodes + 1, dtype=np.int64)
+    for k in range(n_nodes):
+        first_chunk[k + 1] = first_chunk[k] + (n_right[k] + _CHUNK - 1) // _CHUNK
+    task_node = np.empty(first_chunk[n_nodes], dtype=np.int64)
+    for k in range(n_nodes):
+        for c in range(first_chunk[k], first_chunk[k + 1]):
+            task_node[c] = k
+    for task in prange(task_node.shape[0]):
+        _move_chunk(np.uint64(task), task_node, first_chunk, rows, scratch, node_starts,
+                    n_left, n_right)
+
+
+@helper
+def _move_chunk(task, task_node, first_chunk, rows, scratch, node_starts, n_left, n_right):
+    k = task_node[task]
+    at = (task - first_chunk[k]) * _CHUNK
+    n = min(_CHUNK, n_right[k] - at)
+    src = node_starts[k] + at
+    dest = src + n_left[k]
+    for i in range(n):
+        rows[np.uint64(dest + i)] = scratch[np.uint64(src + i)]
+
+
+@kernel(parallel=True)
+def page_add_split_values(bins_by_feature, lo, rows, node_starts, node_ends, seen,
+                          split_feature, split_bin, default_left, split_type, cat_bits, n_bins,
+                          left_values, right_values, out):
+    """``partition.add_split_values`` for one page: ``out[r] +=`` the value of the child
+    that node ``k``'s split sends row ``r`` to, for node ``k``'s rows within the page
+    (rows ``lo .. lo + n - 1``, feature-major bins ``bins_by_feature`` (n_features, n)).
+
+    rows : int32 (m,); node_starts, node_ends : int64 (n_nodes,)   # node k's rows,
+                                                   #     increasing (global row numbers)
+    seen : int64 (n_nodes,)                        # IN/OUT node k's rows in the pages
+                                                   #     before (0 at the first); + this page's
+    split_feature ... n_bins : the nodes' splits (``page_partition_build``)
+    left_values, right_values : float64 (n_nodes,); out : float64 (n_rows,)   # IN/OUT
+    """
+    n_nodes = node_starts.shape[0]
+    hi = lo + bins_by_feature.shape[1]
+    run_starts = np.empty(n_nodes, dtype=np.int64)
+    run_ends = np.empty(n_nodes, dtype=np.int64)
+    first_chunk = np.zeros(n_nodes + 1, dtype=np.int64)
+    for k in range(n_nodes):
+        a = node_starts[k] + seen[k]
+        b = _run_end(rows, a, node_ends[k], hi)
+        seen[k] += b - a
+        run_starts[k], run_ends[k] = a, b
+        first_chunk[k + 1] = first_chunk[k] + (b - a + _CHUNK - 1) // _CHUNK
+    task_node = np.empty(first_chunk[n_nodes], dtype=np.int64)
+    for k in range(n_nodes):
+        for c in range(first_chunk[k], first_chunk[k + 1]):
+            task_node[c] = k
+    for task in prange(task_node.shape[0]):
+        _add_values_chunk(np.uint64(task), task_node, first_chunk, run_starts, run_ends,
+                          bins_by_feature, lo, rows, split_feature, split_bin, default_left,
+                          split_type, cat_bits, n_bins, left_values, right_values, out)
+
+
+@helper
+def _add_values_chunk(task, task_node, first_chunk, run_starts, run_ends, bins_by_feature, lo,
+                      rows, split_feature, split_bin, default_left, split_type, cat_bits,
+                      n_bins, left_values, right_values, out):
+    k = task_node[task]
+    f = split_feature[k]
+    column = bins_by_feature[f]
+    missing_bin = n_bins[f]
+    threshold = split_bin[k]
+    missing_left = default_left[k] == 1
+    categorical = split_type[k] == 1
+    left_value, right_value = left_values[k], right_values[k]
+    a = run_starts[k] + (task - first_chunk[k]) * _CHUNK
+    b = min(a + _CHUNK, run_ends[k])
+    base = np.uint64(lo)
+    for p in range(a, b):
+        r = np.uint64(rows[p])
+        bin_ = np.int32(column[r - base])
+        if _goes_left(bin_, missing_bin, threshold, missing_left, categorical, cat_bits, k):
+            out[r] += left_value
+        else:
+            out[r] += right_value

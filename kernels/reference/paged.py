@@ -62,3 +62,23 @@ def page_partition_build(bins, bins_by_feature, lo, gpair, rows, scratch, work, 
 
 def sum_private(private, hist):
     hist[...] = private.sum(axis=0)
+
+
+def move_right_rows(rows, scratch, node_starts, n_left, n_right):
+    for k in range(node_starts.shape[0]):
+        s, nl, nr = int(node_starts[k]), int(n_left[k]), int(n_right[k])
+        rows[s + nl:s + nl + nr] = scratch[s:s + nr]
+
+
+def page_add_split_values(bins_by_feature, lo, rows, node_starts, node_ends, seen,
+                          split_feature, split_bin, default_left, split_type, cat_bits, n_bins,
+                          left_values, right_values, out):
+    hi = lo + bins_by_feature.shape[1]
+    for k in range(node_starts.shape[0]):
+        a = int(node_starts[k] + seen[k])
+        run = rows[a:_run(rows, a, int(node_ends[k]), hi)].astype(np.int64)
+        seen[k] += run.shape[0]
+        f = int(split_feature[k])
+        go = _goes_left(bins_by_feature[f, run - lo], f, split_bin, default_left, split_type,
+                        cat_bits, n_bins, k)
+        out[run] += np.where(go, left_values[k], right_values[k])
