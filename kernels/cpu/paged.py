@@ -106,7 +106,7 @@ def _add_parts(bins, gpair, ids, run_starts, run_ends, spans, lo, feature_offset
     nodes' runs cut into ``private.shape[0]`` equal shares by position) into
     ``private[t, j]``; ``spans[j]``: the run is the page's rows ``run_starts[j] ..``
     themselves (``ids`` not read)."""
-    n_parts, n_nodes = private.shape[0], run_starts.shape[0]
+    n_parts, n_nodes = np.int64(private.shape[0]), run_starts.shape[0]
     cumulative = np.zeros(n_nodes + 1, dtype=np.int64)
     for j in range(n_nodes):
         cumulative[j + 1] = cumulative[j] + (run_ends[j] - run_starts[j])
@@ -114,19 +114,28 @@ def _add_parts(bins, gpair, ids, run_starts, run_ends, spans, lo, feature_offset
     n_f = np.uint64(bins.shape[1])
     slot2 = _slot2(feature_offsets, bins.shape[1])
     flat_bins, flat_gpair = flat(bins), flat(gpair)
+    # a parallel loop whose body is one call compiles fast (``histogram._accumulate_parts``)
     for t in prange(n_parts):
-        first, last = total * t // n_parts, total * (t + 1) // n_parts
-        for j in range(n_nodes):
-            a, b = max(first, cumulative[j]), min(last, cumulative[j + 1])
-            if a >= b:
-                continue
-            a += run_starts[j] - cumulative[j]
-            b += run_starts[j] - cumulative[j]
-            h = flat(private[t, j])
-            if spans[j]:
-                _add_span(flat_bins, flat_gpair, a, b, lo, n_f, slot2, h)
-            else:
-                _add_ids(flat_bins, flat_gpair, ids, a, b, lo, n_f, slot2, h)
+        _add_share(np.int64(t), n_parts, total, cumulative, flat_bins, flat_gpair, ids,
+                   run_starts, spans, lo, n_f, slot2, private)
+
+
+@helper
+def _add_share(t, n_parts, total, cumulative, flat_bins, flat_gpair, ids, run_starts, spans,
+               lo, n_f, slot2, private):
+    """Thread ``t``'s share of ``_add_parts``."""
+    first, last = total * t // n_parts, total * (t + 1) // n_parts
+    for j in range(run_starts.shape[0]):
+        a, b = max(first, cumulative[j]), min(last, cumulative[j + 1])
+        if a >= b:
+            continue
+        a += run_starts[j] - cumulative[j]
+        b += run_starts[j] - cumulative[j]
+        h = flat(private[t, j])
+        if spans[j]:
+            _add_span(flat_bins, flat_gpair, a, b, lo, n_f, slot2, h)
+        else:
+            _add_ids(flat_bins, flat_gpair, ids, a, b, lo, n_f, slot2, h)
 
 
 @kernel
