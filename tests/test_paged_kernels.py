@@ -58,9 +58,11 @@ def _level(kernels, n_parts, bins, gpair, rows, starts, ends, split, feature_off
 
 
 @pytest.mark.parametrize("n_threads", [1, 2])
-@pytest.mark.parametrize("n_nodes,categorical", [(1, False), (3, True), (9, False)])
-def test_page_partition_build_matches_its_twin(n_threads, n_nodes, categorical):
+@pytest.mark.parametrize("n_nodes,categorical,dtype", [(1, False, np.uint8), (3, True, np.uint8),
+                                                       (9, False, np.uint16)])
+def test_page_partition_build_matches_its_twin(n_threads, n_nodes, categorical, dtype):
     case = _case(n_nodes, n_nodes, categorical)
+    case = (case[0].astype(dtype),) + case[1:]  # uint16: the bins of max_bin > 255
     numba.set_num_threads(n_threads)
     try:
         got = _level(fast, n_threads, *case)

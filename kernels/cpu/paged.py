@@ -101,11 +101,12 @@ def _slot2(feature_offsets, n_features):
 
 
 @helper(parallel=True)
-def _add_parts(bins, gpair, ids, run_starts, run_ends, spans, lo, feature_offsets, private):
+def _add_parts(bins, gpair, ids, other_ids, run_starts, run_ends, kinds, lo, feature_offsets,
+               private):
     """Thread ``t`` adds its share of the runs ``ids[run_starts[j]:run_ends[j]]`` (all
     nodes' runs cut into ``private.shape[0]`` equal shares by position) into
-    ``private[t, j]``; ``spans[j]``: the run is the page's rows ``run_starts[j] ..``
-    themselves (``ids`` not read)."""
+    ``private[t, j]``. ``kinds[j]``: 0, the run in ``ids``; 1, in ``other_ids``; 2, the
+    page's rows ``run_starts[j] ..`` themselves (no ids read)."""
     n_parts, n_nodes = np.int64(private.shape[0]), run_starts.shape[0]
     cumulative = np.zeros(n_nodes + 1, dtype=np.int64)
     for j in range(n_nodes):
@@ -117,12 +118,12 @@ def _add_parts(bins, gpair, ids, run_starts, run_ends, spans, lo, feature_offset
     # a parallel loop whose body is one call compiles fast (``histogram._accumulate_parts``)
     for t in prange(n_parts):
         _add_share(np.int64(t), n_parts, total, cumulative, flat_bins, flat_gpair, ids,
-                   run_starts, spans, lo, n_f, slot2, private)
+                   other_ids, run_starts, kinds, lo, n_f, slot2, private)
 
 
 @helper
-def _add_share(t, n_parts, total, cumulative, flat_bins, flat_gpair, ids, run_starts, spans,
-               lo, n_f, slot2, private):
+def _add_share(t, n_parts, total, cumulative, flat_bins, flat_gpair, ids, other_ids,
+               run_starts, kinds, lo, n_f, slot2, private):
     """Thread ``t``'s share of ``_add_parts``."""
     first, last = total * t // n_parts, total * (t + 1) // n_parts
     for j in range(run_starts.shape[0]):
@@ -132,8 +133,10 @@ def _add_share(t, n_parts, total, cumulative, flat_bins, flat_gpair, ids, run_st
         a += run_starts[j] - cumulative[j]
         b += run_starts[j] - cumulative[j]
         h = flat(private[t, j])
-        if spans[j]:
+        if kinds[j] == 2:
             _add_span(flat_bins, flat_gpair, a, b, lo, n_f, slot2, h)
+        elif kinds[j] == 1:
+            _add_ids(flat_bins, flat_gpair, other_ids, a, b, lo, n_f, slot2, h)
         else:
             _add_ids(flat_bins, flat_gpair, ids, a, b, lo, n_f, slot2, h)
 
@@ -160,16 +163,17 @@ def page_histograms(bins, lo, gpair, rows, node_starts, node_ends, seen, feature
     hi = lo + bins.shape[0]
     run_starts = np.empty(n_nodes, dtype=np.int64)
     run_ends = np.empty(n_nodes, dtype=np.int64)
-    spans = np.zeros(n_nodes, dtype=np.uint8)
+    kinds = np.zeros(n_nodes, dtype=np.uint8)
     for j in range(n_nodes):
         a = node_starts[j] + seen[j]
         b = _run_end(rows, a, node_ends[j], hi)
         seen[j] += b - a
         run_starts[j], run_ends[j] = a, b
         if b - a == bins.shape[0]:  # every row of the page, in order: read no ids
-            spans[j] = 1
+            kinds[j] = 2
             run_starts[j], run_ends[j] = 0, b - a
-    _add_parts(bins, gpair, rows, run_starts, run_ends, spans, lo, feature_offsets, private)
+    _add_parts(bins, gpair, rows, rows, run_starts, run_ends, kinds, lo, feature_offsets,
+               private)
 
 
 @kernel(parallel=True)
@@ -239,36 +243,19 @@ def page_partition_build(bins, bins_by_feature, lo, gpair, rows, scratch, work, 
     # the smaller children's rows of this page: now one run in ``rows`` or ``scratch``
     h_starts = np.empty(n_nodes, dtype=np.int64)
     h_ends = np.empty(n_nodes, dtype=np.int64)
-    spans = np.zeros(n_nodes, dtype=np.uint8)
+    kinds = np.zeros(n_nodes, dtype=np.uint8)  # 0: the left rows, in ``rows``; 1: ``scratch``
     for j in range(n_nodes):
         n_new = cumulative[j + 1] - cumulative[j]
         if small_is_left[j]:
             h_starts[j] = node_starts[j] + seen_left[j]
             h_ends[j] = h_starts[j] + new_left[j]
-        else:  # positions in ``scratch``: shifted into ``work``'s indexing below
+        else:
+            kinds[j] = 1
             h_starts[j] = node_starts[j] + seen_right[j]
             h_ends[j] = h_starts[j] + n_new - new_left[j]
         seen_left[j] += new_left[j]
         seen_right[j] += n_new - new_left[j]
-    _add_sides(bins, gpair, rows, scratch, h_starts, h_ends, small_is_left, spans, lo,
-               feature_offsets, private)
-
-
-@helper
-def _add_sides(bins, gpair, rows, scratch, h_starts, h_ends, small_is_left, spans, lo,
-               feature_offsets, private):
-    """``_add_parts`` over the nodes whose smaller child is the left one (their runs in
-    ``rows``), then over the others (in ``scratch``)."""
-    n_nodes = h_starts.shape[0]
-    left_starts, left_ends = h_starts.copy(), h_ends.copy()
-    right_starts, right_ends = h_starts.copy(), h_ends.copy()
-    for j in range(n_nodes):
-        if small_is_left[j]:
-            right_ends[j] = right_starts[j]
-        else:
-            left_ends[j] = left_starts[j]
-    _add_parts(bins, gpair, rows, left_starts, left_ends, spans, lo, feature_offsets, private)
-    _add_parts(bins, gpair, scratch, right_starts, right_ends, spans, lo, feature_offsets,
+    _add_parts(bins, gpair, rows, scratch, h_starts, h_ends, kinds, lo, feature_offsets,
                private)
 
 
