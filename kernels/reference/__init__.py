@@ -52,15 +52,15 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            # host kernels (no CUDA twin by design: run on the host on every backend)
            "add_exact_parts", "exp_into", "log_into", "log2_into", "split_by_label",
            "twice_mann_whitney", "aft_loss_into", "bundle_conflicts", "propose_bundles",
+           # a paged bin matrix's pages on the host (gbm.data.paged; a device fit calls the
+           # device's whole-matrix kernels page by page)
+           "move_right_rows", "page_add_split_values", "page_histograms",
+           "page_partition_build", "sum_private",
            # vector-leaf trees (multi_strategy="multi_output_tree")
            "build_vector_histograms", "evaluate_vector_splits", "vector_children_histograms",
            "vector_node_weights", "vector_segment_sums",
            # their monotone constraints (no CUDA version yet: tests/test_kernel_contract.py)
-           "evaluate_vector_splits_monotone", "vector_bounded_weights", "vector_child_bounds",
-           # a paged bin matrix's pages on the host (gbm.data.paged; a device fit calls the
-           # device's whole-matrix kernels page by page)
-           "move_right_rows", "page_add_split_values", "page_histograms",
-           "page_partition_build", "sum_private")
+           "evaluate_vector_splits_monotone", "vector_bounded_weights", "vector_child_bounds")
 # the linear models' kernels (gbm.linear), on every backend (CUDA: kernels/cuda/linear*.py)
 LINEAR_KERNELS = ("cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms",
                   "gradient_csc", "gradient_dense", "gram_dense", "hessian_diagonal_csc",
