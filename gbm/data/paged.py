@@ -19,9 +19,9 @@ cost of external memory is those reads. On the host a page's part of such a pass
 compiled call (``kernels/cpu/paged.py``) on the tree's rows as they are: no page-local
 copy of a node's rows, the partitioned rows put straight in place, the histograms summed
 over the pages in per-thread copies added once a level. (The whole-matrix kernels called
-page by page needed Python and serial NumPy passes over the row ids around them: about
-40 ms a tree at 2,000,000 rows in 7 pages, measured, growing with the rows.) A device fit
-keeps the page-by-page calls of the device kernels.
+page by page need Python and serial NumPy passes over the row ids around each call, on
+one core while the others wait.) A device fit keeps the page-by-page calls of the device
+kernels.
 """
 import atexit
 import mmap
@@ -448,8 +448,8 @@ class _Inline:
 
 
 def _host_kernels():
-    """``kernels/cpu/paged.py`` (imported on first use, as the other host kernels: no
-    Numba at ``import gbm``)."""
+    """``kernels/cpu/paged.py``, imported on first use (as ``gbm.data``'s other calls of
+    the CPU kernels)."""
     from ..kernels.cpu import paged
     return paged
 
