@@ -27,7 +27,11 @@ HOST_ONLY = {"exact": ("add_exact_parts",),
              "elementwise": ("exp_into", "log_into", "log2_into"),
              "auc": ("split_by_label", "twice_mann_whitney"),
              "survival": ("aft_loss_into",),
-             "bundling": ("propose_bundles", "bundle_conflicts")}
+             "bundling": ("propose_bundles", "bundle_conflicts"),
+             # a paged bin matrix's pages on the host (gbm.data.paged): a device fit calls
+             # the device's own kernels page by page
+             "paged": ("move_right_rows", "page_add_split_values", "page_histograms",
+                       "page_partition_build", "sum_private")}
 HOST_KERNELS = {name for names in HOST_ONLY.values() for name in names}
 CONCEPTS = ("binning", "bundled", "csr", "csr_predict", "histogram", "linear", "linear_cd",
             "objective", "partition", "predict", "quantize", "rank", "shap", "split",

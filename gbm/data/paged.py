@@ -15,7 +15,13 @@ know the rows are paged, and the model is the in-memory one bit for bit:
 
 Each pass over the pages reads every page file once (a tree's root histograms, each
 level's partition with its children's histograms, the margins of a tree's last level): the
-cost of external memory is those reads.
+cost of external memory is those reads. On the host a page's part of such a pass is one
+compiled call (``kernels/cpu/paged.py``) on the tree's rows as they are: no page-local
+copy of a node's rows, the partitioned rows put straight in place, the histograms summed
+over the pages in per-thread copies added once a level. (The whole-matrix kernels called
+page by page need Python and serial NumPy passes over the row ids around each call, on
+one core while the others wait.) A device fit keeps the page-by-page calls of the device
+kernels.
 """
 import atexit
 import mmap
@@ -233,6 +239,17 @@ class PagedBins:
     def build_histograms(self, k, gpair, rows, starts, ends, hist, n_threads, slot_map=None):
         if slot_map is not None:
             raise ValueError("a paged bin matrix builds histograms of every feature")
+        if not self.device:  # one compiled call a page, the sums kept over the pages
+            kernels = _host_kernels()
+            starts = np.ascontiguousarray(starts, dtype=np.int64)
+            ends = np.ascontiguousarray(ends, dtype=np.int64)
+            private = _private(starts.shape[0], hist, n_threads)
+            seen = np.zeros(starts.shape[0], np.int64)
+            for lo, _, bins, _ in self._stream(True, False):
+                kernels.page_histograms(bins, lo, gpair, rows, starts, ends, seen,
+                                        self.feature_offsets, private)
+            kernels.sum_private(private, hist)
+            return
         hist[...] = 0
         part = self.xp.empty_like(hist)
         for lo, hi, page in self.pages():
@@ -276,6 +293,11 @@ class PagedBins:
         xp = self.xp
         n_nodes = starts.shape[0]
         small_is_left = np.asarray(small_is_left, dtype=bool)
+        if not self.device:
+            self._partition_and_build_host(rows, starts, ends, feature, split_bin,
+                                           default_left, split_type, cat_bits, scratch,
+                                           out_n_left, small_is_left, gpair, hist, n_threads)
+            return
         placed = _Placement(rows, scratch, starts, ends, xp)
         hist[...] = 0
         part = xp.empty_like(hist)
@@ -297,8 +319,48 @@ class PagedBins:
             placed.page(local, s_h, e_h, n_left, lo)
         placed.finish(out_n_left)
 
+    def _partition_and_build_host(self, rows, starts, ends, feature, split_bin, default_left,
+                                  split_type, cat_bits, scratch, out_n_left, small_is_left,
+                                  gpair, hist, n_threads):
+        """``partition_and_build`` on the host: one compiled call a page
+        (``kernels/cpu/paged.py``) partitions each node's run of the page straight into
+        place (left rows in ``rows``, right rows in ``scratch``, each after the node's rows
+        of the pages before) and adds the smaller children's rows into per-thread
+        histograms kept over the pages; then every node's right rows go after its left
+        rows, and the threads' histograms are added."""
+        n_nodes = starts.shape[0]
+        starts = np.ascontiguousarray(starts, dtype=np.int64)
+        ends = np.ascontiguousarray(ends, dtype=np.int64)
+        seen_left = np.zeros(n_nodes, np.int64)
+        seen_right = np.zeros(n_nodes, np.int64)
+        private = _private(n_nodes, hist, n_threads)
+        work = np.empty(self._largest // max(1, self.n_features), np.int32)
+        small = small_is_left.astype(np.uint8)
+        kernels = _host_kernels()
+        for lo, _, bins, by_feature in self.pages_with_columns():
+            kernels.page_partition_build(bins, by_feature, lo, gpair, rows, scratch, work,
+                                         starts, ends, seen_left, seen_right, feature,
+                                         split_bin, default_left, split_type, cat_bits,
+                                         self.n_bins, small, self.feature_offsets, private)
+        if not np.array_equal(seen_left + seen_right, ends - starts):
+            raise RuntimeError("the pages did not hold every row of the level's nodes "
+                               "(a node's rows out of order?)")
+        kernels.move_right_rows(rows, scratch, starts, seen_left, seen_right)
+        out_n_left[:] = seen_left
+        kernels.sum_private(private, hist)
+
     def add_split_values(self, k, rows, starts, ends, feature, split_bin, default_left,
                          split_type, cat_bits, left_values, right_values, out):
+        if not self.device:  # one compiled call a page, on the tree's rows as they are
+            kernels = _host_kernels()
+            starts = np.ascontiguousarray(starts, dtype=np.int64)
+            ends = np.ascontiguousarray(ends, dtype=np.int64)
+            seen = np.zeros(starts.shape[0], np.int64)
+            for lo, _, _, by_feature in self._stream(False, True):
+                kernels.page_add_split_values(by_feature, lo, rows, starts, ends, seen, feature,
+                                              split_bin, default_left, split_type, cat_bits,
+                                              self.n_bins, left_values, right_values, out)
+            return
         for lo, hi, page in self.pages(_host(feature)):
             sub = _page_rows(rows, starts, ends, lo, hi, self.xp)
             if sub is not None:
@@ -383,6 +445,19 @@ class _Inline:
         except BaseException as e:
             done.set_exception(e)
         return done
+
+
+def _host_kernels():
+    """``kernels/cpu/paged.py``, imported on first use (as ``gbm.data``'s other calls of
+    the CPU kernels)."""
+    from ..kernels.cpu import paged
+    return paged
+
+
+def _private(n_nodes, hist, n_threads):
+    """int64 (n_parts, n_nodes, n_slots, 2) zeros: the threads' histograms of a level's
+    nodes, summed over the pages (``kernels/cpu/paged.py``)."""
+    return np.zeros((max(1, int(n_threads)), n_nodes) + tuple(hist.shape[1:]), np.int64)
 
 
 def _host(a):

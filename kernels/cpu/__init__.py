@@ -31,6 +31,8 @@ from .linear_cd import (cd_gram, cd_residual_csc, cd_residual_dense, svc_dual_cd
                         svc_dual_cd_dense)
 from .objective import pointwise_gradients
 from .partition import add_leaf_values, add_split_values, partition_rows
+from .paged import (move_right_rows, page_add_split_values, page_histograms,
+                    page_partition_build, sum_private)
 from .predict import predict, predict_binned, predict_leaf
 from .quantize import max_abs, quantize_gradients
 from .rank import lambdarank_gradients
@@ -61,6 +63,10 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            # host kernels (no CUDA twin by design: run on the host on every backend)
            "add_exact_parts", "exp_into", "log_into", "log2_into", "split_by_label",
            "twice_mann_whitney", "aft_loss_into", "bundle_conflicts", "propose_bundles",
+           # a paged bin matrix's pages on the host (gbm.data.paged; a device fit calls the
+           # device's whole-matrix kernels page by page)
+           "move_right_rows", "page_add_split_values", "page_histograms",
+           "page_partition_build", "sum_private",
            # vector-leaf trees (multi_strategy="multi_output_tree")
            "build_vector_histograms", "evaluate_vector_splits", "vector_children_histograms",
            "vector_node_weights", "vector_segment_sums",
