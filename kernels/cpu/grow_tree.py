@@ -16,13 +16,8 @@ siblings), so the model file is the same, byte for byte.
 
 The level kernels are called as they are (compiled once, for both paths); a step whose
 work is under ``MIN_WORK`` cells runs on one thread (a parallel region's wake-up costs
-more than such work), as ``Backend.threads`` decides for ``TreeGrower``. A step on
-several threads shares its work equally instead: the partition and the last level by
-rows (``partition_rows_parts``, ``add_split_values_parts``: the level kernels' chunks
-of 16,384 rows load two threads unequally at 20,000-100,000 rows), the root's histogram
-by features (``build_histogram_by_features``: no private copies to clear and add).
-Every sum is an integer sum, and a stable partition's result does not depend on its
-pieces, so none of this changes a bit. The glue is inlined into this one function: Numba
+more than such work), as ``Backend.threads`` decides for ``TreeGrower``. Every sum is an
+integer sum, so neither changes a bit. The glue is inlined into this one function: Numba
 links and optimises a callee's code again in every function above it, so helpers in
 between would multiply the compile time.
 """
