@@ -94,50 +94,6 @@ def test_build_histograms_two_rows_a_step(n_threads):
         np.testing.assert_array_equal(hist[k], expected)
 
 
-@pytest.mark.parametrize("dtype, n_bins", [(np.uint8, [5, 1, 256, 40, 17]),
-                                            (np.uint16, [700, 3, 300])])
-def test_build_histogram_by_features_matches_reference(dtype, n_bins):
-    """grow_tree's root histogram on several threads, a share of the features each
-    (``build_histogram_by_features``): the reference's one-node histogram, for every row
-    in order (rows None) and for a row subset, segments of odd and even lengths, 1 to 7
-    shares (more shares than features: some empty), padding slots after the last
-    feature cleared, with Numba on 1 and 2 threads; the reference checked against
-    ``np.add.at``."""
-    import numba
-
-    from gbm.kernels.cpu.histogram import build_histogram_by_features
-
-    rng = np.random.default_rng(len(n_bins))
-    n_bins = np.array(n_bins, dtype=np.int32)
-    n_rows = 3001
-    bins = np.column_stack([rng.integers(0, nb + 1, n_rows) for nb in n_bins]).astype(dtype)
-    gpair = rng.integers(-2**40, 2**40, (n_rows, 2)).astype(np.int64)
-    offsets = offsets_of(n_bins)
-    subset = rng.permutation(n_rows)[:1234].astype(np.int32)
-    before = numba.get_num_threads()
-    try:
-        for rows, lo, hi in ((None, 0, n_rows), (None, 7, 2000), (subset, 0, 1234),
-                             (subset, 3, 1000)):
-            seg = np.arange(lo, hi) if rows is None else rows[lo:hi]
-            slow = np.empty((1, int(offsets[-1]), 2), np.int64)
-            reference.build_histograms(bins, gpair, seg.astype(np.int32), np.array([0]),
-                                       np.array([hi - lo]), offsets, slow)
-            expected = np.zeros_like(slow[0])
-            for f in range(n_bins.size):
-                np.add.at(expected, offsets[f] + bins[seg, f].astype(np.int64), gpair[seg])
-            np.testing.assert_array_equal(slow[0], expected)
-            for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
-                numba.set_num_threads(threads)
-                for n_parts in (1, 2, 3, 7):
-                    fast = np.full((int(offsets[-1]) + 3, 2), -7, np.int64)  # 3 padding slots
-                    build_histogram_by_features(bins, gpair, rows, lo, hi, offsets, fast,
-                                                n_parts)
-                    np.testing.assert_array_equal(fast[:-3], slow[0])
-                    assert (fast[-3:] == 0).all()
-    finally:
-        numba.set_num_threads(before)
-
-
 def test_subtract_histograms_matches_reference():
     rng = np.random.default_rng(0)
     parent = rng.integers(-1000, 1000, (3, 36, 2))
