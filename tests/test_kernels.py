@@ -251,13 +251,6 @@ def test_add_split_values_matches_reference(n_rows, n_nodes):
     reference.add_split_values(by_feature, rows, *split, left, right, slow)
     np.testing.assert_array_equal(fast, slow)
     np.testing.assert_array_equal(rows, kept)
-    # grow_tree's version on several threads (the rows in equal shares): the same sums
-    from gbm.kernels.cpu.partition import add_split_values_parts
-    for n_parts in (1, 2, 3):
-        parts = base.copy()
-        add_split_values_parts(n_parts, by_feature, rows, *split, left, right, parts)
-        np.testing.assert_array_equal(parts, slow)
-        np.testing.assert_array_equal(rows, kept)
     # the same as partitioning, then adding each child's value to its rows
     moved, n_left = rows.copy(), np.empty(n_nodes, np.int64)
     cpu.partition_rows(by_feature, moved, *split, np.empty_like(rows), n_left)

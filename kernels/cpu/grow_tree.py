@@ -9,10 +9,10 @@ split (``evaluate_splits``), the choice of the nodes to split (``max_leaves``: t
 gains first), the rows partitioned (``partition_rows``; on several threads
 ``partition_rows_parts``), the smaller children's histograms built
 (``build_histograms``) and their siblings' subtracted; then the tree's
-arrays, and the leaves' values added to the margins (``add_split_values``, on several
-threads ``add_split_values_parts``, on the last level). Node ids follow ``TreeGrower``'s
-order of creation (a level's smaller children, in their parents' order, then their
-siblings), so the model file is the same, byte for byte.
+arrays, and the leaves' values added to the margins (``add_split_values`` on the last
+level). Node ids follow ``TreeGrower``'s order of creation (a level's smaller children,
+in their parents' order, then their siblings), so the model file is the same, byte for
+byte.
 
 The level kernels are called as they are (compiled once, for both paths); a step whose
 work is under ``MIN_WORK`` cells runs on one thread (a parallel region's wake-up costs
@@ -27,8 +27,7 @@ from ..jit import helper, kernel
 from ..split_math import cpu as _split_math
 from .histogram import build_histogram_by_features, build_histograms
 from .node_masks import feature_masks
-from .partition import (_chunk_tasks, add_split_values, add_split_values_parts, partition_rows,
-                        partition_rows_parts)
+from .partition import _chunk_tasks, add_split_values, partition_rows, partition_rows_parts
 from .split import evaluate_splits
 from .thread_count import set_thread_count, thread_count
 from .tree_level import deal, parent_cost, run_level
@@ -208,23 +207,16 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
         if max_depth > 0 and depth[n_nodes - 1] >= max_depth:
             # children that are leaves: their values go straight into the margins, where
             # the partition would send each row; the leaves keep no rows
-            parts = _threads(n_threads, 4 * work, min_work)
-            set_thread_count(parts)
+            set_thread_count(_threads(n_threads, 4 * work, min_work))
             for i in range(c):
                 child = first_child + 2 * i
                 left_values[i] = numbers[LEARNING_RATE] * _weight(sums[child], bounds[child],
                                                                   numbers)
                 right_values[i] = numbers[LEARNING_RATE] * _weight(
                     sums[child + 1], bounds[child + 1], numbers)
-            if parts > 1:  # the level's rows in equal shares, one a thread
-                add_split_values_parts(parts, bins_by_feature, rows, starts[:c], ends[:c],
-                                       p_feature[:c], p_bin[:c], p_default_left[:c],
-                                       p_type[:c], p_bits[:c], n_bins, left_values[:c],
-                                       right_values[:c], column)
-            else:
-                add_split_values(bins_by_feature, rows, starts[:c], ends[:c], p_feature[:c],
-                                 p_bin[:c], p_default_left[:c], p_type[:c], p_bits[:c], n_bins,
-                                 left_values[:c], right_values[:c], column)
+            add_split_values(bins_by_feature, rows, starts[:c], ends[:c], p_feature[:c],
+                             p_bin[:c], p_default_left[:c], p_type[:c], p_bits[:c], n_bins,
+                             left_values[:c], right_values[:c], column)
             break
         # -- the next level: smaller children (by hessian sum) first, then their siblings ---
         total = 0

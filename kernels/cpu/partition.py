@@ -275,25 +275,16 @@ def add_split_values(bins_by_feature, rows, node_starts, node_ends, split_featur
 def _add_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_starts, node_ends,
                split_feature, split_bin, default_left, split_type, cat_bits, n_bins,
                values, out):
-    """One chunk of ``add_split_values`` (``_add_span``)."""
+    """One chunk of ``add_split_values``."""
     k = task_node[task]
-    lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
-    hi = min(lo + _PARTITION_CHUNK, node_ends[k])
-    _add_span(k, lo, hi, bins_by_feature, rows, node_starts, node_ends, split_feature,
-              split_bin, default_left, split_type, cat_bits, n_bins, values, out)
-
-
-@helper
-def _add_span(k, lo, hi, bins_by_feature, rows, node_starts, node_ends, split_feature,
-              split_bin, default_left, split_type, cat_bits, n_bins, values, out):
-    """``out[r] +=`` the value of the child node ``k``'s split sends ``r`` to, for the
-    rows ``rows[lo:hi]`` of node ``k``."""
     column = bins_by_feature[split_feature[k]]
     missing_bin = n_bins[split_feature[k]]
     threshold = split_bin[k]
     missing_left = default_left[k] == 1
     categorical = split_type[k] == 1
     pair = values[2 * k:2 * k + 2]
+    lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
+    hi = min(lo + _PARTITION_CHUNK, node_ends[k])
     far = sparse(node_ends[k] - node_starts[k], out.shape[0], out.itemsize)
     for p in range(lo, hi):
         if far and p + DISTANCE < hi:
@@ -305,38 +296,6 @@ def _add_span(k, lo, hi, bins_by_feature, rows, node_starts, node_ends, split_fe
         go = np.int64(_goes_left(b, missing_bin, threshold, missing_left, categorical,
                                  cat_bits, k))
         out[r] += pair[go]
-
-
-@kernel(parallel=True)
-def add_split_values_parts(n_parts, bins_by_feature, rows, node_starts, node_ends,
-                           split_feature, split_bin, default_left, split_type, cat_bits, n_bins,
-                           left_values, right_values, out):
-    """``add_split_values`` with the level's rows cut into ``n_parts`` equal shares, one a
-    thread (``_part_tasks``, as ``partition_rows_parts``): each row gets the same one
-    addition. ``grow_tree``'s last level on several threads.
-
-    n_parts : int (>= 1); other arguments as ``add_split_values``'.
-    """
-    first, task_node, task_lo, task_hi = _part_tasks(node_starts, node_ends, n_parts)
-    values = np.empty(2 * node_starts.shape[0])  # right at 2k, left at 2k + 1 (as there)
-    for k in range(node_starts.shape[0]):
-        values[2 * k] = right_values[k]
-        values[2 * k + 1] = left_values[k]
-    for p in prange(n_parts):
-        _add_part(np.uint64(p), first, task_node, task_lo, task_hi, bins_by_feature, rows,
-                  node_starts, node_ends, split_feature, split_bin, default_left, split_type,
-                  cat_bits, n_bins, values, out)
-
-
-@helper
-def _add_part(p, first, task_node, task_lo, task_hi, bins_by_feature, rows, node_starts,
-              node_ends, split_feature, split_bin, default_left, split_type, cat_bits, n_bins,
-              values, out):
-    """Part ``p``'s pieces through ``_add_span``."""
-    for t in range(first[p], first[p + 1]):
-        _add_span(task_node[t], task_lo[t], task_hi[t], bins_by_feature, rows, node_starts,
-                  node_ends, split_feature, split_bin, default_left, split_type, cat_bits,
-                  n_bins, values, out)
 
 
 @kernel
