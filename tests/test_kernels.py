@@ -206,35 +206,6 @@ def test_partition_rows_matches_reference(n_rows, n_nodes):
     np.testing.assert_array_equal(fast_n, slow_n)
 
 
-@pytest.mark.parametrize("n_rows, n_nodes", [(1, 1), (40, 3), (0, 2), (70000, 5), (50000, 1)])
-def test_partition_rows_parts_matches_reference(n_rows, n_nodes):
-    """``partition_rows_parts`` (grow_tree's partition on several threads: the level's rows
-    cut into equal shares, pieces of nodes) on 1 to 5 shares, with Numba on 1 and 2
-    threads: the reference's rows and counts, numeric and categorical splits, missing
-    values both ways, empty nodes, nodes cut by a share's edge and by the chunk size."""
-    import numba
-
-    from gbm.kernels.cpu.partition import partition_rows_parts
-
-    rng = np.random.default_rng(n_rows + 11)
-    by_feature, rows, split = random_splits(rng, n_rows, n_nodes,
-                                            np.array([5, 17, 40], dtype=np.int32), 0.4)
-    slow_rows, slow_n = rows.copy(), np.empty(n_nodes, np.int64)
-    reference.partition_rows(by_feature, slow_rows, *split, np.empty_like(rows), slow_n)
-    before = numba.get_num_threads()
-    try:
-        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
-            numba.set_num_threads(threads)
-            for n_parts in (1, 2, 3, 5):
-                fast_rows, fast_n = rows.copy(), np.full(n_nodes, -1, np.int64)
-                partition_rows_parts(n_parts, by_feature, fast_rows, *split,
-                                     np.empty_like(rows), fast_n)
-                np.testing.assert_array_equal(fast_rows, slow_rows)
-                np.testing.assert_array_equal(fast_n, slow_n)
-    finally:
-        numba.set_num_threads(before)
-
-
 @pytest.mark.parametrize("n_rows, n_nodes", [(1, 1), (40, 3), (70000, 5)])
 def test_add_split_values_matches_reference(n_rows, n_nodes):
     """The last level's partition and leaf update in one pass: numeric and categorical

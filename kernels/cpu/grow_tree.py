@@ -6,9 +6,8 @@ about 1 ms a tree, most of a round; bench/PROFILE_small.md). ``grow_tree`` runs 
 same algorithm (its reference, the oracle of the tests: ``TreeGrower`` with the level
 kernels) without leaving compiled code: per level the feature masks, every node's best
 split (``evaluate_splits``), the choice of the nodes to split (``max_leaves``: the best
-gains first), the rows partitioned (``partition_rows``; on several threads
-``partition_rows_parts``), the smaller children's histograms built
-(``build_histograms``) and their siblings' subtracted; then the tree's
+gains first), the rows partitioned (``partition_rows``), the smaller children's
+histograms built (``build_histograms``) and their siblings' subtracted; then the tree's
 arrays, and the leaves' values added to the margins (``add_split_values`` on the last
 level). Node ids follow ``TreeGrower``'s order of creation (a level's smaller children,
 in their parents' order, then their siblings), so the model file is the same, byte for
@@ -25,9 +24,9 @@ import numpy as np
 
 from ..jit import helper, kernel
 from ..split_math import cpu as _split_math
-from .histogram import build_histogram_by_features, build_histograms
+from .histogram import build_histograms
 from .node_masks import feature_masks
-from .partition import _chunk_tasks, add_split_values, partition_rows, partition_rows_parts
+from .partition import _chunk_tasks, add_split_values, partition_rows
 from .split import evaluate_splits
 from .thread_count import set_thread_count, thread_count
 from .tree_level import deal, parent_cost, run_level
@@ -119,18 +118,8 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
         path[root, f] = 0
     ids[root] = root
     hist_a = _room(hist_a, one)
-    root_threads = _threads(n_threads, rows.shape[0] * n_features, min_work)
-    set_thread_count(root_threads)
-    if root_threads > 1 and n_features >= root_threads:
-        # a share of the features a thread, straight into the histogram: no private
-        # copies of it to clear and add up (histogram.build_histogram_by_features)
-        if settings[EVERY_ROW]:
-            build_histogram_by_features(bins, gpair, None, 0, rows.shape[0], feature_offsets,
-                                        hist_a[root], root_threads)
-        else:
-            build_histogram_by_features(bins, gpair, rows, 0, rows.shape[0], feature_offsets,
-                                        hist_a[root], root_threads)
-    elif settings[EVERY_ROW]:  # rows[i] == i: read in order, no ids (histogram.py)
+    set_thread_count(_threads(n_threads, rows.shape[0] * n_features, min_work))
+    if settings[EVERY_ROW]:  # rows[i] == i: read in order, no ids (histogram.py)
         build_histograms(bins, gpair, None, start[:1], end[:1], feature_offsets, hist_a[:1],
                          thread_count())
     else:
@@ -257,16 +246,10 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
             run_level(workers, plan, counts, part, hists)
             n_fused += 1
         else:  # the level kernels, each parallel over rows
-            parts = _threads(n_threads, 4 * work, min_work)
-            set_thread_count(parts)
-            if parts > 1:  # the level's rows in equal shares, one a thread
-                partition_rows_parts(parts, bins_by_feature, rows, starts[:c], ends[:c],
-                                     p_feature[:c], p_bin[:c], p_default_left[:c], p_type[:c],
-                                     p_bits[:c], n_bins, scratch, n_left[:c])
-            else:
-                partition_rows(bins_by_feature, rows, starts[:c], ends[:c], p_feature[:c],
-                               p_bin[:c], p_default_left[:c], p_type[:c], p_bits[:c], n_bins,
-                               scratch, n_left[:c])
+            set_thread_count(_threads(n_threads, 4 * work, min_work))
+            partition_rows(bins_by_feature, rows, starts[:c], ends[:c], p_feature[:c],
+                           p_bin[:c], p_default_left[:c], p_type[:c], p_bits[:c], n_bins,
+                           scratch, n_left[:c])
             work = 0
             for i in range(c):
                 child = first_child + 2 * i

@@ -97,27 +97,18 @@ def _left_before(n_nodes, first_chunk, left_count, out_n_left):
 @helper
 def _split_chunk(task, task_node, first_chunk, bins_by_feature, rows, node_starts, node_ends,
                  split_feature, split_bin, default_left, split_type, cat_bits, n_bins, scratch):
-    """One chunk's rows into its stretch of ``scratch`` (``_split_span``); returns the
-    rows going left."""
+    """One chunk's rows into its stretch of ``scratch``: left rows forward from the start,
+    right rows backward from the end; returns the rows going left. No branch on the way:
+    each row is written at both free ends and only the end it belongs to moves on (the
+    other write lands on a free place, overwritten later)."""
     k = task_node[task]
-    lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
-    hi = min(lo + _PARTITION_CHUNK, node_ends[k])
-    return _split_span(k, lo, hi, bins_by_feature, rows, node_starts, node_ends, split_feature,
-                       split_bin, default_left, split_type, cat_bits, n_bins, scratch)
-
-
-@helper
-def _split_span(k, lo, hi, bins_by_feature, rows, node_starts, node_ends, split_feature,
-                split_bin, default_left, split_type, cat_bits, n_bins, scratch):
-    """The rows ``rows[lo:hi]`` of node ``k`` into ``scratch[lo:hi]``: left rows forward
-    from the start, right rows backward from the end; returns the rows going left. No
-    branch on the way: each row is written at both free ends and only the end it belongs
-    to moves on (the other write lands on a free place, overwritten later)."""
     column = bins_by_feature[split_feature[k]]
     missing_bin = n_bins[split_feature[k]]
     threshold = split_bin[k]
     missing_left = default_left[k] == 1
     categorical = split_type[k] == 1
+    lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
+    hi = min(lo + _PARTITION_CHUNK, node_ends[k])
     far = sparse(node_ends[k] - node_starts[k], column.shape[0], column.itemsize)
     left = lo
     right = hi - 1
@@ -138,113 +129,18 @@ def _split_span(k, lo, hi, bins_by_feature, rows, node_starts, node_ends, split_
 @helper
 def _place_chunk(task, task_node, first_chunk, rows, node_starts, node_ends, scratch,
                  left_count, left_before, n_left):
-    """One chunk's two runs to their places in ``rows`` (``_place_span``)."""
+    """One chunk's left run after the left rows of the chunks before it, its right run
+    (read backward) after all the node's left rows and the right rows before it."""
     k = task_node[task]
     lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
     hi = min(lo + _PARTITION_CHUNK, node_ends[k])
-    _place_span(k, lo, hi, rows, node_starts, scratch, left_count[task], left_before[task],
-                n_left)
-
-
-@helper
-def _place_span(k, lo, hi, rows, node_starts, scratch, n, left_before, n_left):
-    """The ``n`` left rows ``_split_span`` put in ``scratch[lo:hi]`` after node ``k``'s
-    ``left_before`` left rows before them, its right run (read backward) after all the
-    node's left rows and the right rows before it."""
-    at = node_starts[k] + left_before
+    n = left_count[task]
+    at = node_starts[k] + left_before[task]
     for i in range(n):
         rows[np.uint64(at + i)] = scratch[np.uint64(lo + i)]
-    at = node_starts[k] + n_left[k] + (lo - node_starts[k]) - left_before
+    at = node_starts[k] + n_left[k] + (lo - node_starts[k]) - left_before[task]
     for i in range(hi - lo - n):
         rows[np.uint64(at + i)] = scratch[np.uint64(hi - 1 - i)]
-
-
-@helper
-def _part_tasks(node_starts, node_ends, n_parts):
-    """The level's rows, all nodes together, cut into ``n_parts`` equal shares, and each
-    share into the pieces of the nodes it covers, of at most ``_PARTITION_CHUNK`` rows
-    (a piece's stretch of ``scratch`` stays in cache; one 50,000-row piece measured 3%
-    slower): ``(first, task_node, task_lo, task_hi)``, part ``p``'s tasks ``first[p] ..
-    first[p + 1] - 1``, in node order (a node's pieces in the order of its rows). A node
-    without rows has no task."""
-    n_nodes = node_starts.shape[0]
-    cumulative = np.zeros(n_nodes + 1, dtype=np.int64)
-    for k in range(n_nodes):
-        cumulative[k + 1] = cumulative[k] + (node_ends[k] - node_starts[k])
-    total = cumulative[n_nodes]
-    first = np.zeros(n_parts + 1, dtype=np.int64)
-    most = n_nodes + n_parts + total // _PARTITION_CHUNK
-    task_node = np.empty(most, dtype=np.int64)
-    task_lo = np.empty(most, dtype=np.int64)
-    task_hi = np.empty(most, dtype=np.int64)
-    t, k = 0, 0
-    for p in range(n_parts):
-        first[p] = t
-        a, end = total * p // n_parts, total * (p + 1) // n_parts
-        while a < end:
-            while cumulative[k + 1] <= a:  # nodes ended before a (empty ones too)
-                k += 1
-            e = min(end, cumulative[k + 1], a + _PARTITION_CHUNK)
-            task_node[t] = k
-            task_lo[t] = node_starts[k] + (a - cumulative[k])
-            task_hi[t] = node_starts[k] + (e - cumulative[k])
-            t += 1
-            a = e
-    first[n_parts] = t
-    return first, task_node, task_lo, task_hi
-
-
-@kernel(parallel=True)
-def partition_rows_parts(n_parts, bins_by_feature, rows, node_starts, node_ends, split_feature,
-                         split_bin, default_left, split_type, cat_bits, n_bins, scratch,
-                         out_n_left):
-    """``partition_rows`` with the level's rows cut into ``n_parts`` equal shares, one a
-    thread (``_part_tasks``), instead of chunks of ``_PARTITION_CHUNK`` rows: the same
-    rows in the same order (a stable partition does not depend on where its pieces
-    are cut). Numba deals a parallel loop's iterations to the threads in equal runs, so
-    fixed chunks of unequal nodes load the threads unequally (50,000 rows: 32,768 and
-    17,232 rows at the root); these shares are equal. ``grow_tree`` calls it.
-
-    n_parts : int (>= 1): the threads; other arguments as ``partition_rows``'.
-    """
-    n_nodes = node_starts.shape[0]
-    first, task_node, task_lo, task_hi = _part_tasks(node_starts, node_ends, n_parts)
-    left_count = np.zeros(first[n_parts], dtype=np.int64)
-    for p in prange(n_parts):
-        _split_part(np.uint64(p), first, task_node, task_lo, task_hi, bins_by_feature, rows,
-                    node_starts, node_ends, split_feature, split_bin, default_left, split_type,
-                    cat_bits, n_bins, scratch, left_count)
-    # each piece's left rows before it in its node (a node's pieces are in order)
-    left_before = np.zeros(first[n_parts], dtype=np.int64)
-    for k in range(n_nodes):
-        out_n_left[k] = 0
-    for t in range(first[n_parts]):
-        k = task_node[t]
-        left_before[t] = out_n_left[k]
-        out_n_left[k] += left_count[t]
-    for p in prange(n_parts):
-        _place_part(np.uint64(p), first, task_node, task_lo, task_hi, rows, node_starts,
-                    scratch, left_count, left_before, out_n_left)
-
-
-@helper
-def _split_part(p, first, task_node, task_lo, task_hi, bins_by_feature, rows, node_starts,
-                node_ends, split_feature, split_bin, default_left, split_type, cat_bits, n_bins,
-                scratch, left_count):
-    """Part ``p``'s pieces through ``_split_span``."""
-    for t in range(first[p], first[p + 1]):
-        left_count[t] = _split_span(task_node[t], task_lo[t], task_hi[t], bins_by_feature,
-                                    rows, node_starts, node_ends, split_feature, split_bin,
-                                    default_left, split_type, cat_bits, n_bins, scratch)
-
-
-@helper
-def _place_part(p, first, task_node, task_lo, task_hi, rows, node_starts, scratch, left_count,
-                left_before, n_left):
-    """Part ``p``'s pieces through ``_place_span``."""
-    for t in range(first[p], first[p + 1]):
-        _place_span(task_node[t], task_lo[t], task_hi[t], rows, node_starts, scratch,
-                    left_count[t], left_before[t], n_left)
 
 
 @kernel(parallel=True)
