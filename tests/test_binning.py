@@ -250,3 +250,33 @@ def test_point_masses_agree_with_the_definition(seed):
         np.testing.assert_array_equal(_point_masses(mass, n_bins),
                                       _point_masses_naive(mass, n_bins))
     assert found[1:] == [n_bins - 1, 2, 2, 0], found  # the last three: tied at 3k, at the share
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_one_segment_takes_every_free_bin_as_the_queue_would(seed):
+    """``_bin_starts`` gives a lone segment (no point mass, or point masses only at the
+    ends) every free bin at once; the greedy queue it skips, written out here, hands
+    them out one by one to the same count, so the starts are the same."""
+    import heapq
+
+    from gbm.data.cuts import _bin_starts, _point_masses, _segment_starts
+
+    rng = np.random.default_rng(seed)
+    mass = rng.integers(1, 4, size=3000).astype(np.float64)
+    if seed % 2:
+        mass[0] = mass.sum()  # a point mass at the lower end: still one segment after it
+    n_bins = 64
+    heavy = _point_masses(mass, n_bins)
+    lo = int(np.argmin(heavy))  # the segment: the values after the leading point masses
+    assert not heavy[lo:].any()
+    n_free = n_bins - int(heavy.sum())
+    queue, given = [(-2.0 * mass[lo:].sum(), 0)], 0
+    for _ in range(n_free):  # the queue's hand-out for one segment, spelled out
+        _, s = heapq.heappop(queue)
+        given += 1
+        heapq.heappush(queue, (-mass[lo:].sum() / given, s))
+    before = np.concatenate(([0.0], np.cumsum(mass)))
+    expected = sorted(set(_segment_starts(before, lo, mass.size, given).tolist())
+                      | ({lo} if lo else set()))
+    np.testing.assert_array_equal(_bin_starts(mass, n_bins), expected)
+    assert len(expected) == n_bins - 1
