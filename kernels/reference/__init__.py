@@ -22,7 +22,7 @@ from .linear_cd import (cd_gram, cd_residual_csc, cd_residual_dense, svc_dual_cd
 from .objective import pointwise_gradients
 from .partition import add_leaf_values, add_split_values, partition_rows
 from .predict import predict, predict_binned, predict_leaf
-from .quantize import max_abs, quantize_gradients
+from .quantize import max_abs, max_abs_pairs, quantize_gradients, quantize_pairs_in_place
 from .rank import lambdarank_gradients
 from .shap import tree_saabas, tree_shap, tree_shap_interactions
 from .split import evaluate_splits, node_weights
@@ -54,7 +54,10 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "build_vector_histograms", "evaluate_vector_splits", "vector_children_histograms",
            "vector_node_weights", "vector_segment_sums",
            # their monotone constraints (no CUDA version yet: tests/test_kernel_contract.py)
-           "evaluate_vector_splits_monotone", "vector_bounded_weights", "vector_child_bounds")
+           "evaluate_vector_splits_monotone", "vector_bounded_weights", "vector_child_bounds",
+           # the pairs' own memory, a CPU round of one output group's (no CUDA version:
+           # tests/test_kernel_contract.py)
+           "max_abs_pairs", "quantize_pairs_in_place")
 # the linear models' kernels (gbm.linear), on every backend (CUDA: kernels/cuda/linear*.py)
 LINEAR_KERNELS = ("cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms",
                   "gradient_csc", "gradient_dense", "gram_dense", "hessian_diagonal_csc",
