@@ -13,7 +13,7 @@ def quantize_gradients(grad, hess, scales, out):
 
 def max_abs_pairs(pairs):
     values = pairs.view(np.float64)
-    return np.array([max_abs(values[:, 0]), max_abs(values[:, 1])])
+    return np.array([max_abs(column[~np.isnan(column)]) for column in values.T])
 
 
 def quantize_pairs_in_place(pairs, scales):
