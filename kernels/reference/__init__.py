@@ -38,6 +38,9 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "partition_rows", "pointwise_gradients", "predict", "predict_binned",
            "predict_leaf", "quantize_gradients", "subtract_histograms", "tree_shap",
            "tree_shap_interactions", "tree_saabas",
+           # the gradient pairs converted in their own memory, a CPU round of one output
+           # group's (no CUDA version: tests/test_kernel_contract.py)
+           "max_abs_pairs", "quantize_pairs_in_place",
            # sparse bin matrices and raw CSR rows (csr.py, csr_predict.py)
            "add_split_values_csr", "bin_values_csr", "build_histograms_csr",
            "partition_rows_csr", "predict_binned_csr", "predict_csr", "predict_leaf_csr",
@@ -54,10 +57,7 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "build_vector_histograms", "evaluate_vector_splits", "vector_children_histograms",
            "vector_node_weights", "vector_segment_sums",
            # their monotone constraints (no CUDA version yet: tests/test_kernel_contract.py)
-           "evaluate_vector_splits_monotone", "vector_bounded_weights", "vector_child_bounds",
-           # the pairs' own memory, a CPU round of one output group's (no CUDA version:
-           # tests/test_kernel_contract.py)
-           "max_abs_pairs", "quantize_pairs_in_place")
+           "evaluate_vector_splits_monotone", "vector_bounded_weights", "vector_child_bounds")
 # the linear models' kernels (gbm.linear), on every backend (CUDA: kernels/cuda/linear*.py)
 LINEAR_KERNELS = ("cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms",
                   "gradient_csc", "gradient_dense", "gram_dense", "hessian_diagonal_csc",
