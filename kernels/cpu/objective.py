@@ -35,7 +35,10 @@ def pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_thre
     (logistic, 261,876 rows), one thread. Each kernel compiles only its objectives' code
     (a first fit with an empty cache compiles only the one it calls): the expectile loss
     and AFT, most of the code, have one of their own, softmax and the logistic loss one
-    each.
+    each. One output group's ``grad`` and ``hess`` may be the two columns of one float64
+    (n_rows, 2) memory (a CPU round writes them into the gradient pairs' own slots:
+    ``gbm.training.rounds``): the logistic loss then has a kernel for that layout whose
+    stores vectorise (``_logistic_pair_gradients``), the same bits.
     """
     pairs = _pair_slots(grad, hess)
     if kind == LOGISTIC and pairs is not None and margin.T.flags.c_contiguous:
