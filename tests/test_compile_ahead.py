@@ -84,7 +84,7 @@ def test_groups_cover_every_entry_once_and_balance_the_time():
 _OVER_TWO = r"""
 import json
 from gbm.runtime import compile_ahead as ca
-names = ["bin_values", "max_abs", "add_exact_parts"]  # two modules here, one there
+names = ["bin_values", "max_abs_pairs", "add_exact_parts"]  # two modules here, one there
 picked = [i for i, e in enumerate(ca.STANDARD) if e[1] in names]
 assert not any(ca._cached(ca.STANDARD[i]) for i in picked)
 mine, theirs = ca.groups(picked, 2)

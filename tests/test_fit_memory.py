@@ -113,21 +113,23 @@ def test_freed_memory_is_returned_on_glibc():
 
 @pytest.mark.parametrize("n", [1, 5, 8193, 50_003])
 def test_gradients_quantized_in_the_memory_of_their_pairs_give_the_same_pairs(n):
-    """``quantize`` with the gradients in the first half of the pairs' own memory (what
-    a round of one output group does) writes the pairs that separate arrays give."""
+    """``quantize`` with the gradients and hessians in the pairs' own slots (row ``i``'s
+    in float64 slots ``2i``, ``2i + 1``: what a CPU round of one output group does) writes
+    the pairs and scales that separate arrays give, in place."""
     from gbm.runtime.backend import get_backend
     from gbm.tree.quantize import GPAIR_DTYPE, quantize
 
     rng = np.random.default_rng(n)
     grad = rng.normal(size=n) * 3.0
     grad[rng.random(n) < 0.1] = -0.0
+    grad[n // 2] = -8.0 * np.abs(grad).max()  # the largest |g| in the middle, negative
     hess = rng.random(n)
     backend = get_backend("cpu", 2)
     expected, scales = quantize(grad, hess, backend)
     pairs = np.full((n, 2), -7, dtype=GPAIR_DTYPE)
-    front = pairs.reshape(-1).view(np.float64)[:n]
-    front[:] = grad
-    got, got_scales = quantize(front, hess, backend, out=pairs)
+    slots = pairs.view(np.float64)
+    slots[:, 0], slots[:, 1] = grad, hess
+    got, got_scales = quantize(slots[:, 0], slots[:, 1], backend, out=pairs)
     assert got is pairs
     np.testing.assert_array_equal(got_scales, scales)
     np.testing.assert_array_equal(got, expected)
@@ -135,28 +137,105 @@ def test_gradients_quantized_in_the_memory_of_their_pairs_give_the_same_pairs(n)
 
 def test_a_round_writes_its_gradients_where_their_pairs_go_and_the_model_is_unchanged(
         monkeypatch):
-    """One output group: the round's float gradients share the pairs' memory (no array of
-    their own), and the models are those of separate gradients, on both tree paths."""
+    """One output group: the round's float gradients and hessians are the pairs' own
+    slots (no arrays of their own), and the models are those of separate gradients, on
+    both tree paths, for the logistic loss's kernel and the other objectives'."""
     import gbm.training.rounds as rounds
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(20_000, 5)).astype(np.float32)
     y = (X[:, 0] + rng.normal(size=20_000) > 0).astype(float)
+    w = rng.uniform(0.5, 2.0, 20_000)
     cases = ({"objective": "binary:logistic"},
-             {"objective": "reg:absoluteerror", "subsample": 0.7})
+             {"objective": "reg:absoluteerror", "subsample": 0.7},
+             {"objective": "reg:squarederror"},
+             {"objective": "reg:expectileerror", "expectile_alpha": 0.3})
     seen = []
     shared = rounds._gradients_in_pairs
 
     def spy(fit):
-        shared(fit)
+        slots = shared(fit)
         ws = fit.backend.workspace
-        seen.append(np.shares_memory(ws["grad"], ws["gpair"]))
+        seen.append(slots is not None and np.shares_memory(slots, ws["gpair"])
+                    and ws["grad"].ctypes.data + 8 == ws["hess"].ctypes.data)
+        return slots
+
+    def fits():
+        return [gbm.train(dict(p, max_depth=4), gbm.DMatrix(X, label=y, weight=weights),
+                          3).to_json() for p in cases for weights in (None, w)]
 
     monkeypatch.setattr(rounds, "_gradients_in_pairs", spy)
-    models = [gbm.train(dict(p, max_depth=4), X, y, 3).to_json() for p in cases]
-    assert seen and all(seen)
+    models = fits()
+    assert len(seen) == 3 * 2 * len(cases) and all(seen)
     monkeypatch.setattr(rounds, "_gradients_in_pairs", lambda fit: None)
-    assert models == [gbm.train(dict(p, max_depth=4), X, y, 3).to_json() for p in cases]
+    assert models == fits()
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8193, 100_001])
+def test_pair_kernels_match_their_twins_and_separate_arrays(n):
+    """``max_abs_pairs`` and ``quantize_pairs_in_place`` (float64 ``(g, h)`` rows held in
+    the int64 pairs' memory) give what ``max_abs`` and ``quantize_gradients`` give for
+    separate arrays, bit for bit, on 1 and 2 threads, and the reference twins agree."""
+    from gbm.kernels import cpu, reference
+    from gbm.runtime.backend import get_backend
+
+    rng = np.random.default_rng(n)
+    grad, hess = rng.normal(size=n) * 3.0, rng.uniform(size=n)
+    if n > 5:  # signed zeros, ties of rint (x.5)
+        grad[:4] = [-0.0, 0.0, 2.5 / 2**40, -3.5 / 2**40]
+    scales = np.array([2.0**40, 2.0**43])
+    expected = np.empty((n, 2), np.int64)
+    cpu.quantize_gradients(grad, hess, scales, expected)
+    for module in (cpu, reference):
+        for threads in (1, 2):
+            pairs = np.empty((n, 2), np.int64)
+            pairs.view(np.float64)[:, 0], pairs.view(np.float64)[:, 1] = grad, hess
+            maxima = module.max_abs_pairs(pairs)
+            assert maxima.tolist() == [cpu.max_abs(grad), cpu.max_abs(hess)]
+            with get_backend("cpu", threads).threads():
+                module.quantize_pairs_in_place(pairs, scales)
+            np.testing.assert_array_equal(pairs, expected)
+    if n > 5:  # by hand: rint rounds halves to even
+        assert expected[2, 0] == 2 and expected[3, 0] == -4 and expected[0, 0] == 0
+        pairs = np.empty((n, 2), np.int64)  # NaN passed over by the maxima, as max_abs does
+        pairs.view(np.float64)[:, 0], pairs.view(np.float64)[:, 1] = grad, hess
+        pairs.view(np.float64)[[1, 4], [0, 1]] = np.nan
+        for module in (cpu, reference):
+            assert module.max_abs_pairs(pairs).tolist() == [
+                cpu.max_abs(pairs.view(np.float64)[:, 0].copy()),
+                cpu.max_abs(pairs.view(np.float64)[:, 1].copy())]
+
+
+@pytest.mark.parametrize("kind", ["LOGISTIC", "SQUARED", "EXPECTILE", "AFT"])
+def test_gradients_written_into_interleaved_slots_are_the_bits_of_separate_arrays(kind):
+    """``pointwise_gradients`` into row ``i``'s float64 slots ``2i``, ``2i + 1`` of one
+    array (the logistic loss's own kernel for that layout, the others' through strided
+    views) gives the bits of contiguous outputs and of the reference, on 1 and 2 threads,
+    exp's under- and overflow included."""
+    from gbm.kernels import cpu, layout, reference
+
+    kind = getattr(layout, kind)
+    rng = np.random.default_rng(int(kind))
+    n = 3001
+    margin = rng.normal(0.0, 3.0, (n, 1))
+    margin[:4, 0] = [-800.0, 800.0, -1.0, 1.0]
+    y = (rng.random(n) < 0.4).astype(np.float64)
+    params = np.array([0.3])
+    if kind == layout.AFT:  # two bounds a row, params (distribution, sigma)
+        y = np.repeat(rng.uniform(1.0, 3.0, n), 2) * np.tile([1.0, 1.5], n)
+        params = np.array([0.0, 1.0])
+    w = rng.uniform(0.5, 2.0, n)
+    expected = np.empty((n, 1)), np.empty((n, 1))
+    reference.pointwise_gradients(kind, margin, y, w, params, *expected)
+    for threads in (1, 2):
+        contiguous = np.empty((n, 1)), np.empty((n, 1))
+        cpu.pointwise_gradients(kind, margin, y, w, params, *contiguous, threads)
+        slots = np.full((n, 2), np.nan)
+        cpu.pointwise_gradients(kind, margin, y, w, params, slots[:, :1], slots[:, 1:],
+                                threads)
+        for got in (contiguous, (slots[:, :1], slots[:, 1:])):
+            assert got[0].tobytes() == expected[0].tobytes()
+            assert got[1].tobytes() == expected[1].tobytes()
 
 
 def test_cuts_of_equal_weights_are_the_cuts_of_unit_weights():

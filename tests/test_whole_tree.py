@@ -331,7 +331,7 @@ def test_feature_masks_are_the_samplers_and_constraints(seed):
 _LATER = r"""
 import json, time
 from gbm.runtime import compile_ahead as ca
-entry = next(e for e in ca.STANDARD if e[1] == "max_abs")
+entry = next(e for e in ca.STANDARD if e[1] == "max_abs_pairs")
 key = (entry[0], entry[1], entry[2])
 first = ca.compile_later(*key)
 again = ca.compile_later(*key)

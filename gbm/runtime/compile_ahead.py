@@ -46,6 +46,7 @@ _I8_1, _I32_1, _U8_1 = _c(types.int8, 1), _c(types.int32, 1), _c(types.uint8, 1)
 _I64_1, _I64_2, _I64_3 = _c(types.int64, 1), _c(types.int64, 2), _c(types.int64, 3)
 _U8_2, _U32_2 = _c(types.uint8, 2), _c(types.uint32, 2)
 _I64 = types.int64
+_F64_2A = types.Array(types.float64, 2, "A")  # strided (every other float of the pairs)
 
 # (module, kernel, argument types, compile seconds: CPU seconds, each module's entries in
 # turn in a fresh process with an empty cache, 2026-12-05; a module's later entries cost
@@ -56,12 +57,15 @@ _I64 = types.int64
 STANDARD = (
     ("gbm.kernels.cpu.exact", "add_exact_parts", (_I64_2, _I64_2), 0.4),
     ("gbm.kernels.cpu.binning", "bin_values", (_F32_2, _F32_2, _I32_1, _U8_2), 1.0),
-    ("gbm.kernels.cpu.objective", "_logistic_gradients",
-     (_F64_1, _F64_1, _F64_1, _F64_1, _F64_1, _I64), 1.5),
+    # one output group writes its gradients into the pairs' slots (gbm.training.rounds):
+    # the logistic loss's kernel for them, the others' into strided views; the pairs
+    # converted in place
+    ("gbm.kernels.cpu.objective", "_logistic_pair_gradients",
+     (_F64_1, _F64_1, _F64_1, _F64_2, _I64), 1.6),
     ("gbm.kernels.cpu.objective", "_pointwise_gradients",
-     (_I64, _F64_2, _F64_1, _F64_1, _F64_1, _F64_2, _F64_2, _I64), 1.6),
-    ("gbm.kernels.cpu.quantize", "max_abs", (_F64_1,), 0.8),
-    ("gbm.kernels.cpu.quantize", "quantize_gradients", (_F64_1, _F64_1, _F64_1, _I64_2), 0.3),
+     (_I64, _F64_2, _F64_1, _F64_1, _F64_1, _F64_2A, _F64_2A, _I64), 1.6),
+    ("gbm.kernels.cpu.quantize", "max_abs_pairs", (_I64_2,), 0.7),
+    ("gbm.kernels.cpu.quantize", "quantize_pairs_in_place", (_I64_2, _F64_1), 0.7),
     ("gbm.kernels.cpu.histogram", "build_histograms",
      (_U8_2, _I64_2, _I32_1, _I64_1, _I64_1, _I32_1, _I64_3, _I64), 2.4),
     ("gbm.kernels.cpu.split", "evaluate_splits",

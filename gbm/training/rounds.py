@@ -22,11 +22,15 @@ def grow_round(fit, booster, round_):
     backend, objective, xp = fit.backend, fit.objective, fit.backend.xp
     if fit.dropout is not None:
         fit.dropout.begin_round(fit, booster, round_)
-    _gradients_in_pairs(fit)
+    slots = _gradients_in_pairs(fit)
     grad, hess = objective.gradients(fit.margins.T, fit.y_fit, fit.w_fit, backend=backend,
                                      queries=fit.queries, round_=round_)
-    # group-major: no copy when the objective wrote them so (gbm.objectives.gradients)
-    grad, hess = xp.ascontiguousarray(grad.T), xp.ascontiguousarray(hess.T)
+    # group-major: no copy when the objective wrote them so (gbm.objectives.gradients),
+    # nor when it wrote them into the pairs' slots (quantize converts them in place)
+    if slots is None or not (np.may_share_memory(grad, slots) and np.may_share_memory(hess, slots)):
+        grad, hess = xp.ascontiguousarray(grad.T), xp.ascontiguousarray(hess.T)
+    else:
+        grad, hess = grad.T, hess.T
     if fit.lockstep is not None:
         by_group = [[tree] for tree in fit.lockstep.grow_round(
             grad, hess, fit.margins, round_, fit.row_ids, fit.n_rows_total, fit.params,
@@ -53,16 +57,19 @@ def grow_round(fit, booster, round_):
 
 def _gradients_in_pairs(fit):
     """One output group grown by ``_grow_group`` on the CPU: the objective's gradients
-    are written where their pairs go (the workspace's "grad" is the memory of its
-    "gpair"), and ``quantize`` turns them into the pairs in place, so the round holds no
-    float gradient array besides the pairs (8 bytes a row)."""
+    and hessians are written where their pairs go, row ``i``'s into the float64 slots
+    ``2i``, ``2i + 1`` of the workspace's "gpair" (its "grad" and "hess" are the two
+    columns of that memory seen as float64 (n, 2)), and ``quantize`` turns each row into
+    its pair in place, so the round holds no float gradient or hessian array besides the
+    pairs (16 bytes a row). Returns that float64 (n, 2) view, or None."""
     backend = fit.backend
     if (fit.lockstep is not None or fit.objective.n_groups != 1 or backend.workspace is None
             or backend.name != "cpu" or backend.xp is not np):
-        return
+        return None
     n = fit.margins.shape[1]
-    backend.workspace["grad"] = backend.buffer("gpair", (n, 2), GPAIR_DTYPE).reshape(-1).view(
-        np.float64)
+    slots = backend.buffer("gpair", (n, 2), GPAIR_DTYPE).view(np.float64)
+    backend.workspace["grad"], backend.workspace["hess"] = slots[:, 0], slots[:, 1]
+    return slots
 
 
 def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_rows_total,

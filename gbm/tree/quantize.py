@@ -47,7 +47,8 @@ def quantize(grad, hess, backend, n_rows_total=None, out=None, max_abs=None):
 
     Parameters
     ----------
-    grad, hess : float64 (n,), on the backend's device
+    grad, hess : float64 (n,), on the backend's device; on the CPU they may be the float64
+        slots ``2i``, ``2i + 1`` of ``out``'s memory (converted in place: ``_in_pair_slots``)
     backend : gbm.runtime.backend.Backend (kernels ``max_abs``, ``quantize_gradients``; collective)
     n_rows_total : int, rows over all ranks (default: this rank's, with one rank)
     out : int64 (n, 2), optional, where to write ``gpair`` (on the device)
@@ -63,46 +64,35 @@ def quantize(grad, hess, backend, n_rows_total=None, out=None, max_abs=None):
     """
     kernels, collective = backend.kernels, backend.collective
     xp = backend.xp
-    grad, hess = xp.ascontiguousarray(grad), xp.ascontiguousarray(hess)
+    in_place = out is not None and _in_pair_slots(grad, hess, out)
+    if not in_place:
+        grad, hess = xp.ascontiguousarray(grad), xp.ascontiguousarray(hess)
     with backend.threads(grad.shape[0]):
         if max_abs is None:
-            local_max = np.array([kernels.max_abs(grad), kernels.max_abs(hess)])
+            local_max = (kernels.max_abs_pairs(out) if in_place
+                         else np.array([kernels.max_abs(grad), kernels.max_abs(hess)]))
             max_abs = collective.allreduce(local_max, "max")
         n = grad.shape[0] if n_rows_total is None else n_rows_total
         scales = np.array([quantization_scale(max_abs[0], n), quantization_scale(max_abs[1], n)])
         gpair = xp.empty((grad.shape[0], 2), dtype=GPAIR_DTYPE) if out is None else out
-        if _in_front_of(grad, gpair):
-            _quantize_over(kernels, grad, hess, scales, gpair)
+        if in_place:
+            kernels.quantize_pairs_in_place(gpair, scales)
         else:
             kernels.quantize_gradients(grad, hess, scales, gpair)
     return gpair, scales
 
 
-def _in_front_of(grad, gpair):
-    """Whether ``grad`` lies in the first ``n`` float64 slots of ``gpair``'s memory
-    (int64 (n, 2)): a caller that wrote its gradients there (``gbm.training.rounds``)
-    holds no float gradient array besides the pairs (8 bytes a row)."""
+def _in_pair_slots(grad, hess, gpair):
+    """Whether ``grad`` and ``hess`` are the float64 slots ``2i`` and ``2i + 1`` of
+    ``gpair``'s memory (int64 (n, 2), C order): row ``i``'s pair's own two slots, where a
+    CPU round of one output group has its objective write them (``gbm.training.rounds``):
+    no float gradient or hessian array is held besides the pairs (16 bytes a row), and
+    each row is converted where it lies (``quantize_pairs_in_place``)."""
+    if not all(isinstance(a, np.ndarray) for a in (grad, hess, gpair)):
+        return False
     n = grad.shape[0]
-    return (isinstance(grad, np.ndarray) and isinstance(gpair, np.ndarray)
-            and n > 0 and gpair.flags.c_contiguous and grad.flags.c_contiguous
-            and grad.dtype == np.float64 and gpair.shape == (n, 2)
-            and grad.__array_interface__["data"][0] == gpair.__array_interface__["data"][0])
-
-
-# rows below this are quantized from a copy of their gradients (a few pages)
-_OVER_COPY_ROWS = 8192
-
-
-def _quantize_over(kernels, grad, hess, scales, gpair):
-    """``quantize_gradients`` where ``grad`` lies in the first half of ``gpair``'s memory
-    (``_in_front_of``): row ``i``'s pair takes float slots ``2i, 2i + 1``. Rows
-    ``lo .. hi - 1`` with ``2 lo >= hi`` read slots below ``hi`` and write slots from
-    ``2 lo`` on, which no row still to come reads: the upper half first, then halves
-    of the rest, and the last rows from a copy. Each row is the same ``rint`` of the same
-    value as from separate arrays: the same pairs."""
-    hi = grad.shape[0]
-    while hi > _OVER_COPY_ROWS:
-        lo = (hi + 1) // 2
-        kernels.quantize_gradients(grad[lo:hi], hess[lo:hi], scales, gpair[lo:hi])
-        hi = lo
-    kernels.quantize_gradients(grad[:hi].copy(), hess[:hi], scales, gpair[:hi])
+    base = gpair.ctypes.data
+    return (n > 0 and gpair.flags.c_contiguous and gpair.shape == (n, 2)
+            and gpair.dtype == GPAIR_DTYPE and grad.dtype == hess.dtype == np.float64
+            and grad.shape == hess.shape == (n,) and grad.strides == hess.strides == (16,)
+            and grad.ctypes.data == base and hess.ctypes.data == base + 8)

@@ -7,6 +7,7 @@ from ..elementary import product
 from ..jit import helper, kernel
 from ..layout import AFT, EXPECTILE, LOGISTIC, SOFTMAX
 from ..objective_math import _EPS, make_objective_math
+from .views import flat
 
 _math = make_objective_math(helper, helper(product), _elementary)
 rows_gradients, rows_common = _math.rows_gradients, _math.rows_common
@@ -34,9 +35,15 @@ def pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_thre
     (logistic, 261,876 rows), one thread. Each kernel compiles only its objectives' code
     (a first fit with an empty cache compiles only the one it calls): the expectile loss
     and AFT, most of the code, have one of their own, softmax and the logistic loss one
-    each.
+    each. One output group's ``grad`` and ``hess`` may be the two columns of one float64
+    (n_rows, 2) memory (a CPU round writes them into the gradient pairs' own slots:
+    ``gbm.training.rounds``): the logistic loss then has a kernel for that layout whose
+    stores vectorise (``_logistic_pair_gradients``), the same bits.
     """
-    if ((kind == SOFTMAX or kind == LOGISTIC and margin.shape[1] == 1)
+    pairs = _pair_slots(grad, hess)
+    if kind == LOGISTIC and pairs is not None and margin.T.flags.c_contiguous:
+        _logistic_pair_gradients(margin.T[0], y, w, pairs, n_threads)
+    elif ((kind == SOFTMAX or kind == LOGISTIC and margin.shape[1] == 1)
             and all(a.T.flags.c_contiguous for a in (margin, grad, hess))):
         if kind == SOFTMAX:
             _softmax_gradients(margin.T, y, w, grad.T, hess.T, n_threads)
@@ -55,6 +62,21 @@ def _pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_thr
         i = np.int64(t)  # bounds of one type in the typing pass and the loop: one compile
         rows_common(kind, margin, n * i // n_threads, n * (i + 1) // n_threads, y, w,
                     objective_params, grad, hess)
+
+
+def _pair_slots(grad, hess):
+    """float64 (n, 2), C order, of the memory ``grad`` and ``hess`` share when they are
+    one output group's interleaved slots (row ``i``'s gradient at float ``2i``, its
+    hessian at ``2i + 1``: the gradient pairs' memory, ``gbm.training.rounds``); else
+    None. The logistic loss has a kernel for that layout that vectorises (the strided
+    views' own would not); the other objectives write into the views as given."""
+    if not (isinstance(grad, np.ndarray) and isinstance(hess, np.ndarray)
+            and grad.dtype == hess.dtype == np.float64 and grad.ndim == hess.ndim == 2
+            and grad.shape == hess.shape and grad.shape[1] == 1 and grad.shape[0] > 0
+            and grad.strides[0] == hess.strides[0] == 16
+            and hess.ctypes.data == grad.ctypes.data + 8):
+        return None
+    return np.lib.stride_tricks.as_strided(grad, shape=(grad.shape[0], 2), strides=(16, 8))
 
 
 @kernel(parallel=True)
@@ -83,6 +105,17 @@ def _logistic_gradients(margin, y, w, grad, hess, n_threads):
     for t in prange(n_threads):
         i = np.int64(t)  # bounds of one type in the typing pass and the loop: one compile
         _logistic_rows(margin, n * i // n_threads, n * (i + 1) // n_threads, y, w, grad, hess)
+
+
+@kernel(parallel=True)
+def _logistic_pair_gradients(margin, y, w, pairs, n_threads):
+    """``_logistic_gradients`` into interleaved slots; margin : float64 (n_rows,), pairs :
+    float64 (n_rows, 2), C order: row i's gradient in column 0, its hessian in column 1."""
+    n = margin.shape[0]
+    slots = flat(pairs)
+    for t in prange(n_threads):
+        i = np.int64(t)  # bounds of one type in the typing pass and the loop: one compile
+        _logistic_pair_rows(margin, n * i // n_threads, n * (i + 1) // n_threads, y, w, slots)
 
 
 @helper
@@ -148,21 +181,47 @@ def _logistic_rows(margin, lo, hi, y, w, grad, hess):
     for first in range(lo, hi, _BLOCK):
         last = min(first + _BLOCK, hi)
         m = last - first
-        column = margin[first:last]
-        for i in range(m):
-            x = -column[i]
-            x = x if x >= _NORMAL_LOW else _NORMAL_LOW
-            e[i] = exp_normal(x if x <= _NORMAL_HIGH else _NORMAL_HIGH)
-        outside = False
-        for i in range(m):
-            outside |= not _NORMAL_LOW <= -column[i] <= _NORMAL_HIGH
-        if outside:
-            for i in range(m):
-                if not _NORMAL_LOW <= -column[i] <= _NORMAL_HIGH:
-                    e[i] = exp(-column[i])
+        _minus_exp(margin[first:last], e)
         g, h = grad[first:last], hess[first:last]
         label, weight = y[first:last], w[first:last]
         for i in range(m):
             p = 1.0 / (1.0 + e[i])
             g[i] = (p - label[i]) * weight[i]
             h[i] = max(p * (1.0 - p), _EPS) * weight[i]
+
+
+@helper
+def _logistic_pair_rows(margin, lo, hi, y, w, slots):
+    """``_logistic_rows`` writing row ``i``'s gradient and hessian into ``slots[2 i]``,
+    ``slots[2 i + 1]`` (the flat interleaved pairs): the same operations, the same bits;
+    the constant stride lets the last loop vectorise."""
+    e = np.empty(_BLOCK)
+    for first in range(lo, hi, _BLOCK):
+        last = min(first + _BLOCK, hi)
+        m = last - first
+        _minus_exp(margin[first:last], e)
+        out = slots[2 * first:2 * last]
+        label, weight = y[first:last], w[first:last]
+        for i in range(m):
+            p = 1.0 / (1.0 + e[i])
+            out[2 * i] = (p - label[i]) * weight[i]
+            out[2 * i + 1] = max(p * (1.0 - p), _EPS) * weight[i]
+
+
+@helper(inline="always")
+def _minus_exp(column, e):
+    """``e[i] = exp(-column[i])`` for a block of margins: ``exp_normal`` on ``-m`` clamped
+    to its range (a loop that vectorises), and the rows outside it (|m| above about 708,
+    or NaN) redone with ``exp``."""
+    m = column.shape[0]
+    for i in range(m):
+        x = -column[i]
+        x = x if x >= _NORMAL_LOW else _NORMAL_LOW
+        e[i] = exp_normal(x if x <= _NORMAL_HIGH else _NORMAL_HIGH)
+    outside = False
+    for i in range(m):
+        outside |= not _NORMAL_LOW <= -column[i] <= _NORMAL_HIGH
+    if outside:
+        for i in range(m):
+            if not _NORMAL_LOW <= -column[i] <= _NORMAL_HIGH:
+                e[i] = exp(-column[i])

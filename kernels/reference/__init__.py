@@ -24,7 +24,7 @@ from .partition import add_leaf_values, add_split_values, partition_rows
 from .paged import (move_right_rows, page_add_split_values, page_histograms,
                     page_partition_build, sum_private)
 from .predict import predict, predict_binned, predict_leaf
-from .quantize import max_abs, quantize_gradients
+from .quantize import max_abs, max_abs_pairs, quantize_gradients, quantize_pairs_in_place
 from .rank import lambdarank_gradients
 from .shap import tree_saabas, tree_shap, tree_shap_interactions
 from .split import evaluate_splits, node_weights
@@ -41,6 +41,9 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "partition_rows", "pointwise_gradients", "predict", "predict_binned",
            "predict_leaf", "quantize_gradients", "subtract_histograms", "tree_shap",
            "tree_shap_interactions", "tree_saabas",
+           # the gradient pairs converted in their own memory, a CPU round of one output
+           # group's (no CUDA version: tests/test_kernel_contract.py)
+           "max_abs_pairs", "quantize_pairs_in_place",
            # sparse bin matrices and raw CSR rows (csr.py, csr_predict.py)
            "add_split_values_csr", "bin_values_csr", "build_histograms_csr",
            "partition_rows_csr", "predict_binned_csr", "predict_csr", "predict_leaf_csr",
