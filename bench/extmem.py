@@ -175,8 +175,8 @@ def report(results, args, command, load):
         if "error" in r:
             lines.append(f"| {run} | error: {r['error']} |||||||||")
             continue
-        same = "-" if r["model"] is None else (
-            "yes" if r["model"] == memory.get("model") else "NO")
+        same = "-" if r["model"] is None or memory.get("model") is None else (
+            "yes" if r["model"] == memory["model"] else "NO")  # no memory run: nothing to match
         lines.append(
             f"| {run} | {_f(r['data_s'])} | {_f(r['fit_s'])} | "
             f"{_f(r['fit_s'] / memory['fit_s'] if memory.get('fit_s') else None, '{:.2f}')} | "
@@ -190,7 +190,8 @@ def report(results, args, command, load):
               "- page passes: reads of every page file during the fit (a tree's root "
               "histograms, each level's partition with its children's histograms, a tree's "
               "margins); with a warm page cache they cost no disk reads.",
-              "- model = memory's: the SHA-256 of the gbm model file equals the in-memory fit's."]
+              "- model = memory's: the SHA-256 of the gbm model file equals the in-memory fit's "
+              "(- when this run had no in-memory fit: --runs)."]
     return "\n".join(lines) + "\n"
 
 
