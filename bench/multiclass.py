@@ -10,8 +10,9 @@ class of a row is the argmax of a random linear map of its features plus Gumbel 
 plus noise). Test sets: a quarter as many rows drawn the same way. Every library and
 strategy is fitted once (interleaved, one process); gbm's first fit of each kind is
 preceded by a one-round fit on 500 rows and its predict (compile time is not in the
-figures). CatBoost is left out when it is not installed. The issue's sizes are the defaults; a loaded or small
-machine runs ``--rows 20000 --features 20 --rounds 10`` and says so in the file.
+figures). CatBoost is left out when it is not installed. The issue's sizes are the
+defaults; a loaded or small machine runs ``--rows 20000 --features 20 --rounds 10`` and
+says so in the file.
 
 Slow peers (``--slow NAME ...``: peers whose name holds one of these, e.g. ``"xgboost
 one_output"`` at 1,000 classes) are fitted on ``--slow-rounds`` rounds only: their row
