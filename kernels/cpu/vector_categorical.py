@@ -30,7 +30,8 @@ from numba import prange
 
 from ..jit import helper, kernel
 from .split import _merge_sort
-from .vector_leaf import _bounded_split_gain, _feature_best, bounded_parent_gain, output_weight
+from .vector_leaf import (_bounded_split_gain, _feature_best, _reduce_tasks,
+                          bounded_parent_gain, output_weight)
 
 
 @helper
@@ -178,21 +179,9 @@ def evaluate_vector_splits_categorical(hist, feature_offsets, node_sums, mask, n
                                        mds, mcw, parents[node], left, task_sums[task], True,
                                        node_bounds[node], np.int64(monotone[f]))
         task_gain[task], task_bin[task], task_left[task] = gain, b, d
-    for node in range(n_nodes):  # each node's best task, in feature order (strict >)
-        best, at = -np.inf, -1
-        for f in range(n_features):
-            if task_gain[node * n_features + f] > best:
-                best, at = task_gain[node * n_features + f], f
-        out_gain[node] = best
-        out_feature[node] = at
+    _reduce_tasks(task_gain, task_bin, task_left, task_sums, n_features, out_gain,
+                  out_feature, out_bin, out_left, out_left_sums)
+    for node in range(n_nodes):  # the winning task's set (none: 0)
+        at = out_feature[node]
         for i in range(n_words):
-            out_cat_bits[node, i] = 0
-        if at >= 0:
-            task = node * n_features + at
-            out_bin[node], out_left[node] = task_bin[task], task_left[task]
-            out_left_sums[node] = task_sums[task]
-            for i in range(n_words):
-                out_cat_bits[node, i] = task_bits[task, i]
-        else:
-            out_bin[node], out_left[node] = 0, 0
-            out_left_sums[node] = 0
+            out_cat_bits[node, i] = task_bits[node * n_features + at, i] if at >= 0 else 0
