@@ -285,9 +285,14 @@ class PagedBins:
 
     def partition_rows(self, k, rows, starts, ends, feature, split_bin, default_left,
                        split_type, cat_bits, scratch, out_n_left):
-        """Each page's part of each node partitioned by the page's kernel, then each node's
-        rows put back as every page's left rows then every page's right rows
-        (``_Placement``)."""
+        """Each page's part of each node partitioned, each node's rows put back as every
+        page's left rows then every page's right rows: on the host one compiled call a
+        page puts them in place (``_partition_host``); on the device the page's kernel
+        partitions them and ``_Placement`` puts them back."""
+        if not self.device:
+            self._partition_host(rows, starts, ends, feature, split_bin, default_left,
+                                 split_type, cat_bits, scratch, out_n_left)
+            return
         xp = self.xp
         placed = _Placement(rows, scratch, starts, ends, xp)
         for lo, hi, page in self.pages(_host(feature)):
@@ -300,6 +305,24 @@ class PagedBins:
                                 cat_bits, xp.empty_like(local), n_left)
             placed.page(local, _host(s), _host(e), _host(n_left), lo)
         placed.finish(out_n_left)
+
+    def _partition_host(self, rows, starts, ends, feature, split_bin, default_left,
+                        split_type, cat_bits, scratch, out_n_left):
+        """``partition_rows`` on the host: ``_partition_and_build_host`` without the
+        histograms, from the pages' feature-major bins only (the split features' columns
+        brought in)."""
+        starts = np.ascontiguousarray(starts, dtype=np.int64)
+        ends = np.ascontiguousarray(ends, dtype=np.int64)
+        seen_left = np.zeros(starts.shape[0], np.int64)
+        seen_right = np.zeros(starts.shape[0], np.int64)
+        work = np.empty(self._largest // max(1, self.n_features), np.int32)
+        kernels = _host_kernels()
+        for lo, _, _, by_feature in self._stream(False, True):
+            kernels.page_partition(by_feature, lo, rows, scratch, work, starts, ends,
+                                   seen_left, seen_right, feature, split_bin, default_left,
+                                   split_type, cat_bits, self.n_bins)
+        _finish_partition(kernels, rows, scratch, starts, ends, seen_left, seen_right,
+                          out_n_left)
 
     def partition_and_build(self, k, rows, starts, ends, feature, split_bin, default_left,
                             split_type, cat_bits, scratch, out_n_left, small_is_left, gpair,
@@ -366,11 +389,8 @@ class PagedBins:
                                          starts, ends, seen_left, seen_right, feature,
                                          split_bin, default_left, split_type, cat_bits,
                                          self.n_bins, small, self.feature_offsets, private)
-        if not np.array_equal(seen_left + seen_right, ends - starts):
-            raise RuntimeError("the pages did not hold every row of the level's nodes "
-                               "(a node's rows out of order?)")
-        kernels.move_right_rows(rows, scratch, starts, seen_left, seen_right)
-        out_n_left[:] = seen_left
+        _finish_partition(kernels, rows, scratch, starts, ends, seen_left, seen_right,
+                          out_n_left)
         kernels.sum_private(private, hist)
 
     def add_split_values(self, k, rows, starts, ends, feature, split_bin, default_left,
@@ -398,6 +418,12 @@ class PagedBins:
         rows = xp.asarray(rows)
         if rows.shape[0] > 1 and not bool((rows[1:] > rows[:-1]).all()):
             rows = xp.unique(rows)  # each row's leaf is added once, in any order
+        if not self.device:  # one compiled call a page, on the rows as they are
+            kernels, seen = _host_kernels(), np.zeros(1, np.int64)
+            for lo, _, bins, _ in self._stream(True, False):
+                kernels.page_predict_binned(bins, lo, rows, seen, self.n_bins, walk, cat_bits,
+                                            value, tree_offsets, tree_group, tree_depth, out)
+            return
         for lo, hi, page in self.pages():
             a, b = (int(v) for v in xp.searchsorted(rows, xp.asarray([lo, hi], rows.dtype)))
             if b > a:
@@ -475,6 +501,17 @@ def _map_and_copy(files, copies, i, row_major, feature_major):
     """Page ``i`` mapped, and its copy to the device started in slot ``i % 2`` (the
     reader thread's part of ``PagedBins._stream`` on the device)."""
     return copies.stage(i % 2, files.map(i, row_major, feature_major))
+
+
+def _finish_partition(kernels, rows, scratch, starts, ends, seen_left, seen_right,
+                      out_n_left):
+    """After a host partition's pages: every node's right rows (in ``scratch``) moved
+    after its left rows; ``out_n_left``: the left counts."""
+    if not np.array_equal(seen_left + seen_right, ends - starts):
+        raise RuntimeError("the pages did not hold every row of the level's nodes "
+                           "(a node's rows out of order?)")
+    kernels.move_right_rows(rows, scratch, starts, seen_left, seen_right)
+    out_n_left[:] = seen_left
 
 
 def _host_kernels():
