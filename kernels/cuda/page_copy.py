@@ -32,8 +32,6 @@ import numpy as np
 
 from ._device import SIMULATOR
 
-ROW_MAJOR, FEATURE_MAJOR = 0, 1
-
 
 class PageCopies:
     """The double buffer of one fit's pages (the module docstring says the order).
