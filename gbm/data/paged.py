@@ -250,6 +250,8 @@ class PagedBins:
         finally:
             if pending is not None:  # a mapping under way is finished (then let go)
                 pending.exception()
+                if copies is not None:  # and its copy to the device
+                    copies.settle()
 
     def _copies(self):
         """The double buffer of this device view's pages (``kernels/cuda/page_copy.py``),

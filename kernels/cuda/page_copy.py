@@ -82,6 +82,12 @@ class PageCopies:
         """The compute stream waits for the slot's copies (kernels launched after this)."""
         self.backend.wait(self.backend.compute_stream(), self.copied[slot])
 
+    def settle(self):
+        """The host waits for every copy started (a pass left early leaves the next page's
+        copy running: its buffers must not be let go, or reused by CuPy's pool, before)."""
+        for event in self.copied:
+            self.backend.synchronize(event)
+
     def after_use(self, slot):
         """The slot's kernels are launched: its buffers are free once they are done."""
         self.backend.record(self.released[slot], self.backend.compute_stream())

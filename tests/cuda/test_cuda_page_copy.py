@@ -144,16 +144,18 @@ def test_two_slots_of_buffers_serve_every_page_of_every_pass(tmp_path):
 def test_a_pass_left_early_frees_its_slot(tmp_path):
     """A consumer that stops at page 0 (an error in its kernels): the slot's release is
     recorded, so the next pass's copy into it waits on the kernels launched, not on an
-    event never recorded again."""
+    event never recorded again; and the host waits for page 1's copy, started and now
+    used by nothing, before its buffers may be let go."""
     bins, _ = _paged(tmp_path, [4, 4, 4])
     log = []
     view = _device_view(bins, log)
-    released = view._page_copies.released
+    copied, released = view._page_copies.copied, view._page_copies.released
     pages = view.pages()
     next(pages)
     log.clear()
     pages.close()  # what a consumer's exception does to the generator
-    assert log == [("record", released[0], "compute")]
+    assert log == [("record", released[0], "compute"), ("synchronize", copied[0]),
+                   ("synchronize", copied[1])]
     next(view.pages())  # the next pass: slot 0's copy waits that release
     assert ("wait", "copy", released[0]) in log
 
