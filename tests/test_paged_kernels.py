@@ -189,3 +189,70 @@ def test_move_right_rows_matches_its_twin(n_threads):
         s, nl = starts[k], n_left[k]
         np.testing.assert_array_equal(results[0][s:s + nl], rows[s:s + nl])
         np.testing.assert_array_equal(results[0][s + nl:ends[k]], scratch[s:s + n_right[k]])
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("n_nodes,categorical", [(1, False), (9, True)])
+def test_page_partition_places_the_rows_as_partition_build_does(n_threads, n_nodes,
+                                                                categorical):
+    """The partition alone (the feature-major bins only) against its twin, and against
+    ``page_partition_build``: the same rows in ``rows`` and ``scratch``, the same counts
+    (that kernel's placement is checked against its definition above)."""
+    bins, gpair, rows, starts, ends, split, offsets = _case(30 + n_nodes, n_nodes, categorical)
+    args = [split[name] for name in ("split_feature", "split_bin", "default_left",
+                                     "split_type", "cat_bits", "n_bins")]
+    results = []
+    for kernels in (fast, reference):
+        moved, scratch = rows.copy(), np.full_like(rows, -1)
+        seen_left, seen_right = np.zeros(n_nodes, np.int64), np.zeros(n_nodes, np.int64)
+        numba.set_num_threads(n_threads)
+        try:
+            for lo, hi in zip(PAGES[:-1], PAGES[1:]):
+                kernels.page_partition(np.ascontiguousarray(bins[lo:hi].T), lo, moved,
+                                       scratch, np.empty(N_ROWS, np.int32), starts, ends,
+                                       seen_left, seen_right, *args)
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        results.append((moved, scratch, seen_left, seen_right))
+    built = _level(reference, 1, bins, gpair, rows, starts, ends, split, offsets)[:4]
+    for got in results:
+        for a, b in zip(got, built):
+            np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(results[0][2] + results[0][3], ends - starts)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("which", ["all", "some", "none"])
+def test_page_predict_binned_matches_the_whole_matrix_kernel(n_threads, which):
+    """A prediction page after page (rows in no page, in one page, in several) equals the
+    whole-matrix kernel's (``predict.predict_binned``, itself checked against its twin),
+    and the twin's; rows not asked for keep their margins."""
+    from gbm.kernels import cpu as whole
+    from tests.support.kernel_inputs import random_forest_arrays
+
+    rng = np.random.default_rng(41)
+    bins = rng.integers(0, N_BINS + 1, (N_ROWS, N_FEATURES)).astype(np.uint8)
+    n_bins = np.full(N_FEATURES, N_BINS, np.int32)
+    f = random_forest_arrays(rng, 12, N_FEATURES, n_bins, 2)
+    tree_args = (f.walk_binned, f.cat_bits, f.value, f.tree_offsets, f.tree_group,
+                 f.tree_depth)
+    rows = {"all": np.arange(N_ROWS, dtype=np.int32),
+            "some": np.flatnonzero(rng.random(N_ROWS) < 0.3).astype(np.int32),
+            "none": np.zeros(0, np.int32)}[which]
+    start = rng.standard_normal((N_ROWS, 2))
+    want = start.copy()
+    whole.predict_binned(bins, rows, n_bins, *tree_args, want)
+    for kernels in (fast, reference):
+        out, seen = start.copy(), np.zeros(1, np.int64)
+        numba.set_num_threads(n_threads)
+        try:
+            for lo, hi in zip(PAGES[:-1], PAGES[1:]):
+                kernels.page_predict_binned(np.ascontiguousarray(bins[lo:hi]), lo, rows, seen,
+                                            n_bins, *tree_args, out)
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        assert seen[0] == rows.shape[0]
+        np.testing.assert_array_equal(out, want)
+    if which != "all":
+        kept = np.setdiff1d(np.arange(N_ROWS), rows)
+        np.testing.assert_array_equal(want[kept], start[kept])

@@ -474,6 +474,8 @@ def test_what_a_quantile_dmatrix_cannot_do():
 @pytest.mark.parametrize("extra", [
     {"subsample": 0.6, "colsample_bylevel": 0.7},  # rows left out: their margins by walking
     {"grow_policy": "lossguide", "max_leaves": 6, "max_depth": 0},
+    # the leaves at max_depth: a partition without histograms (``page_partition``)
+    {"grow_policy": "lossguide", "max_leaves": 7, "max_depth": 3, "subsample": 0.8},
     {"booster": "dart", "rate_drop": 0.3},  # margins computed again from the trees
     {"monotone_constraints": "(1,0,0,0,-1)", "min_child_weight": 3.0},
 ])
@@ -544,3 +546,27 @@ def test_a_level_is_one_pass_over_the_pages(monkeypatch):
     monkeypatch.setattr(PagedBins, "partition_and_build", None)
     model, passes = fit()
     assert model == expected and passes == 3 * (2 * 4)
+
+
+def test_lossguide_partitions_and_left_out_rows_are_one_call_a_page(monkeypatch):
+    """A lossguide tree's last-depth partitions and the margins of the rows a row sample
+    left out go through the one-call-a-page host kernels (``page_partition``,
+    ``page_predict_binned``), a call per page and pass: the in-memory model."""
+    from gbm.kernels.cpu import paged as kernels
+
+    X, y, w = _data(16, regression=True)
+    p = _params("reg:squarederror", grow_policy="lossguide", max_leaves=8, max_depth=3,
+                subsample=0.7)
+    expected = _model(p, gbm.DMatrix(X, label=y, weight=w), 3)
+    calls = {"page_partition": 0, "page_predict_binned": 0}
+    for name in calls:
+        def counted(*args, _name=name, _kernel=getattr(kernels, name)):
+            calls[_name] += 1
+            return _kernel(*args)
+        monkeypatch.setattr(kernels, name, counted)
+    d = gbm.ExtMemQuantileDMatrix(Batches([200, 300], page_bytes=300, data=X, label=y,
+                                          weight=w), bin_sample_size=SAMPLE)
+    assert d.data.matrix.files.n_pages == 2
+    assert _model(p, d, 3) == expected
+    assert calls["page_partition"] > 0 and calls["page_partition"] % 2 == 0
+    assert calls["page_predict_binned"] == 3 * 2  # a pass a tree, over both pages

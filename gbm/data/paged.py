@@ -21,7 +21,9 @@ copy of a node's rows, the partitioned rows put straight in place, the histogram
 over the pages in per-thread copies added once a level. (The whole-matrix kernels called
 page by page need Python and serial NumPy passes over the row ids around each call, on
 one core while the others wait.) A device fit keeps the page-by-page calls of the device
-kernels.
+kernels; its pages are copied host -> device by the reader thread into two reused device
+buffers, asynchronously on a stream of their own, page ``i + 1``'s copy behind page
+``i``'s kernels (``kernels/cuda/page_copy.py``).
 """
 import atexit
 import mmap
@@ -29,6 +31,7 @@ import os
 import threading
 import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 
@@ -146,13 +149,15 @@ class PagedBins:
         self.passes = 0  # passes over the pages so far (what external memory costs)
         self.xp = np  # the device's array module: ``on_device`` gives a CUDA fit's view
         self.device = False  # whether the kernels are device kernels (``on_device``)
+        self._page_copies = None  # a device view's double buffer (``_copies``)
 
     def on_device(self, xp):
         """The same pages for a fit whose arrays live where ``xp`` puts them (CuPy on a
-        GPU; NumPy under the CUDA simulator): each page is mapped on the host (the
-        next one by the reader thread, behind the kernels of this one) and copied to the
-        device for its kernels, so the device holds one page of bins at a time. Shares the
-        files (closing either removes them)."""
+        GPU; NumPy under the CUDA simulator): each page is mapped on the host and copied
+        to the device (the next one by the reader thread, through a pinned staging
+        buffer on a copy stream of its own, behind the kernels of this one: double
+        buffering, ``kernels/cuda/page_copy.py``), so the device holds two pages of bins
+        in buffers reused all fit long. Shares the files (closing either removes them)."""
         view = PagedBins(self.files, self.n_bins)
         view.xp, view.device = xp, True
         return view
@@ -213,28 +218,49 @@ class PagedBins:
     def _stream(self, row_major, feature_major):
         """Yield ``(lo, hi, bins, bins_by_feature)`` page after page (``PageFiles.map``;
         None for a layout not asked for): page ``i + 1`` is mapped by the reader thread
-        while the caller uses page ``i``."""
+        while the caller uses page ``i``. On the device (``on_device``) the reader also
+        starts page ``i + 1``'s asynchronous copy to the device (``_copies``), and the
+        arrays yielded are device buffers reused page after page: valid until the next
+        page is asked for."""
         files, n = self.files, self.files.n_pages
         self.passes += 1
         if n == 0:
             return
         reader = _Inline() if not self.prefetch else self._reader()  # else in this thread
-        pending = reader.submit(files.map, 0, row_major, feature_major)
+        copies = self._copies() if self.device else None
+        fetch = files.map if copies is None else partial(_map_and_copy, files, copies)
+        pending = reader.submit(fetch, 0, row_major, feature_major)
         try:
             for i in range(n):
                 views = pending.result()
                 pending = None
                 if i + 1 < n:
-                    pending = reader.submit(files.map, i + 1, row_major, feature_major)
+                    pending = reader.submit(fetch, i + 1, row_major, feature_major)
                 lo, hi = int(files.offsets[i]), int(files.offsets[i + 1])
-                if self.device:  # host -> device, while the reader maps the next (a
-                    # copy under the simulator too: its kernels take writable arrays)
-                    views = [None if v is None else self.xp.array(v) for v in views]
-                yield lo, hi, views[0], views[1]
+                if copies is None:
+                    yield lo, hi, views[0], views[1]
+                    del views
+                    continue
+                copies.before_use(i % 2)  # the kernels launched from here wait the copy
+                try:
+                    yield lo, hi, views[0], views[1]
+                finally:  # the page's kernels are launched: its slot is free after them
+                    copies.after_use(i % 2)
                 del views
         finally:
             if pending is not None:  # a mapping under way is finished (then let go)
                 pending.exception()
+                if copies is not None:  # and its copy to the device
+                    copies.settle()
+
+    def _copies(self):
+        """The double buffer of this device view's pages (``kernels/cuda/page_copy.py``),
+        made on the first pass and kept: two pages' device buffers for the whole fit."""
+        if self._page_copies is None:
+            from ..kernels.cuda.page_copy import PageCopies, page_copies
+
+            self._page_copies = PageCopies(page_copies(), self._largest, self.files.dtype)
+        return self._page_copies
 
     def build_histograms(self, k, gpair, rows, starts, ends, hist, n_threads, slot_map=None):
         if slot_map is not None:
@@ -261,9 +287,14 @@ class PagedBins:
 
     def partition_rows(self, k, rows, starts, ends, feature, split_bin, default_left,
                        split_type, cat_bits, scratch, out_n_left):
-        """Each page's part of each node partitioned by the page's kernel, then each node's
-        rows put back as every page's left rows then every page's right rows
-        (``_Placement``)."""
+        """Each page's part of each node partitioned, each node's rows put back as every
+        page's left rows then every page's right rows: on the host one compiled call a
+        page puts them in place (``_partition_host``); on the device the page's kernel
+        partitions them and ``_Placement`` puts them back."""
+        if not self.device:
+            self._partition_host(rows, starts, ends, feature, split_bin, default_left,
+                                 split_type, cat_bits, scratch, out_n_left)
+            return
         xp = self.xp
         placed = _Placement(rows, scratch, starts, ends, xp)
         for lo, hi, page in self.pages(_host(feature)):
@@ -276,6 +307,24 @@ class PagedBins:
                                 cat_bits, xp.empty_like(local), n_left)
             placed.page(local, _host(s), _host(e), _host(n_left), lo)
         placed.finish(out_n_left)
+
+    def _partition_host(self, rows, starts, ends, feature, split_bin, default_left,
+                        split_type, cat_bits, scratch, out_n_left):
+        """``partition_rows`` on the host: ``_partition_and_build_host`` without the
+        histograms, from the pages' feature-major bins only (the split features' columns
+        brought in)."""
+        starts = np.ascontiguousarray(starts, dtype=np.int64)
+        ends = np.ascontiguousarray(ends, dtype=np.int64)
+        seen_left = np.zeros(starts.shape[0], np.int64)
+        seen_right = np.zeros(starts.shape[0], np.int64)
+        work = np.empty(self._largest // max(1, self.n_features), np.int32)
+        kernels = _host_kernels()
+        for lo, _, _, by_feature in self._stream(False, True):
+            kernels.page_partition(by_feature, lo, rows, scratch, work, starts, ends,
+                                   seen_left, seen_right, feature, split_bin, default_left,
+                                   split_type, cat_bits, self.n_bins)
+        _finish_partition(kernels, rows, scratch, starts, ends, seen_left, seen_right,
+                          out_n_left)
 
     def partition_and_build(self, k, rows, starts, ends, feature, split_bin, default_left,
                             split_type, cat_bits, scratch, out_n_left, small_is_left, gpair,
@@ -342,11 +391,8 @@ class PagedBins:
                                          starts, ends, seen_left, seen_right, feature,
                                          split_bin, default_left, split_type, cat_bits,
                                          self.n_bins, small, self.feature_offsets, private)
-        if not np.array_equal(seen_left + seen_right, ends - starts):
-            raise RuntimeError("the pages did not hold every row of the level's nodes "
-                               "(a node's rows out of order?)")
-        kernels.move_right_rows(rows, scratch, starts, seen_left, seen_right)
-        out_n_left[:] = seen_left
+        _finish_partition(kernels, rows, scratch, starts, ends, seen_left, seen_right,
+                          out_n_left)
         kernels.sum_private(private, hist)
 
     def add_split_values(self, k, rows, starts, ends, feature, split_bin, default_left,
@@ -374,6 +420,12 @@ class PagedBins:
         rows = xp.asarray(rows)
         if rows.shape[0] > 1 and not bool((rows[1:] > rows[:-1]).all()):
             rows = xp.unique(rows)  # each row's leaf is added once, in any order
+        if not self.device:  # one compiled call a page, on the rows as they are
+            kernels, seen = _host_kernels(), np.zeros(1, np.int64)
+            for lo, _, bins, _ in self._stream(True, False):
+                kernels.page_predict_binned(bins, lo, rows, seen, self.n_bins, walk, cat_bits,
+                                            value, tree_offsets, tree_group, tree_depth, out)
+            return
         for lo, hi, page in self.pages():
             a, b = (int(v) for v in xp.searchsorted(rows, xp.asarray([lo, hi], rows.dtype)))
             if b > a:
@@ -445,6 +497,23 @@ class _Inline:
         except BaseException as e:
             done.set_exception(e)
         return done
+
+
+def _map_and_copy(files, copies, i, row_major, feature_major):
+    """Page ``i`` mapped, and its copy to the device started in slot ``i % 2`` (the
+    reader thread's part of ``PagedBins._stream`` on the device)."""
+    return copies.stage(i % 2, files.map(i, row_major, feature_major))
+
+
+def _finish_partition(kernels, rows, scratch, starts, ends, seen_left, seen_right,
+                      out_n_left):
+    """After a host partition's pages: every node's right rows (in ``scratch``) moved
+    after its left rows; ``out_n_left``: the left counts."""
+    if not np.array_equal(seen_left + seen_right, ends - starts):
+        raise RuntimeError("the pages did not hold every row of the level's nodes "
+                           "(a node's rows out of order?)")
+    kernels.move_right_rows(rows, scratch, starts, seen_left, seen_right)
+    out_n_left[:] = seen_left
 
 
 def _host_kernels():

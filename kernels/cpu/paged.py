@@ -10,13 +10,16 @@ These kernels take the tree's rows as they are (global row numbers, the page's f
 ``lo`` subtracted on reading its bins) and put the partitioned rows straight in place,
 and the histograms add up over the pages in per-thread copies that the caller zeroes
 once a level and adds up once a level. Every sum is an integer sum: neither the pages
-nor the threads change a bit. Twins: ``kernels/reference/paged.py``.
+nor the threads change a bit. The partition alone (``page_partition``) and a prediction
+on the binned rows (``page_predict_binned``) are one call a page too. Twins:
+``kernels/reference/paged.py``.
 """
 import numpy as np
 from numba import prange
 
 from ..jit import helper, kernel
 from .partition import _goes_left
+from .predict import _add_leaf_values_of_rows
 from .prefetch import DISTANCE, prefetch
 from .views import flat
 
@@ -210,10 +213,61 @@ def page_partition_build(bins, bins_by_feature, lo, gpair, rows, scratch, work, 
     first in its segment.
     """
     n_nodes = node_starts.shape[0]
-    hi = lo + bins.shape[0]
+    cumulative = np.zeros(n_nodes + 1, dtype=np.int64)
+    new_left = np.zeros(n_nodes, dtype=np.int64)
+    _partition_page(bins_by_feature, lo, rows, scratch, work, node_starts, node_ends,
+                    seen_left, seen_right, split_feature, split_bin, default_left, split_type,
+                    cat_bits, n_bins, cumulative, new_left)
+    # the smaller children's rows of this page: now one run in ``rows`` or ``scratch``
+    h_starts = np.empty(n_nodes, dtype=np.int64)
+    h_ends = np.empty(n_nodes, dtype=np.int64)
+    kinds = np.zeros(n_nodes, dtype=np.uint8)  # 0: the left rows, in ``rows``; 1: ``scratch``
+    for j in range(n_nodes):
+        n_new = cumulative[j + 1] - cumulative[j]
+        if small_is_left[j]:
+            h_starts[j] = node_starts[j] + seen_left[j]
+            h_ends[j] = h_starts[j] + new_left[j]
+        else:
+            kinds[j] = 1
+            h_starts[j] = node_starts[j] + seen_right[j]
+            h_ends[j] = h_starts[j] + n_new - new_left[j]
+        seen_left[j] += new_left[j]
+        seen_right[j] += n_new - new_left[j]
+    _add_parts(bins, gpair, rows, scratch, h_starts, h_ends, kinds, lo, feature_offsets,
+               private)
+
+
+@kernel(parallel=True)
+def page_partition(bins_by_feature, lo, rows, scratch, work, node_starts, node_ends, seen_left,
+                   seen_right, split_feature, split_bin, default_left, split_type, cat_bits,
+                   n_bins):
+    """``page_partition_build`` without the histograms (the partition of a level whose
+    children get none: the last level of a ``lossguide`` tree, a level of too many
+    nodes for one batch): only the page's feature-major bins are read, the columns of
+    the split features. Arguments as there."""
+    n_nodes = node_starts.shape[0]
+    cumulative = np.zeros(n_nodes + 1, dtype=np.int64)
+    new_left = np.zeros(n_nodes, dtype=np.int64)
+    _partition_page(bins_by_feature, lo, rows, scratch, work, node_starts, node_ends,
+                    seen_left, seen_right, split_feature, split_bin, default_left, split_type,
+                    cat_bits, n_bins, cumulative, new_left)
+    for j in range(n_nodes):
+        seen_left[j] += new_left[j]
+        seen_right[j] += cumulative[j + 1] - cumulative[j] - new_left[j]
+
+
+@helper(parallel=True)
+def _partition_page(bins_by_feature, lo, rows, scratch, work, node_starts, node_ends,
+                    seen_left, seen_right, split_feature, split_bin, default_left, split_type,
+                    cat_bits, n_bins, cumulative, new_left):
+    """The partition of ``page_partition_build``: each node's run of the page into place
+    (``seen_left``, ``seen_right`` read, not yet advanced). OUT ``cumulative`` (n_nodes +
+    1,), zeros in: each run's place in ``work`` (run ``j``: its rows ``cumulative[j] ..
+    cumulative[j + 1]``); ``new_left`` (n_nodes,), zeros in: its rows going left."""
+    n_nodes = node_starts.shape[0]
+    hi = lo + bins_by_feature.shape[1]
     run_starts = np.empty(n_nodes, dtype=np.int64)  # each run's place in ``rows``
     first_chunk = np.zeros(n_nodes + 1, dtype=np.int64)
-    cumulative = np.zeros(n_nodes + 1, dtype=np.int64)  # each run's place in ``work``
     for j in range(n_nodes):
         a = node_starts[j] + seen_left[j] + seen_right[j]
         b = _run_end(rows, a, node_ends[j], hi)
@@ -232,7 +286,6 @@ def page_partition_build(bins, bins_by_feature, lo, gpair, rows, scratch, work, 
                                         split_feature, split_bin, default_left, split_type,
                                         cat_bits, n_bins)
     left_before = np.zeros(n_tasks, dtype=np.int64)
-    new_left = np.zeros(n_nodes, dtype=np.int64)
     for j in range(n_nodes):
         for task in range(first_chunk[j], first_chunk[j + 1]):
             left_before[task] = new_left[j]
@@ -240,23 +293,6 @@ def page_partition_build(bins, bins_by_feature, lo, gpair, rows, scratch, work, 
     for task in prange(n_tasks):
         _place_chunk(np.uint64(task), task_node, first_chunk, cumulative, node_starts, rows,
                      scratch, work, seen_left, seen_right, left_count, left_before)
-    # the smaller children's rows of this page: now one run in ``rows`` or ``scratch``
-    h_starts = np.empty(n_nodes, dtype=np.int64)
-    h_ends = np.empty(n_nodes, dtype=np.int64)
-    kinds = np.zeros(n_nodes, dtype=np.uint8)  # 0: the left rows, in ``rows``; 1: ``scratch``
-    for j in range(n_nodes):
-        n_new = cumulative[j + 1] - cumulative[j]
-        if small_is_left[j]:
-            h_starts[j] = node_starts[j] + seen_left[j]
-            h_ends[j] = h_starts[j] + new_left[j]
-        else:
-            kinds[j] = 1
-            h_starts[j] = node_starts[j] + seen_right[j]
-            h_ends[j] = h_starts[j] + n_new - new_left[j]
-        seen_left[j] += new_left[j]
-        seen_right[j] += n_new - new_left[j]
-    _add_parts(bins, gpair, rows, scratch, h_starts, h_ends, kinds, lo, feature_offsets,
-               private)
 
 
 @helper
@@ -412,3 +448,27 @@ def _add_values_chunk(task, task_node, first_chunk, run_starts, run_ends, bins_b
             out[r] += left_value
         else:
             out[r] += right_value
+
+
+@kernel
+def page_predict_binned(bins, lo, rows, seen, n_bins, walk, cat_bits, value, tree_offsets,
+                        tree_group, tree_depth, out):
+    """``predict.predict_binned`` for one page: every tree's leaf value added to
+    ``out[r]`` for the rows ``r`` of ``rows`` within the page (rows ``lo .. lo + n - 1``,
+    row-major bins ``bins`` (n, n_features)), each row's trees in their order.
+
+    rows : int32/int64 (m,), increasing        # IN  global row numbers
+    seen : int64 (1,)                          # IN/OUT rows of ``rows`` in the pages
+                                               #     before (0 at the first); + this page's
+    n_bins ... tree_depth : as in ``predict.predict_binned``
+    out : float64 (n_rows, n_groups)           # IN/OUT
+    """
+    hi = lo + bins.shape[0]
+    a = seen[0]
+    b = _run_end(rows, a, rows.shape[0], hi)
+    seen[0] = b
+    local = np.empty(b - a, dtype=np.int64)  # page-local row numbers
+    for i in range(b - a):
+        local[i] = np.int64(rows[a + i]) - lo
+    _add_leaf_values_of_rows(flat(bins), local, bins.shape[1], walk, cat_bits, value,
+                             tree_offsets, tree_group, tree_depth, True, n_bins, out[lo:hi])

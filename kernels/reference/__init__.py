@@ -22,7 +22,7 @@ from .linear_cd import (cd_gram, cd_residual_csc, cd_residual_dense, svc_dual_cd
 from .objective import pointwise_gradients
 from .partition import add_leaf_values, add_split_values, partition_rows
 from .paged import (move_right_rows, page_add_split_values, page_histograms,
-                    page_partition_build, sum_private)
+                    page_partition, page_partition_build, page_predict_binned, sum_private)
 from .predict import predict, predict_binned, predict_leaf
 from .quantize import max_abs, max_abs_pairs, quantize_gradients, quantize_pairs_in_place
 from .rank import lambdarank_gradients
@@ -59,7 +59,7 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            # a paged bin matrix's pages on the host (gbm.data.paged; a device fit calls the
            # device's whole-matrix kernels page by page)
            "move_right_rows", "page_add_split_values", "page_histograms",
-           "page_partition_build", "sum_private",
+           "page_partition_build", "sum_private", "page_partition", "page_predict_binned",
            # vector-leaf trees (multi_strategy="multi_output_tree")
            "build_vector_histograms", "evaluate_vector_splits", "vector_children_histograms",
            "vector_node_weights", "vector_segment_sums",

@@ -2,6 +2,8 @@
 (all in ``private[0]``: the threads' shares are the CPU kernels' affair)."""
 import numpy as np
 
+from .predict import predict_binned
+
 
 def _run(rows, a, end, hi):
     """``rows[a:b]``: the run of ``rows[a:end]`` (increasing) below row ``hi``."""
@@ -58,6 +60,36 @@ def page_partition_build(bins, bins_by_feature, lo, gpair, rows, scratch, work, 
         seen_right[j] += right.shape[0]
         _add(bins, gpair, left if small_is_left[j] else right, lo, feature_offsets,
              private[0, j])
+
+
+def page_partition(bins_by_feature, lo, rows, scratch, work, node_starts, node_ends, seen_left,
+                   seen_right, split_feature, split_bin, default_left, split_type, cat_bits,
+                   n_bins):
+    hi = lo + bins_by_feature.shape[1]
+    for j in range(node_starts.shape[0]):
+        start = int(node_starts[j])
+        a = int(start + seen_left[j] + seen_right[j])
+        run = rows[a:_run(rows, a, int(node_ends[j]), hi)].copy()
+        f = int(split_feature[j])
+        go = _goes_left(bins_by_feature[f, run - lo], f, split_bin, default_left, split_type,
+                        cat_bits, n_bins, j)
+        left, right = run[go], run[~go]
+        at = start + int(seen_left[j])
+        rows[at:at + left.shape[0]] = left
+        at = start + int(seen_right[j])
+        scratch[at:at + right.shape[0]] = right
+        seen_left[j] += left.shape[0]
+        seen_right[j] += right.shape[0]
+
+
+def page_predict_binned(bins, lo, rows, seen, n_bins, walk, cat_bits, value, tree_offsets,
+                        tree_group, tree_depth, out):
+    a = int(seen[0])
+    b = _run(rows, a, rows.shape[0], lo + bins.shape[0])
+    seen[0] = b
+    local = np.asarray(rows[a:b], np.int64) - lo
+    predict_binned(bins, local, n_bins, walk, cat_bits, value, tree_offsets, tree_group,
+                   tree_depth, out[lo:lo + bins.shape[0]])
 
 
 def sum_private(private, hist):
