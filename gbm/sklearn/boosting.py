@@ -392,8 +392,8 @@ def _label_codes(y):
     classes below it). Other numeric labels: one pass of ``np.unique`` (the classes,
     sorted, as the encoder's) and a binary search of each label among them.
     scikit-learn's three calls each find the distinct labels again (50,000 labels 0/1:
-    2.5 ms; 0.2 ms by the table, 0.9 ms by ``np.unique``). Float
-    labels that are not whole numbers (or not finite) are what scikit-learn calls
+    int64 2.6-2.9 ms -> 0.16 ms by the table; float64 0.93 -> 0.43 ms by ``np.unique``).
+    Float labels that are not whole numbers (or not finite) are what scikit-learn calls
     continuous: its check then raises its own error. Other labels (strings, objects): the
     three calls."""
     if y.ndim == 1 and y.dtype.kind in "iu" and y.size:

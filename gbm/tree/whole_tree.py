@@ -184,8 +184,8 @@ _TYPES = {}  # _type_key(arguments) -> their Numba types (kernel_key's, per proc
 
 def _numba_types(args):
     """``tuple(numba.typeof(a) for a in args)``, looked up by what those types depend on
-    (``_type_key``): ``numba.typeof`` of the kernel's ~60 arrays cost 1.5 ms a fit,
-    the key about a tenth of that."""
+    (``_type_key``): ``numba.typeof`` of the kernel's ~60 arrays took 0.43 ms a fit
+    (1.5 ms under cProfile), the lookup 0.02 ms."""
     key = _type_key(args)
     types = _TYPES.get(key) if key is not None else None
     if types is None:
