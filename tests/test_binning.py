@@ -280,3 +280,30 @@ def test_one_segment_takes_every_free_bin_as_the_queue_would(seed):
                       | ({lo} if lo else set()))
     np.testing.assert_array_equal(_bin_starts(mass, n_bins), expected)
     assert len(expected) == n_bins - 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_unweighted_cuts_from_run_starts_are_the_weighted_ones(seed):
+    """Unweighted values take their weight below each distinct value from the run starts
+    (no cumulative sum, ``_distinct_unweighted``): the same cuts, bit for bit, as the same
+    values with equal weights (sorted, counted and summed the weighted way), over
+    continuous values, ties, point masses and missing values."""
+    from gbm.data.cuts import _bin_starts, _distinct_unweighted
+
+    rng = np.random.default_rng(seed)
+    n = 5000
+    col = rng.normal(size=n).astype(np.float32)
+    if seed % 3 == 1:
+        col = np.round(col, 2)  # ties: a few hundred distinct values
+    if seed % 3 == 2:
+        col[rng.random(n) < 0.3] = 0.0  # a point mass among continuous values
+    col[rng.random(n) < 0.05] = np.nan
+    ok = ~np.isnan(col)
+    for max_bin in (2, 16, 255, 256):
+        got = feature_cuts(col, None, max_bin)
+        expected = feature_cuts(col[ok], np.full(int(ok.sum()), 0.5), max_bin)
+        assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes()
+    distinct, mass, before = _distinct_unweighted(col)
+    np.testing.assert_array_equal(before, np.concatenate(([0.0], np.cumsum(mass))))
+    assert before[-1] == ok.sum()
+    np.testing.assert_array_equal(_bin_starts(mass, 64, before), _bin_starts(mass, 64))

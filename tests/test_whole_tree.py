@@ -362,3 +362,34 @@ def test_compile_later_with_one_process_compiles_at_once(tmp_path):
     report = _run(_LATER, NUMBA_CACHE_DIR=str(tmp_path), GBM_COMPILE_PROCESSES="1")
     assert report == {"first": True, "again": True, "ready": True, "compiled_here": 1,
                       "background": 0}
+
+
+def test_kernel_types_looked_up_are_numba_typeof():
+    """``_numba_types`` (kernel_key's types, looked up by dtype, dimensions, layout,
+    writability and alignment) against ``numba.typeof`` of each argument (the oracle),
+    over arrays of every layout, read-only arrays, NumPy scalars, None and nested tuples,
+    each asked twice (the second from the lookup)."""
+    a = np.zeros((4, 3), np.uint8)
+    readonly = np.ones(5)
+    readonly.flags.writeable = False
+    unaligned = np.frombuffer(bytes(17), np.uint8)[1:].view(np.int64)
+    cases = [(a, a.T, a[:, ::2], a[0], np.zeros(0, np.int32)),
+             (readonly, np.ones(5), unaligned),
+             ((np.zeros(2), np.zeros(2)), (np.zeros(2), np.zeros(2, np.int32)), None,
+              np.uint64(3), np.float64(1.0)),
+             (a.T.copy(order="C"), (a, (None, a.T))),
+             (np.memmap, 3, "x")]  # not looked up: typeof's own way
+    for _ in range(2):
+        for args in cases[:4]:
+            assert whole_tree._numba_types(args) == tuple(numba.typeof(v) for v in args)
+    assert whole_tree._type_key(cases[4]) is None
+    # what the fits ask: every key different where the types differ
+    keys = {whole_tree._type_key((v,)) for v in cases[0] + cases[1]}
+    assert len(keys) == len({numba.typeof(v) for v in cases[0] + cases[1]})
+    # a fit's key: the types of its arguments, the same looked up as typed afresh
+    data, p = _tree_data(), gbm.params.validate_params({})
+    trees = whole_tree.WholeTrees(data, p, data.matrix.n_rows)
+    rows = np.empty(0, np.int32)
+    args = trees._arguments(np.empty((0, 2), np.int64), rows, rows, np.ones(2), p,
+                            whole_tree._AllFeatures(), np.empty(0), True)
+    assert trees.kernel_key()[2] == trees.kernel_key()[2] == tuple(numba.typeof(v) for v in args)

@@ -8,6 +8,7 @@ fitting one estimator each leave a whole fit, never a mix. Predictions read the 
 state once, under the same lock.
 """
 import threading
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -381,6 +382,61 @@ class GBMRegressor(RegressorMixin, _GBMBase):
         return self._predict_margin(X, output_margin, iteration_range, base_margin)
 
 
+def _label_codes(y):
+    """A fitted ``LabelEncoder`` of ``y`` (one column of class labels) and ``y``'s codes,
+    float64 (n,), as ``check_classification_targets(y)``, ``LabelEncoder().fit(y)`` and
+    its ``transform(y)`` give them.
+
+    Integer labels of a range at most about twice their count: one count of each value
+    of the range (the classes are the values seen, in order; a label's code is the number of
+    classes below it). Other numeric labels: one pass of ``np.unique`` (the classes,
+    sorted, as the encoder's) and a binary search of each label among them.
+    scikit-learn's three calls each find the distinct labels again (50,000 labels 0/1:
+    int64 2.6-2.9 ms -> 0.16 ms by the table; float64 0.93 -> 0.43 ms by ``np.unique``).
+    Float labels that are not whole numbers (or not finite) are what scikit-learn calls
+    continuous: its check then raises its own error. Other labels (strings, objects): the
+    three calls."""
+    if y.ndim == 1 and y.dtype.kind in "iu" and y.size:
+        lo, hi = y.min(), y.max()
+        if int(hi) - int(lo) <= 2 * y.size + 1024:  # a table of the range: no sort
+            # each label's place in the range, in a type that holds it (int8 -100 .. 100:
+            # y - lo would wrap in int8)
+            offset = ((y - lo).astype(np.intp) if y.dtype.kind == "u"
+                      else y.astype(np.int64) - np.int64(lo))
+            seen = np.bincount(offset, minlength=int(hi) - int(lo) + 1) > 0
+            encoder = LabelEncoder()
+            encoder.classes_ = (np.flatnonzero(seen).astype(y.dtype) + lo
+                                if y.dtype.kind == "u"
+                                else (np.flatnonzero(seen) + np.int64(lo)).astype(y.dtype))
+            code = np.cumsum(seen) - 1  # a value's index among the classes
+            _warn_many_classes(encoder.classes_.size, y.size)
+            return encoder, code[offset].astype(np.float64)
+    if y.ndim == 1 and y.dtype.kind in "iuf" and y.size:
+        classes = np.unique(y)
+        if y.dtype.kind == "f":
+            with np.errstate(invalid="ignore"):  # inf and NaN cast to garbage: "continuous"
+                whole = np.isfinite(classes).all() and np.array_equal(
+                    classes, classes.astype(np.int64))
+            if not whole:
+                check_classification_targets(y)  # raises for continuous (or non-finite) y
+        encoder = LabelEncoder()
+        encoder.classes_ = classes
+        _warn_many_classes(classes.size, y.size)
+        return encoder, np.searchsorted(classes, y).astype(np.float64)
+    check_classification_targets(y)
+    encoder = LabelEncoder().fit(y)
+    return encoder, encoder.transform(y).astype(np.float64)
+
+
+def _warn_many_classes(n_classes, n_samples):
+    """``check_classification_targets``' warning for more classes than half the labels
+    (from 21 labels), which it gives multiclass labels."""
+    if n_classes > 2 and n_samples > 20 and n_classes > round(0.5 * n_samples):
+        warnings.warn("The number of unique classes is greater than 50% of the number of "
+                      "samples. `y` could represent a regression problem, not a "
+                      "classification problem.", UserWarning, stacklevel=4)
+
+
 def _is_multilabel_model(booster):
     """Whether ``booster`` is a multi-label classifier's (``binary:logistic``, several
     outputs)."""
@@ -426,8 +482,7 @@ class GBMClassifier(ClassifierMixin, _GBMBase):
             self._label_encoder, self.classes_, self.n_classes_ = None, np.array([0, 1]), 2
             self._n_labels = y.shape[1]  # for the eval sets' check (not a fitted attribute)
             return encode_multilabel(y, getattr(self, "objective", None))
-        check_classification_targets(y)
-        self._label_encoder = LabelEncoder().fit(y)
+        self._label_encoder, encoded = _label_codes(y)
         self.classes_ = self._label_encoder.classes_
         self.n_classes_ = len(self.classes_)
         if self.n_classes_ < 2:
@@ -435,7 +490,6 @@ class GBMClassifier(ClassifierMixin, _GBMBase):
                 f"y contains only {self.n_classes_} class(es) {list(self.classes_)}; a classifier "
                 "needs at least 2 classes"
             )
-        encoded = self._label_encoder.transform(y).astype(np.float64)
         objective = self._objective(_CLASSIFICATION_OBJECTIVES, None)
         if self.n_classes_ == 2 and objective in (None, "binary:logistic"):
             return encoded, {"objective": "binary:logistic"}
