@@ -31,6 +31,33 @@ def test_histogram_kernel_matches_reference(seed):
             np.testing.assert_array_equal(fast[node, offsets[f]:offsets[f + 1]].sum(axis=0), total)
 
 
+@pytest.mark.parametrize("n_rows, n_features, n_nodes, k", [
+    (1200, 21, 1, 8), (1500, 50, 5, 2), (700, 9, 3, 1), (900, 3, 7, 5)])
+def test_histogram_kernel_blocks_and_chunks_match_reference(n_rows, n_features, n_nodes, k):
+    # the kernel cuts a node's features into blocks and its rows into chunks of 256: nodes
+    # of several chunks, block counts that do not divide the features, uint16 bins above
+    # 255, every other node built alone (a level's smaller children), an empty node
+    rng = np.random.default_rng(n_rows + n_features)
+    bins, gpair, rows, starts, ends, offsets = random_case(rng, n_rows, n_features, k,
+                                                           n_nodes)
+    wide = bins.astype(np.uint16)
+    wide[0] = rng.integers(0, 300, n_rows)
+    offsets = offsets.copy()
+    offsets[1:] += 300 - (offsets[1] - offsets[0])
+    for starts_, ends_ in ((starts, ends), (starts[::2], ends[::2]),
+                           (np.append(starts, 5), np.append(ends, 5))):
+        shape = (starts_.shape[0], int(offsets[-1]), k, 2)
+        fast, slow = np.full(shape, -7, np.int64), np.empty(shape, np.int64)
+        cpu.build_vector_histograms(wide, gpair, rows, starts_, ends_, offsets, fast)
+        ref.build_vector_histograms(wide, gpair, rows, starts_, ends_, offsets, slow)
+        np.testing.assert_array_equal(fast, slow)
+        for node in range(starts_.shape[0]):  # each feature's bins sum to the node's rows'
+            total = gpair[rows[starts_[node]:ends_[node]]].sum(axis=0)
+            for f in range(n_features):
+                np.testing.assert_array_equal(
+                    fast[node, offsets[f]:offsets[f + 1]].sum(axis=0), total)
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_split_kernel_matches_reference(seed):
     rng = np.random.default_rng(100 + seed)

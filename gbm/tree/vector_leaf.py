@@ -374,6 +374,10 @@ class VectorLeafGrower(VectorMonotone):
         else:
             self._turn ^= 1
             slot = self._turn
+        if self.backend.xp is np:  # the fit's workspace: the same pages every tree (a
+            # fresh level's histograms cost more in page faults than in the sums, measured)
+            return self.backend.buffer(f"vector_hist_{slot}", (n_nodes,) + tuple(shape),
+                                       np.int64)
         if self._buffers[slot].size < size:
             self._buffers[slot] = None
             self._buffers[slot] = np.empty(size, dtype=np.int64)

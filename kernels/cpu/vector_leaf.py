@@ -106,24 +106,58 @@ def build_vector_histograms(bins_by_feature, gpair, rows, node_starts, node_ends
     node_starts, node_ends : int64 (n_nodes,)                # IN  each node's segment of rows
     feature_offsets : int32 (n_features + 1,)                # IN  feature f's slots
     hist : int64 (n_nodes, n_slots, k, 2)                    # OUT
+
+    A task is one node and a block of features (its slots are its own: no races); it reads
+    each of its rows' ``2k`` pairs once for the whole block (a row's pairs are 128 bytes
+    at k = 8: read once per feature they were most of the traffic), chunk by chunk of rows
+    whose bins are first gathered into a small row-major table of slots.
     """
     n_nodes = node_starts.shape[0]
     n_features = bins_by_feature.shape[0]
-    k = gpair.shape[1]
-    for task in prange(n_nodes * n_features):
-        node = task // n_features
-        f = task - node * n_features
-        lo, hi = feature_offsets[f], feature_offsets[f + 1]
-        for s in range(lo, hi):
-            for j in range(k):
-                hist[node, s, j, 0] = 0
-                hist[node, s, j, 1] = 0
-        for p in range(node_starts[node], node_ends[node]):
-            r = rows[p]
-            s = lo + np.int64(bins_by_feature[f, r])
-            for j in range(k):
-                hist[node, s, j, 0] += gpair[r, j, 0]
-                hist[node, s, j, 1] += gpair[r, j, 1]
+    n_rows, k = gpair.shape[0], gpair.shape[1]
+    width = 2 * k
+    flat_pairs = gpair.reshape(n_rows, width)
+    flat_hist = hist.reshape(n_nodes, hist.shape[1], width)
+    n_blocks = _feature_blocks(n_features, n_nodes)
+    for task in prange(n_nodes * n_blocks):
+        node = task // n_blocks
+        block = task - node * n_blocks
+        f0 = block * n_features // n_blocks  # blocks of near-equal size, in feature order
+        f1 = (block + 1) * n_features // n_blocks
+        h = flat_hist[node]
+        for s in range(feature_offsets[f0], feature_offsets[f1]):
+            for c in range(width):
+                h[s, c] = 0
+        slots = np.empty((_ROW_CHUNK, f1 - f0), np.int64)
+        for p0 in range(node_starts[node], node_ends[node], _ROW_CHUNK):
+            m = min(_ROW_CHUNK, node_ends[node] - p0)
+            for i in range(f1 - f0):
+                lo = np.int64(feature_offsets[f0 + i])
+                line = bins_by_feature[f0 + i]
+                for q in range(m):
+                    slots[q, i] = lo + np.int64(line[rows[p0 + q]])
+            for q in range(m):
+                pairs = flat_pairs[rows[p0 + q]]
+                for i in range(f1 - f0):
+                    s = slots[q, i]
+                    for c in range(width):
+                        h[s, c] += pairs[c]
+
+
+_ROW_CHUNK = 256  # rows whose slots a histogram task gathers at a time
+_BLOCK_FEATURES = 8  # about the features a histogram task sums (measured 6 .. 13 at k = 8)
+
+
+@helper
+def _feature_blocks(n_features, n_nodes):
+    """How many blocks of features a node's histogram is cut into: blocks of about
+    ``_BLOCK_FEATURES``; with fewer than 4 nodes, a multiple of 4 of them (so 1, 2 or 4
+    threads share a root's work evenly). The blocks change the work's order only: the
+    histograms are integer sums, the same on any thread count."""
+    n_blocks = (n_features + _BLOCK_FEATURES - 1) // _BLOCK_FEATURES
+    if n_nodes < 4:
+        n_blocks = (n_blocks + 3) // 4 * 4
+    return max(1, min(n_blocks, n_features))
 
 
 @helper
