@@ -209,14 +209,15 @@ def _bounded_split_gain(left, total, bounds, sign, scales, reg_lambda, reg_alpha
 
 
 @helper
-def _split_gain(left, total, scales, reg_lambda, reg_alpha, max_delta_step,
+def _split_gain(left, total, inv_scales, reg_lambda, reg_alpha, max_delta_step,
                 min_child_weight, parent):
     """Gain of one candidate (left sums ``left``, node sums ``total``, int64 (k, 2)): the
-    children's ``output_gain`` over the outputs less the parent's."""
+    children's ``output_gain`` over the outputs less the parent's. ``inv_scales``: float64
+    (k, 2), ``1.0 / scales`` (the same quotients as taken here, taken once a task)."""
     k = left.shape[0]
     gain = 0.0
     for j in range(k):
-        inv_g, inv_h = 1.0 / scales[j, 0], 1.0 / scales[j, 1]
+        inv_g, inv_h = inv_scales[j, 0], inv_scales[j, 1]
         gl, hl = left[j, 0] * inv_g, left[j, 1] * inv_h
         gr, hr = (total[j, 0] - left[j, 0]) * inv_g, (total[j, 1] - left[j, 1]) * inv_h
         gain += output_gain(gl, hl, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
@@ -237,6 +238,9 @@ def _feature_best(h, lo, hi, total, scales, reg_lambda, reg_alpha, max_delta_ste
     k = total.shape[0]
     n = hi - lo - 1  # value bins
     miss = hi - 1
+    inv_scales = np.empty((k, 2))
+    for j in range(k):
+        inv_scales[j, 0], inv_scales[j, 1] = 1.0 / scales[j, 0], 1.0 / scales[j, 1]
     has_missing = False
     for j in range(k):
         if h[miss, j, 0] != 0 or h[miss, j, 1] != 0:
@@ -264,7 +268,7 @@ def _feature_best(h, lo, hi, total, scales, reg_lambda, reg_alpha, max_delta_ste
                 gain = _bounded_split_gain(left, total, bounds, sign, scales, reg_lambda,
                                            reg_alpha, max_delta_step, min_child_weight, parent)
             else:
-                gain = _split_gain(left, total, scales, reg_lambda, reg_alpha,
+                gain = _split_gain(left, total, inv_scales, reg_lambda, reg_alpha,
                                    max_delta_step, min_child_weight, parent)
             if gain > best:
                 best, best_bin, best_left = gain, b, direction
