@@ -374,6 +374,20 @@ def test_children_histograms_kernel_matches_reference():
     np.testing.assert_array_equal(fast[3], built[1])  # pair 1's smaller child is its right
 
 
+def test_children_histograms_kernel_long_pairs_match_reference():
+    # a pair longer than one subtraction task (2**14 cells): several tasks a pair
+    rng = np.random.default_rng(22)
+    parent = rng.integers(-2**40, 2**40, (3, 1100, 8, 2))
+    built = rng.integers(-2**40, 2**40, (3, 1100, 8, 2))
+    right = np.array([1, 0, 1], np.uint8)
+    fast, slow = np.full((6, 1100, 8, 2), -7, np.int64), np.empty((6, 1100, 8, 2), np.int64)
+    cpu.vector_children_histograms(parent, built, right, fast)
+    ref.vector_children_histograms(parent, built, right, slow)
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(fast[2] + fast[3], parent[1])
+    np.testing.assert_array_equal(fast[5], built[2])
+
+
 def test_projection_is_a_function_of_the_seed_only():
     from gbm.tree.projection import project_gradients, projection_for, sketch
     columns, signs, d = sketch(7, 100, 8)

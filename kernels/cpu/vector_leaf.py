@@ -457,18 +457,32 @@ def vector_children_histograms(parent_hist, built, small_is_right, out):
     built : int64 (n_pairs, n_slots, k, 2)         # IN  each pair's smaller child's
     small_is_right : uint8 (n_pairs,)              # IN  1: the smaller child is the right one
     out : int64 (2 * n_pairs, n_slots, k, 2)       # OUT children 2i (left) and 2i + 1 (right)
+
+    One pass over memory: a task is a run of ``_CELL_RUN`` consecutive cells of one pair
+    (every array read and written in order).
     """
-    n_pairs, n_slots, k, _ = built.shape
-    for task in prange(n_pairs * n_slots):
-        i = task // n_slots
-        s = task - i * n_slots
-        small = 2 * i + np.int64(small_is_right[i])
-        other = 2 * i + 1 - np.int64(small_is_right[i])
-        for j in range(k):
-            for c in range(2):
-                value = built[i, s, j, c]
-                out[small, s, j, c] = value
-                out[other, s, j, c] = parent_hist[i, s, j, c] - value
+    n_pairs = built.shape[0]
+    if n_pairs == 0:
+        return
+    cells = built.size // n_pairs
+    parents = parent_hist.reshape(n_pairs, cells)
+    smaller = built.reshape(n_pairs, cells)
+    children = out.reshape(2 * n_pairs, cells)
+    n_runs = (cells + _CELL_RUN - 1) // _CELL_RUN
+    for task in prange(n_pairs * n_runs):
+        i = task // n_runs
+        c0 = (task - i * n_runs) * _CELL_RUN
+        c1 = min(c0 + _CELL_RUN, cells)
+        small_out = children[2 * i + np.int64(small_is_right[i])]
+        other_out = children[2 * i + 1 - np.int64(small_is_right[i])]
+        parent, small = parents[i], smaller[i]
+        for c in range(c0, c1):
+            value = small[c]
+            small_out[c] = value
+            other_out[c] = parent[c] - value
+
+
+_CELL_RUN = 1 << 14  # cells (int64) of one subtraction task: 128 KiB a stream
 
 
 @kernel(parallel=True)
