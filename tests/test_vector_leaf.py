@@ -431,6 +431,26 @@ def test_projected_model_same_on_threads_and_leaves_from_every_output():
     assert plain.to_json() != one.to_json()
 
 
+def test_projected_leaf_values_are_every_outputs_weights():
+    # oracle: squared error from margin 0 has g = -y, h = 1, so each output's leaf value is
+    # learning_rate * sum(y) / (n + reg_lambda) over the leaf's rows, every output's own,
+    # however the projected search cut the rows (the full pairs and the projected ones are
+    # held side by side in the round's memory: neither may overwrite the other)
+    rng = np.random.default_rng(31)
+    X = rng.random((600, 5)).astype(np.float32)
+    Y = rng.normal(size=(600, 12)) + 3.0 * X[:, :1]
+    p = dict(VL, gradient_projection=True, projection_dim=3, max_depth=3, base_score=0.0,
+             learning_rate=0.3)
+    booster = gbm.train(p, X, Y, 1)
+    leaves = booster.predict(X, pred_leaf=True)[:, 0]
+    tree = booster.trees[0]
+    assert np.unique(leaves).size > 2
+    for leaf in np.unique(leaves):
+        rows = leaves == leaf
+        expected = 0.3 * Y[rows].sum(axis=0) / (rows.sum() + 1.0)
+        np.testing.assert_allclose(tree.value[leaf], expected, rtol=1e-6, atol=1e-9)
+
+
 def test_weights_constraints_sampling_and_one_output():
     xgb = pytest.importorskip("xgboost")
     X, Y = _exact_bins_data(500)

@@ -66,15 +66,20 @@ def dense_data(data, xp=np):
     return dataclasses.replace(data, matrix=data.matrix.to_dense(xp))
 
 
-def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True):
+def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True, name="vector_pairs"):
     """Each output's gradients as fixed-point pairs with its own scales.
 
     grad, hess : float64 (k, n_rows), output-major
     Returns ``(gpair, scales float64 (k, 2))``: ``gpair`` int64 (n_rows, k, 2)
-    (``row_major``: what the histograms read) or (k, n_rows, 2).
+    (``row_major``: what the histograms read) or (k, n_rows, 2). On the CPU the pairs
+    are the backend's buffers ``name`` (the same memory every round: fresh pages cost more
+    than the copy; the caller is done with the last round's pairs).
     """
     k, n = grad.shape
-    by_output = np.empty((k, n, 2), dtype=np.int64)  # each output's pairs contiguous
+    host = backend.xp is np
+    # each output's pairs contiguous
+    by_output = backend.buffer(f"{name}_by_output", (k, n, 2), np.int64) if host \
+        else np.empty((k, n, 2), dtype=np.int64)
     scales = np.empty((k, 2))
     # every output's global maxima in one exchange (not one per output)
     maxima = np.array([[backend.kernels.max_abs(grad[j]), backend.kernels.max_abs(hess[j])]
@@ -86,7 +91,11 @@ def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True):
     if not row_major:
         return by_output, scales
     # row-major for the histograms (a row's k pairs side by side): one transposing copy
-    return np.ascontiguousarray(by_output.transpose(1, 0, 2)), scales
+    if not host:
+        return np.ascontiguousarray(by_output.transpose(1, 0, 2)), scales
+    gpair = backend.buffer(name, (n, k, 2), np.int64)
+    gpair[...] = by_output.transpose(1, 0, 2)
+    return gpair, scales
 
 
 class _Nodes:
@@ -406,8 +415,14 @@ class VectorLeafGrower(VectorMonotone):
         """int64 (len(starts), k, 2): the sums over every output of row segments
         ``rows[starts[i]:ends[i]]``, over all ranks."""
         k = self.scales.shape[0]
-        by_output = self.gpair if self.output_major else \
-            np.ascontiguousarray(self.gpair.transpose(1, 0, 2))
+        if self.output_major:
+            by_output = self.gpair
+        elif self.backend.xp is np:  # the round's memory (see quantize_outputs)
+            by_output = self.backend.buffer("vector_pairs_by_output",
+                                            (k, self.gpair.shape[0], 2), np.int64)
+            by_output[...] = self.gpair.transpose(1, 0, 2)
+        else:
+            by_output = np.ascontiguousarray(self.gpair.transpose(1, 0, 2))
         out = np.empty((len(starts), k, 2), dtype=np.int64)
         with self.backend.threads(int((ends - starts).sum()) * k):
             self.k.vector_segment_sums(by_output, self.rows, starts, ends, out)
