@@ -401,6 +401,11 @@ class VectorLeafGrower(VectorMonotone):
         """int64 (n_nodes, k, 2): every node's sums over all outputs (the leaves' from
         their rows, an inner node's its children's total)."""
         nodes, k = self.nodes, self.scales.shape[0]
+        if not self.output_major:
+            # the search read every output: each node's sums are its rows' already (the
+            # root's summed from its rows, a child's from the histograms and its parent's,
+            # over every rank), the same integers a pass over the leaves' rows would give
+            return np.array(nodes.sums, dtype=np.int64).reshape(nodes.n, k, 2)
         sums = np.zeros((nodes.n, k, 2), dtype=np.int64)
         left = np.array(nodes.left)
         leaves = np.flatnonzero(left < 0)
