@@ -420,14 +420,8 @@ class VectorLeafGrower(VectorMonotone):
         """int64 (len(starts), k, 2): the sums over every output of row segments
         ``rows[starts[i]:ends[i]]``, over all ranks."""
         k = self.scales.shape[0]
-        if self.output_major:
-            by_output = self.gpair
-        elif self.backend.xp is np:  # the round's memory (see quantize_outputs)
-            by_output = self.backend.buffer("vector_pairs_by_output",
-                                            (k, self.gpair.shape[0], 2), np.int64)
-            by_output[...] = self.gpair.transpose(1, 0, 2)
-        else:
-            by_output = np.ascontiguousarray(self.gpair.transpose(1, 0, 2))
+        by_output = self.gpair if self.output_major else \
+            np.ascontiguousarray(self.gpair.transpose(1, 0, 2))
         out = np.empty((len(starts), k, 2), dtype=np.int64)
         with self.backend.threads(int((ends - starts).sum()) * k):
             self.k.vector_segment_sums(by_output, self.rows, starts, ends, out)
