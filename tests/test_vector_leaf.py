@@ -388,6 +388,26 @@ def test_children_histograms_kernel_long_pairs_match_reference():
     np.testing.assert_array_equal(fast[5], built[2])
 
 
+def test_quantize_vector_pairs_matches_reference_and_one_output_quantizer():
+    # oracle: the one-output quantizer (kernels.cpu.quantize_gradients) on each output
+    from gbm.kernels.cpu import quantize_gradients
+    rng = np.random.default_rng(23)
+    k, n = 5, 20_000  # several row blocks of 8192
+    grad, hess = rng.normal(size=(k, n)) * 3.0, rng.random((k, n))
+    grad[1, 7], hess[2, 9] = 0.5 * 2.0 ** -30, 2.5 * 2.0 ** -20  # ties: rint to even
+    scales = np.ldexp(1.0, rng.integers(20, 40, (k, 2))).astype(np.float64)
+    scales[1, 0], scales[2, 1] = 2.0 ** 30, 2.0 ** 20  # those two products: 0.5 and 2.5
+    fast, slow = np.full((n, k, 2), -7, np.int64), np.empty((n, k, 2), np.int64)
+    cpu.quantize_vector_pairs(grad, hess, scales, fast)
+    ref.quantize_vector_pairs(grad, hess, scales, slow)
+    np.testing.assert_array_equal(fast, slow)
+    for j in range(k):
+        one = np.empty((n, 2), np.int64)
+        quantize_gradients(grad[j], hess[j], scales[j], one)
+        np.testing.assert_array_equal(fast[:, j], one)
+    assert fast[7, 1, 0] == 0 and fast[9, 2, 1] == 2
+
+
 def test_projection_is_a_function_of_the_seed_only():
     from gbm.tree.projection import project_gradients, projection_for, sketch
     columns, signs, d = sketch(7, 100, 8)

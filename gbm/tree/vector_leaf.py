@@ -36,7 +36,7 @@ import numpy as np
 
 from ..kernels.cpu import vector_leaf as _kernels
 from .constraints import allowed_features
-from .quantize import quantize
+from .quantize import quantization_scale, quantize
 from .structure import NODE_FIELDS, Tree
 from .vector_monotone import VectorMonotone
 
@@ -77,6 +77,8 @@ def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True, name="ve
     """
     k, n = grad.shape
     host = backend.xp is np
+    if host and row_major:  # straight into the histograms' layout
+        return _quantize_rows(grad, hess, backend, n_rows_total, name)
     # each output's pairs contiguous
     by_output = backend.buffer(f"{name}_by_output", (k, n, 2), np.int64) if host \
         else np.empty((k, n, 2), dtype=np.int64)
@@ -91,10 +93,23 @@ def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True, name="ve
     if not row_major:
         return by_output, scales
     # row-major for the histograms (a row's k pairs side by side): one transposing copy
-    if not host:
-        return np.ascontiguousarray(by_output.transpose(1, 0, 2)), scales
+    return np.ascontiguousarray(by_output.transpose(1, 0, 2)), scales
+
+
+def _quantize_rows(grad, hess, backend, n_rows_total, name):
+    """``quantize_outputs``'s row-major pairs on the CPU, written in that layout by one
+    kernel (``quantize_vector_pairs``) with ``quantize``'s scales: the same integers."""
+    k, n = grad.shape
+    grad, hess = np.ascontiguousarray(grad), np.ascontiguousarray(hess)
+    maxima = np.array([[backend.kernels.max_abs(grad[j]), backend.kernels.max_abs(hess[j])]
+                       for j in range(k)]).reshape(k, 2)
+    maxima = backend.collective.allreduce(maxima, "max")
+    rows = n if n_rows_total is None else n_rows_total
+    scales = np.array([[quantization_scale(maxima[j, 0], rows),
+                        quantization_scale(maxima[j, 1], rows)] for j in range(k)])
     gpair = backend.buffer(name, (n, k, 2), np.int64)
-    gpair[...] = by_output.transpose(1, 0, 2)
+    with backend.threads(n * k):
+        _kernels.quantize_vector_pairs(grad, hess, scales, gpair)
     return gpair, scales
 
 

@@ -486,6 +486,28 @@ _CELL_RUN = 1 << 14  # cells (int64) of one subtraction task: 128 KiB a stream
 
 
 @kernel(parallel=True)
+def quantize_vector_pairs(grad, hess, scales, out):
+    """Every output's fixed-point pairs, row-major: ``out[i, j] = (rint(grad[j, i] *
+    scales[j, 0]), rint(hess[j, i] * scales[j, 1]))``, each value the same ``rint`` of the
+    same product as ``quantize_gradients`` gives output ``j`` alone (the histograms'
+    layout written directly, no output-major copy to transpose).
+
+    grad, hess : float64 (k, n_rows)   # IN  output-major
+    scales : float64 (k, 2)            # IN  each output's powers of two
+    out : int64 (n_rows, k, 2)         # OUT
+    """
+    k, n = grad.shape
+    for b in prange((n + _QUANTIZE_BLOCK - 1) // _QUANTIZE_BLOCK):
+        for i in range(b * _QUANTIZE_BLOCK, min(n, (b + 1) * _QUANTIZE_BLOCK)):
+            for j in range(k):
+                out[i, j, 0] = np.int64(np.rint(grad[j, i] * scales[j, 0]))
+                out[i, j, 1] = np.int64(np.rint(hess[j, i] * scales[j, 1]))
+
+
+_QUANTIZE_BLOCK = 8192  # rows a task
+
+
+@kernel(parallel=True)
 def vector_segment_sums(gpair, rows, starts, ends, out):
     """Each segment's gradient-pair sums per output (integer sums: any order).
 
