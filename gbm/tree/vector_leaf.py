@@ -77,7 +77,7 @@ def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True, name="ve
     """
     k, n = grad.shape
     host = backend.xp is np
-    if host and row_major:  # straight into the histograms' layout
+    if backend.name == "cpu" and row_major:  # straight into the histograms' layout
         return _quantize_rows(grad, hess, backend, n_rows_total, name)
     # each output's pairs contiguous
     by_output = backend.buffer(f"{name}_by_output", (k, n, 2), np.int64) if host \
@@ -109,7 +109,7 @@ def _quantize_rows(grad, hess, backend, n_rows_total, name):
                         quantization_scale(maxima[j, 1], rows)] for j in range(k)])
     gpair = backend.buffer(name, (n, k, 2), np.int64)
     with backend.threads(n * k):
-        _kernels.quantize_vector_pairs(grad, hess, scales, gpair)
+        backend.kernels.quantize_vector_pairs(grad, hess, scales, gpair)
     return gpair, scales
 
 
