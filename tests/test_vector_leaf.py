@@ -80,6 +80,43 @@ def test_split_kernel_matches_reference(seed):
     np.testing.assert_array_equal(weights_fast, weights_slow)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_split_kernel_many_bins_matches_reference(seed):
+    # features of up to 70 bins (some empty, one of a single bin), missing values or none,
+    # k up to 8: the uncapped search sums every candidate's gain at once, output by output;
+    # the capped one (max_delta_step > 0) candidate by candidate: both as the twin
+    rng = np.random.default_rng(300 + seed)
+    k = (1, 3, 8)[seed % 3]
+    n_rows, n_features = 900, 5
+    n_bins = np.array([70, 1, 33, 2, 50])
+    offsets = np.concatenate(([0], np.cumsum(n_bins + 1))).astype(np.int32)
+    bins = np.empty((n_features, n_rows), np.uint8)
+    for f in range(n_features):
+        used = rng.choice(n_bins[f], max(1, n_bins[f] // 2), replace=False)  # empty bins
+        bins[f] = rng.choice(used, n_rows)
+        if seed % 2 == 0:
+            bins[f, rng.random(n_rows) < 0.1] = n_bins[f]  # missing
+    gpair = np.empty((n_rows, k, 2), np.int64)
+    gpair[:, :, 0] = rng.integers(-1000, 1000, (n_rows, k))
+    gpair[:, :, 1] = rng.integers(0, 500, (n_rows, k))
+    rows = rng.permutation(n_rows).astype(np.int32)
+    starts, ends = np.array([0, 300, 310], np.int64), np.array([300, 310, 900], np.int64)
+    hist = np.empty((3, int(offsets[-1]), k, 2), np.int64)
+    ref.build_vector_histograms(bins, gpair, rows, starts, ends, offsets, hist)
+    sums = hist[:, offsets[0]:offsets[1]].sum(axis=1)
+    mask = np.ones((3, n_features), np.uint8)
+    mask[1, 0] = 0
+    scales = np.ldexp(1.0, rng.integers(4, 8, (k, 2))).astype(np.float64)
+    for split_params in ([1.0, 0.0, 0.0, 1.0], [0.0, 3.0, 0.0, 0.0], [0.5, 0.5, 0.0, 200.0],
+                         [1.0, 0.5, 0.7, 3.0]):
+        split_params = np.array(split_params)
+        fast = evaluate_splits(cpu, hist, offsets, sums, mask, scales, split_params)
+        slow = evaluate_splits(ref, hist, offsets, sums, mask, scales, split_params)
+        for a, b in zip(fast, slow):
+            np.testing.assert_array_equal(a, b)
+        assert (fast[1] >= 0).any()  # some node found a split
+
+
 def _hand_gain(left, right, lam):
     """Sum over outputs of G_L^2/(H_L+lam) + G_R^2/(H_R+lam) - G^2/(H+lam): the closed
     form (no L1 term, no cap), written out here, independent of split_math."""

@@ -276,6 +276,81 @@ def _feature_best(h, lo, hi, total, scales, reg_lambda, reg_alpha, max_delta_ste
     return best, best_bin, best_left
 
 
+@helper(error_model="numpy")
+def _add_gain_terms(lg, lh, tg, th, inv_g, inv_h, lam, alpha, mcw, gains, m):
+    """Add one output's two ``output_gain`` terms (left child, then right) to each of
+    ``m`` candidates' running sums ``gains`` (float64), the left sums ``lg, lh`` (int64)
+    and the node's ``tg, th``; uncapped weights (``max_delta_step`` 0) only. The same
+    operations as ``output_gain`` in the same order, written without calls or early
+    returns so that the loop runs over the candidates in SIMD lanes (``error_model``
+    numpy: a quotient is only used where its divisor is positive)."""
+    for i in range(m):
+        gl, hl = lg[i] * inv_g, lh[i] * inv_h
+        gr, hr = (tg - lg[i]) * inv_g, (th - lh[i]) * inv_h
+        dl, dr = hl + lam, hr + lam
+        tl = gl - alpha if gl > alpha else (gl + alpha if gl < -alpha else 0.0)
+        tr = gr - alpha if gr > alpha else (gr + alpha if gr < -alpha else 0.0)
+        vl = tl * tl / dl if dl > 0.0 else 0.0
+        vr = tr * tr / dr if dr > 0.0 else 0.0
+        gains[i] += vl if (hl > 0.0 and hl >= mcw) else 0.0
+        gains[i] += vr if (hr > 0.0 and hr >= mcw) else 0.0
+
+
+@helper
+def _feature_best_uncapped(h, lo, hi, total, inv_scales, reg_lambda, reg_alpha,
+                           min_child_weight, parent, best_sums, gains, lg, lh):
+    """``_feature_best`` (unbounded, ``max_delta_step`` 0), its candidates' gains summed
+    output by output over all candidates at once (``_add_gain_terms``): each candidate's
+    sum takes the same terms in the same order (outputs in turn, left then right), so the
+    same gains, bests and ties. ``gains``, ``lg``, ``lh``: scratch of at least ``hi - lo``.
+    """
+    k = total.shape[0]
+    n = hi - lo - 1  # value bins
+    miss = hi - 1
+    has_missing = False
+    for j in range(k):
+        if h[miss, j, 0] != 0 or h[miss, j, 1] != 0:
+            has_missing = True
+    best, best_bin, best_left = -np.inf, 0, 0
+    m = 1 if n == 1 else n - 1  # candidates: as _feature_best's steps
+    for direction in range(2 if has_missing else 1):
+        for i in range(m):
+            gains[i] = 0.0
+        for j in range(k):
+            ag = h[miss, j, 0] if direction == 1 else 0
+            ah = h[miss, j, 1] if direction == 1 else 0
+            if n == 1:  # the missing rows alone on the left
+                lg[0], lh[0] = ag, ah
+            else:
+                for i in range(m):
+                    ag += h[lo + i, j, 0]
+                    ah += h[lo + i, j, 1]
+                    lg[i], lh[i] = ag, ah
+            _add_gain_terms(lg, lh, total[j, 0], total[j, 1], inv_scales[j, 0],
+                            inv_scales[j, 1], reg_lambda, reg_alpha, min_child_weight, gains, m)
+        for i in range(m):
+            b = -1 if n == 1 else i
+            if b > 0:  # an empty bin above bin 0: no candidate
+                empty = True
+                for j in range(k):
+                    if h[lo + b, j, 0] != 0 or h[lo + b, j, 1] != 0:
+                        empty = False
+                        break
+                if empty:
+                    continue
+            gain = gains[i] - parent
+            if gain > best:
+                best, best_bin, best_left = gain, b, direction
+    if best > -np.inf:  # the winner's left sums
+        for j in range(k):
+            best_sums[j, 0] = h[miss, j, 0] if best_left == 1 else 0
+            best_sums[j, 1] = h[miss, j, 1] if best_left == 1 else 0
+            for b in range(best_bin + 1):
+                best_sums[j, 0] += h[lo + b, j, 0]
+                best_sums[j, 1] += h[lo + b, j, 1]
+    return best, best_bin, best_left
+
+
 @kernel(parallel=True)
 def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split_params,
                            out_gain, out_feature, out_bin, out_left, out_left_sums):
@@ -306,15 +381,29 @@ def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split
     for node in range(n_nodes):
         parents[node] = parent_gain(node_sums[node], scales, lam, alpha, mds, mcw)
     no_bounds = np.zeros((k, 2))
+    inv_scales = np.empty((k, 2))
+    for j in range(k):
+        inv_scales[j, 0], inv_scales[j, 1] = 1.0 / scales[j, 0], 1.0 / scales[j, 1]
+    width = 1
+    for f in range(n_features):
+        width = max(width, np.int64(feature_offsets[f + 1] - feature_offsets[f]))
     for task in prange(n_tasks):
         node = task // n_features
         f = task - node * n_features
         if mask[node, f] == 0:
             continue
-        left = np.empty((k, 2), np.int64)
-        gain, b, d = _feature_best(hist[node], feature_offsets[f], feature_offsets[f + 1],
-                                   node_sums[node], scales, lam, alpha, mds, mcw,
-                                   parents[node], left, task_sums[task], False, no_bounds, 0)
+        if mds == 0.0:  # every candidate's gain at once (SIMD lanes)
+            gains, lg, lh = np.empty(width), np.empty(width, np.int64), np.empty(width, np.int64)
+            gain, b, d = _feature_best_uncapped(hist[node], feature_offsets[f],
+                                                feature_offsets[f + 1], node_sums[node],
+                                                inv_scales, lam, alpha, mcw, parents[node],
+                                                task_sums[task], gains, lg, lh)
+        else:
+            left = np.empty((k, 2), np.int64)
+            gain, b, d = _feature_best(hist[node], feature_offsets[f], feature_offsets[f + 1],
+                                       node_sums[node], scales, lam, alpha, mds, mcw,
+                                       parents[node], left, task_sums[task], False, no_bounds,
+                                       0)
         task_gain[task], task_bin[task], task_left[task] = gain, b, d
     _reduce_tasks(task_gain, task_bin, task_left, task_sums, n_features, out_gain,
                   out_feature, out_bin, out_left, out_left_sums)
