@@ -2,10 +2,11 @@
 gradient pair per output in each bin, built in one pass over a node's rows, and the
 best split of every node by the sum over outputs of the single-output gain.
 
-Twins of ``kernels/reference/vector_leaf.py``. Each task is one (node, feature) pair and
-writes only its own slots (histograms) or its own row of the task outputs (splits); the
-tasks' bests are reduced per node in feature order with a strict ``>``, so the result is
-the same on any thread count. Histogram sums are integer sums.
+Twins of ``kernels/reference/vector_leaf.py``. Each task is one node and a block of its
+features (histograms) or one (node, feature) pair (splits) and writes only its own slots
+or its own row of the task outputs; the tasks' bests are reduced per node in feature
+order with a strict ``>``, so the result is the same on any thread count. Histogram sums
+are integer sums.
 
 The split rule is XGBoost's multi-target one (``src/tree/split_evaluator.h``,
 ``MultiCalcSplitGain`` in ``src/tree/hist/evaluate_splits.h`` of XGBoost 3.2 and 3.3):
@@ -281,9 +282,11 @@ def _add_gain_terms(lg, lh, tg, th, inv_g, inv_h, lam, alpha, mcw, gains, m):
     """Add one output's two ``output_gain`` terms (left child, then right) to each of
     ``m`` candidates' running sums ``gains`` (float64), the left sums ``lg, lh`` (int64)
     and the node's ``tg, th``; uncapped weights (``max_delta_step`` 0) only. The same
-    operations as ``output_gain`` in the same order, written without calls or early
-    returns so that the loop runs over the candidates in SIMD lanes (``error_model``
-    numpy: a quotient is only used where its divisor is positive)."""
+    operations as ``output_gain`` (``split_math``'s ``node_gain``, uncapped) in the same
+    order, written without calls or early returns: a tight loop over the candidates
+    (measured: a 100,000-row tree's split searches 42 -> 27 ms of CPU). ``error_model``
+    numpy: a quotient is only used where its divisor is positive. The twin tests hold it
+    to the reference's formulas."""
     for i in range(m):
         gl, hl = lg[i] * inv_g, lh[i] * inv_h
         gr, hr = (tg - lg[i]) * inv_g, (th - lh[i]) * inv_h
@@ -392,8 +395,9 @@ def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split
         f = task - node * n_features
         if mask[node, f] == 0:
             continue
-        if mds == 0.0:  # every candidate's gain at once (SIMD lanes)
-            gains, lg, lh = np.empty(width), np.empty(width, np.int64), np.empty(width, np.int64)
+        if mds == 0.0:  # every candidate's gain at once, output by output
+            gains = np.empty(width)
+            lg, lh = np.empty(width, np.int64), np.empty(width, np.int64)
             gain, b, d = _feature_best_uncapped(hist[node], feature_offsets[f],
                                                 feature_offsets[f + 1], node_sums[node],
                                                 inv_scales, lam, alpha, mcw, parents[node],
