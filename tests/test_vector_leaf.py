@@ -31,6 +31,33 @@ def test_histogram_kernel_matches_reference(seed):
             np.testing.assert_array_equal(fast[node, offsets[f]:offsets[f + 1]].sum(axis=0), total)
 
 
+@pytest.mark.parametrize("n_rows, n_features, n_nodes, k", [
+    (1200, 21, 1, 8), (1500, 50, 5, 2), (700, 9, 3, 1), (900, 3, 7, 5)])
+def test_histogram_kernel_blocks_and_chunks_match_reference(n_rows, n_features, n_nodes, k):
+    # the kernel cuts a node's features into blocks and its rows into chunks of 256: nodes
+    # of several chunks, block counts that do not divide the features, uint16 bins above
+    # 255, every other node built alone (a level's smaller children), an empty node
+    rng = np.random.default_rng(n_rows + n_features)
+    bins, gpair, rows, starts, ends, offsets = random_case(rng, n_rows, n_features, k,
+                                                           n_nodes)
+    wide = bins.astype(np.uint16)
+    wide[0] = rng.integers(0, 300, n_rows)
+    offsets = offsets.copy()
+    offsets[1:] += 300 - (offsets[1] - offsets[0])
+    for starts_, ends_ in ((starts, ends), (starts[::2], ends[::2]),
+                           (np.append(starts, 5), np.append(ends, 5))):
+        shape = (starts_.shape[0], int(offsets[-1]), k, 2)
+        fast, slow = np.full(shape, -7, np.int64), np.empty(shape, np.int64)
+        cpu.build_vector_histograms(wide, gpair, rows, starts_, ends_, offsets, fast)
+        ref.build_vector_histograms(wide, gpair, rows, starts_, ends_, offsets, slow)
+        np.testing.assert_array_equal(fast, slow)
+        for node in range(starts_.shape[0]):  # each feature's bins sum to the node's rows'
+            total = gpair[rows[starts_[node]:ends_[node]]].sum(axis=0)
+            for f in range(n_features):
+                np.testing.assert_array_equal(
+                    fast[node, offsets[f]:offsets[f + 1]].sum(axis=0), total)
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_split_kernel_matches_reference(seed):
     rng = np.random.default_rng(100 + seed)
@@ -51,6 +78,43 @@ def test_split_kernel_matches_reference(seed):
     cpu.vector_node_weights(sums, scales, split_params, weights_fast)
     ref.vector_node_weights(sums, scales, split_params, weights_slow)
     np.testing.assert_array_equal(weights_fast, weights_slow)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_split_kernel_many_bins_matches_reference(seed):
+    # features of up to 70 bins (some empty, one of a single bin), missing values or none,
+    # k up to 8: the uncapped search sums every candidate's gain at once, output by output;
+    # the capped one (max_delta_step > 0) candidate by candidate: both as the twin
+    rng = np.random.default_rng(300 + seed)
+    k = (1, 3, 8)[seed % 3]
+    n_rows, n_features = 900, 5
+    n_bins = np.array([70, 1, 33, 2, 50])
+    offsets = np.concatenate(([0], np.cumsum(n_bins + 1))).astype(np.int32)
+    bins = np.empty((n_features, n_rows), np.uint8)
+    for f in range(n_features):
+        used = rng.choice(n_bins[f], max(1, n_bins[f] // 2), replace=False)  # empty bins
+        bins[f] = rng.choice(used, n_rows)
+        if seed % 2 == 0:
+            bins[f, rng.random(n_rows) < 0.1] = n_bins[f]  # missing
+    gpair = np.empty((n_rows, k, 2), np.int64)
+    gpair[:, :, 0] = rng.integers(-1000, 1000, (n_rows, k))
+    gpair[:, :, 1] = rng.integers(0, 500, (n_rows, k))
+    rows = rng.permutation(n_rows).astype(np.int32)
+    starts, ends = np.array([0, 300, 310], np.int64), np.array([300, 310, 900], np.int64)
+    hist = np.empty((3, int(offsets[-1]), k, 2), np.int64)
+    ref.build_vector_histograms(bins, gpair, rows, starts, ends, offsets, hist)
+    sums = hist[:, offsets[0]:offsets[1]].sum(axis=1)
+    mask = np.ones((3, n_features), np.uint8)
+    mask[1, 0] = 0
+    scales = np.ldexp(1.0, rng.integers(4, 8, (k, 2))).astype(np.float64)
+    for split_params in ([1.0, 0.0, 0.0, 1.0], [0.0, 3.0, 0.0, 0.0], [0.5, 0.5, 0.0, 200.0],
+                         [1.0, 0.5, 0.7, 3.0]):
+        split_params = np.array(split_params)
+        fast = evaluate_splits(cpu, hist, offsets, sums, mask, scales, split_params)
+        slow = evaluate_splits(ref, hist, offsets, sums, mask, scales, split_params)
+        for a, b in zip(fast, slow):
+            np.testing.assert_array_equal(a, b)
+        assert (fast[1] >= 0).any()  # some node found a split
 
 
 def _hand_gain(left, right, lam):
@@ -347,6 +411,40 @@ def test_children_histograms_kernel_matches_reference():
     np.testing.assert_array_equal(fast[3], built[1])  # pair 1's smaller child is its right
 
 
+def test_children_histograms_kernel_long_pairs_match_reference():
+    # a pair longer than one subtraction task (2**14 cells): several tasks a pair
+    rng = np.random.default_rng(22)
+    parent = rng.integers(-2**40, 2**40, (3, 1100, 8, 2))
+    built = rng.integers(-2**40, 2**40, (3, 1100, 8, 2))
+    right = np.array([1, 0, 1], np.uint8)
+    fast, slow = np.full((6, 1100, 8, 2), -7, np.int64), np.empty((6, 1100, 8, 2), np.int64)
+    cpu.vector_children_histograms(parent, built, right, fast)
+    ref.vector_children_histograms(parent, built, right, slow)
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(fast[2] + fast[3], parent[1])
+    np.testing.assert_array_equal(fast[5], built[2])
+
+
+def test_quantize_vector_pairs_matches_reference_and_one_output_quantizer():
+    # oracle: the one-output quantizer (kernels.cpu.quantize_gradients) on each output
+    from gbm.kernels.cpu import quantize_gradients
+    rng = np.random.default_rng(23)
+    k, n = 5, 20_000  # several row blocks of 8192
+    grad, hess = rng.normal(size=(k, n)) * 3.0, rng.random((k, n))
+    grad[1, 7], hess[2, 9] = 0.5 * 2.0 ** -30, 2.5 * 2.0 ** -20  # ties: rint to even
+    scales = np.ldexp(1.0, rng.integers(20, 40, (k, 2))).astype(np.float64)
+    scales[1, 0], scales[2, 1] = 2.0 ** 30, 2.0 ** 20  # those two products: 0.5 and 2.5
+    fast, slow = np.full((n, k, 2), -7, np.int64), np.empty((n, k, 2), np.int64)
+    cpu.quantize_vector_pairs(grad, hess, scales, fast)
+    ref.quantize_vector_pairs(grad, hess, scales, slow)
+    np.testing.assert_array_equal(fast, slow)
+    for j in range(k):
+        one = np.empty((n, 2), np.int64)
+        quantize_gradients(grad[j], hess[j], scales[j], one)
+        np.testing.assert_array_equal(fast[:, j], one)
+    assert fast[7, 1, 0] == 0 and fast[9, 2, 1] == 2
+
+
 def test_projection_is_a_function_of_the_seed_only():
     from gbm.tree.projection import project_gradients, projection_for, sketch
     columns, signs, d = sketch(7, 100, 8)
@@ -388,6 +486,26 @@ def test_projected_model_same_on_threads_and_leaves_from_every_output():
         assert np.argmax(tree.value[leaf]) == np.argmax(share)
     plain = gbm.train(dict(p, gradient_projection=False), X, y, 4)
     assert plain.to_json() != one.to_json()
+
+
+def test_projected_leaf_values_are_every_outputs_weights():
+    # oracle: squared error from margin 0 has g = -y, h = 1, so each output's leaf value is
+    # learning_rate * sum(y) / (n + reg_lambda) over the leaf's rows, every output's own,
+    # however the projected search cut the rows (the full pairs and the projected ones are
+    # held side by side in the round's memory: neither may overwrite the other)
+    rng = np.random.default_rng(31)
+    X = rng.random((600, 5)).astype(np.float32)
+    Y = rng.normal(size=(600, 12)) + 3.0 * X[:, :1]
+    p = dict(VL, gradient_projection=True, projection_dim=3, max_depth=3, base_score=0.0,
+             learning_rate=0.3)
+    booster = gbm.train(p, X, Y, 1)
+    leaves = booster.predict(X, pred_leaf=True)[:, 0]
+    tree = booster.trees[0]
+    assert np.unique(leaves).size > 2
+    for leaf in np.unique(leaves):
+        rows = leaves == leaf
+        expected = 0.3 * Y[rows].sum(axis=0) / (rows.sum() + 1.0)
+        np.testing.assert_allclose(tree.value[leaf], expected, rtol=1e-6, atol=1e-9)
 
 
 def test_weights_constraints_sampling_and_one_output():

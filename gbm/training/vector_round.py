@@ -26,7 +26,7 @@ def grow_vector_round(fit, booster, round_):
     search = None
     if projection is not None:
         search = quantize_outputs(*project_gradients(grad, hess, projection), backend,
-                                  fit.n_rows_total)
+                                  fit.n_rows_total, name="vector_search_pairs")
     n_rows = grad.shape[1]
     n_parallel = p["num_parallel_tree"]
     # a forest's trees share the round's gradients, each its own row and column samples;

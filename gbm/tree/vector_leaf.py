@@ -36,7 +36,7 @@ import numpy as np
 
 from ..kernels.cpu import vector_leaf as _kernels
 from .constraints import allowed_features
-from .quantize import quantize
+from .quantize import quantization_scale, quantize
 from .structure import NODE_FIELDS, Tree
 from .vector_monotone import VectorMonotone
 
@@ -66,15 +66,22 @@ def dense_data(data, xp=np):
     return dataclasses.replace(data, matrix=data.matrix.to_dense(xp))
 
 
-def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True):
+def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True, name="vector_pairs"):
     """Each output's gradients as fixed-point pairs with its own scales.
 
     grad, hess : float64 (k, n_rows), output-major
     Returns ``(gpair, scales float64 (k, 2))``: ``gpair`` int64 (n_rows, k, 2)
-    (``row_major``: what the histograms read) or (k, n_rows, 2).
+    (``row_major``: what the histograms read) or (k, n_rows, 2). On the CPU the pairs
+    are the backend's buffers ``name`` (the same memory every round: fresh pages cost more
+    than the copy; the caller is done with the last round's pairs).
     """
     k, n = grad.shape
-    by_output = np.empty((k, n, 2), dtype=np.int64)  # each output's pairs contiguous
+    host = backend.xp is np
+    if backend.name == "cpu" and row_major:  # straight into the histograms' layout
+        return _quantize_rows(grad, hess, backend, n_rows_total, name)
+    # each output's pairs contiguous
+    by_output = backend.buffer(f"{name}_by_output", (k, n, 2), np.int64) if host \
+        else np.empty((k, n, 2), dtype=np.int64)
     scales = np.empty((k, 2))
     # every output's global maxima in one exchange (not one per output)
     maxima = np.array([[backend.kernels.max_abs(grad[j]), backend.kernels.max_abs(hess[j])]
@@ -87,6 +94,23 @@ def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True):
         return by_output, scales
     # row-major for the histograms (a row's k pairs side by side): one transposing copy
     return np.ascontiguousarray(by_output.transpose(1, 0, 2)), scales
+
+
+def _quantize_rows(grad, hess, backend, n_rows_total, name):
+    """``quantize_outputs``'s row-major pairs on the CPU, written in that layout by one
+    kernel (``quantize_vector_pairs``) with ``quantize``'s scales: the same integers."""
+    k, n = grad.shape
+    grad, hess = np.ascontiguousarray(grad), np.ascontiguousarray(hess)
+    maxima = np.array([[backend.kernels.max_abs(grad[j]), backend.kernels.max_abs(hess[j])]
+                       for j in range(k)]).reshape(k, 2)
+    maxima = backend.collective.allreduce(maxima, "max")
+    rows = n if n_rows_total is None else n_rows_total
+    scales = np.array([[quantization_scale(maxima[j, 0], rows),
+                        quantization_scale(maxima[j, 1], rows)] for j in range(k)])
+    gpair = backend.buffer(name, (n, k, 2), np.int64)
+    with backend.threads(n * k):
+        backend.kernels.quantize_vector_pairs(grad, hess, scales, gpair)
+    return gpair, scales
 
 
 class _Nodes:
@@ -374,6 +398,10 @@ class VectorLeafGrower(VectorMonotone):
         else:
             self._turn ^= 1
             slot = self._turn
+        if self.backend.xp is np:  # the fit's workspace: the same pages every tree (a
+            # fresh level's histograms cost more in page faults than in the sums, measured)
+            return self.backend.buffer(f"vector_hist_{slot}", (n_nodes,) + tuple(shape),
+                                       np.int64)
         if self._buffers[slot].size < size:
             self._buffers[slot] = None
             self._buffers[slot] = np.empty(size, dtype=np.int64)
@@ -388,6 +416,11 @@ class VectorLeafGrower(VectorMonotone):
         """int64 (n_nodes, k, 2): every node's sums over all outputs (the leaves' from
         their rows, an inner node's its children's total)."""
         nodes, k = self.nodes, self.scales.shape[0]
+        if not self.output_major:
+            # the search read every output: each node's sums are its rows' already (the
+            # root's summed from its rows, a child's from the histograms and its parent's,
+            # over every rank), the same integers a pass over the leaves' rows would give
+            return np.array(nodes.sums, dtype=np.int64).reshape(nodes.n, k, 2)
         sums = np.zeros((nodes.n, k, 2), dtype=np.int64)
         left = np.array(nodes.left)
         leaves = np.flatnonzero(left < 0)

@@ -45,6 +45,7 @@ from .vector_leaf import (build_vector_histograms, evaluate_vector_splits,
 from .vector_leaf import (evaluate_vector_splits_monotone, vector_bounded_weights,
                           vector_child_bounds, build_vector_feature_histograms)
 from .vector_categorical import evaluate_vector_splits_categorical
+from .vector_leaf import quantize_vector_pairs
 
 __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histograms",
            "evaluate_splits", "lambdarank_gradients", "max_abs", "node_weights",
@@ -77,4 +78,6 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "evaluate_vector_splits_monotone", "vector_bounded_weights", "vector_child_bounds",
            "build_vector_feature_histograms",
            # their categorical splits
-           "evaluate_vector_splits_categorical")
+           "evaluate_vector_splits_categorical",
+           # their CPU rounds' pairs, quantized in the histograms' layout
+           "quantize_vector_pairs")

@@ -206,3 +206,8 @@ def build_vector_feature_histograms(bins_by_feature, gpair, rows, node_starts, n
     for node in range(hist.shape[0]):
         for r in rows[node_starts[node]:node_ends[node]]:
             hist[node, int(bins_by_feature[features[node], r])] += gpair[:, r]
+
+
+def quantize_vector_pairs(grad, hess, scales, out):
+    out[:, :, 0] = np.rint(grad.T * scales[:, 0]).astype(np.int64)
+    out[:, :, 1] = np.rint(hess.T * scales[:, 1]).astype(np.int64)
