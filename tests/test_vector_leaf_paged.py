@@ -67,6 +67,29 @@ def test_same_model_as_in_memory(case, n_jobs):
     assert got == expected
 
 
+def test_eval_set_with_ref_and_early_stopping():
+    """An ``ExtMemQuantileDMatrix`` eval set made with ``ref=``: the in-memory fit's scores
+    every round, its best iteration and its model file."""
+    X, targets, _, w = _data(300, seed=5)
+    Xv, targets_v, _, _ = _data(150, seed=6)
+    p = dict(VL, objective="reg:squarederror", eval_metric="rmse")
+    ref_log, log = {}, {}
+    expected = gbm.train(p, gbm.DMatrix(X, label=targets, weight=w), 12,
+                         evals=[(gbm.DMatrix(Xv, label=targets_v), "valid")],
+                         evals_result=ref_log, early_stopping_rounds=2, verbose_eval=False)
+    pages = gbm.ExtMemQuantileDMatrix(
+        Batches([100, 200], page_bytes=300, data=X, label=targets, weight=w),
+        bin_sample_size=200)
+    valid = gbm.ExtMemQuantileDMatrix(
+        Batches([70, 80], page_bytes=300, data=Xv, label=targets_v), ref=pages,
+        bin_sample_size=200)
+    got = gbm.train(p, pages, 12, evals=[(valid, "valid")], evals_result=log,
+                    early_stopping_rounds=2, verbose_eval=False)
+    assert log == ref_log and len(log["valid"]["rmse"]) > 2
+    assert got.best_iteration == expected.best_iteration
+    assert got.to_json() == expected.to_json()
+
+
 def test_lossguide_monotone_and_batch_sizes():
     """Leaf-by-leaf growth with a monotone constraint (no projection), two batchings:
     the in-memory model."""
@@ -76,6 +99,29 @@ def test_lossguide_monotone_and_batch_sizes():
     for kind in ("uneven", "rows"):
         expected, got, _ = _both(p, X, targets[:, :2], w, _sizes(kind, 300), rounds=2)
         assert got == expected
+
+
+@pytest.mark.parametrize("max_cat_to_onehot", [1, 8])
+def test_categorical_batches(max_cat_to_onehot):
+    """A pandas ``category`` column (a batch lacking some categories, missing values):
+    partitioned by category sets page by page, one-hot and partition splits, the
+    in-memory model."""
+    pd = pytest.importorskip("pandas")
+    X, _, classes, w = _data(300, seed=9)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    labels = np.array(list("abcde"))
+    codes = np.random.default_rng(9).integers(0, 5, 300)
+    codes[:100] = np.minimum(codes[:100], 1)
+    frame["colour"] = pd.Categorical(labels[codes], categories=list(labels))
+    frame.loc[::13, "colour"] = None
+    y = np.where(codes == 3, 3.0, classes)
+    p = dict(VL, objective="multi:softprob", num_class=4, max_cat_to_onehot=max_cat_to_onehot)
+    expected = gbm.train(p, gbm.DMatrix(frame, label=y, enable_categorical=True), 3)
+    assert any(t.cat_bits is not None for t in expected.trees)  # category splits made
+    pages = gbm.ExtMemQuantileDMatrix(Batches([100, 120, 80], page_bytes=300, data=frame,
+                                              label=y), bin_sample_size=200)
+    assert pages.data.matrix.files.n_pages > 1
+    assert gbm.train(p, pages, 3).to_json() == expected.to_json()
 
 
 def test_monotone_with_projection_is_refused():
