@@ -122,3 +122,24 @@ def test_categorical_splits_on_two_workers(client):
     model = gbm.dask.train(client, params, dX, dy, 3, categorical_features=[1],
                            workers=first_workers(client, 2))
     assert model.to_json() == local.to_json()
+
+
+def test_external_memory_ranks_give_the_local_model(client, tmp_path):
+    """``external_memory=True``: each worker's rows in page files, the vector-leaf
+    histograms summed page by page on each rank and over the ranks
+    (``gbm.tree.vector_paged``): the local in-memory model file on 1 and 2 workers, and
+    on 3 with uneven chunks."""
+    X, y = _classes(2)
+    local = gbm.train(SOFTPROB, X, y, 3).to_json()
+    dX, dy = as_dask(X, y)
+    for n in (1, 2):
+        stats = {}
+        model = gbm.dask.train(client, SOFTPROB, dX, dy, 3, workers=first_workers(client, n),
+                               external_memory=True, cache_dir=str(tmp_path),
+                               min_cache_page_bytes=1000, _stats=stats)
+        assert model.to_json() == local, f"{n} workers"
+        assert all(r["page_passes"] > 4 for r in stats["ranks"] if r["rows"])
+    with three_workers(client):
+        dX, dy = as_dask(X, y, chunks=(300, 900, 200, 1000))
+        model = gbm.dask.train(client, SOFTPROB, dX, dy, 3, external_memory=True)
+        assert model.to_json() == local, "3 workers"

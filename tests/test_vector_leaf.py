@@ -568,7 +568,7 @@ def test_one_walk_per_tree_gives_the_bits_of_one_walk_per_output(multilabel):
                                                   iteration_range=(2, 5)), sliced)
 
 
-def test_quantile_dmatrix_gives_the_in_memory_model_and_pages_are_refused():
+def test_quantile_dmatrix_and_pages_give_the_in_memory_model():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(600, 5)).astype(np.float32)
     X[rng.random(X.shape) < 0.05] = np.nan
@@ -593,6 +593,5 @@ def test_quantile_dmatrix_gives_the_in_memory_model_and_pages_are_refused():
         def reset(self):
             self.i = 0
 
-    with gbm.ExtMemQuantileDMatrix(Batches()) as pages:
-        with pytest.raises(NotImplementedError, match="ExtMemQuantileDMatrix"):
-            gbm.train(p, pages, 4)
+    with gbm.ExtMemQuantileDMatrix(Batches()) as pages:  # more: test_vector_leaf_paged.py
+        assert gbm.train(p, pages, 4).to_json() == in_memory

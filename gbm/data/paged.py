@@ -215,6 +215,19 @@ class PagedBins:
         feature-major ones, the columns read are brought in only)."""
         yield from self._stream(True, True)
 
+    def pages_by_feature(self):
+        """Yield ``(lo, hi, bins_by_feature (n_features, hi - lo))`` page after page, the
+        feature-major bins only (mapped untouched: the columns read are brought in)."""
+        for lo, hi, _, by_feature in self._stream(False, True):
+            yield lo, hi, by_feature
+
+    @staticmethod
+    def node_runs(rows, starts, ends, lo, hi):
+        """Each node's rows within ``lo .. hi`` as page-local row numbers (host arrays):
+        ``(local rows int32, starts int64, ends int64)``, or None when no node has a row
+        there (``rows[starts[j]:ends[j]]`` must be increasing)."""
+        return _page_rows(rows, starts, ends, lo, hi)
+
     def _stream(self, row_major, feature_major):
         """Yield ``(lo, hi, bins, bins_by_feature)`` page after page (``PageFiles.map``;
         None for a layout not asked for): page ``i + 1`` is mapped by the reader thread

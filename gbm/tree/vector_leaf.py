@@ -15,7 +15,8 @@ projection of the ``k`` gradients to ``d`` columns instead (the histograms' cost
 
 Growth is depthwise (level by level, the smaller child's histograms built and its
 sibling's subtracted; ``grow_policy="lossguide"``: ``gbm.tree.vector_lossguide``), on a
-dense bin matrix (a sparse or bundled one expanded to it: ``dense_data``), with the
+dense bin matrix (a sparse or bundled one expanded to it: ``dense_data``; an
+``ExtMemQuantileDMatrix``'s pages summed page by page: ``gbm.tree.vector_paged``), with the
 backend's kernels (the CPU's, or CUDA's: ``kernels/cuda/vector_leaf.py``). Node ids
 follow creation order: the children of a level's split nodes get consecutive ids, left
 then right. On several ranks (Dask) every histogram and node sum is an integer sum over
@@ -36,9 +37,11 @@ import numpy as np
 
 from ..kernels.cpu import vector_leaf as _kernels
 from .constraints import allowed_features
+from .projection import projection_for
 from .quantize import quantization_scale, quantize
 from .structure import NODE_FIELDS, Tree
 from .vector_monotone import VectorMonotone
+from .vector_paged import paged_vector_histograms
 
 _MIN_GAIN = 1e-6  # as gbm.tree.grower: XGBoost's kRtEps
 
@@ -52,16 +55,22 @@ def check_supported(p, data, backend, objective):
 
     if p["booster"] != "gbtree":
         refuse(f"booster={p['booster']!r}")
-    if data.matrix.layout == "paged":
-        refuse("an ExtMemQuantileDMatrix (binned pages on disk; dense bins in memory only)")
+    if data.matrix.layout == "paged":  # pages summed on the host (gbm.tree.vector_paged)
+        if backend.name != "cpu":
+            refuse(f"an ExtMemQuantileDMatrix with device={backend.name!r} (its pages are "
+                   "summed on the host only)")
+        if np.asarray(data.monotone).any() and \
+                projection_for(p, objective.n_groups) is not None:
+            refuse("an ExtMemQuantileDMatrix with monotone_constraints and a "
+                   "gradient_projection (the projected splits' checks read dense bins)")
 
 
 def dense_data(data, xp=np):
     """``data`` with its bin matrix as dense bins (the vector-leaf grower reads dense bins
     only): a sparse or bundled matrix expanded (``to_dense``, on the host, then on ``xp``'s
     device: the same bins, so the model of a dense fit; memory of ``n_rows * n_features``
-    bins), a dense one as it is."""
-    if data.matrix.layout == "dense":
+    bins), a dense or paged one as it is."""
+    if data.matrix.layout in ("dense", "paged"):  # pages: gbm.tree.vector_paged
         return data
     return dataclasses.replace(data, matrix=data.matrix.to_dense(xp))
 
@@ -213,8 +222,13 @@ class VectorLeafGrower(VectorMonotone):
         ends = np.array([nodes.end[i] for i in ids], dtype=np.int64)
         work = int((ends - starts).sum()) * matrix.n_features * d
         with self.backend.threads(work):
-            self.k.build_vector_histograms(matrix.bins_by_feature, self.search_gpair, self.rows,
-                                           starts, ends, matrix.feature_offsets, hist)
+            if matrix.layout == "paged":  # summed page by page (gbm.tree.vector_paged)
+                paged_vector_histograms(matrix, self.k, self.search_gpair, self.rows, starts,
+                                        ends, hist)
+            else:
+                self.k.build_vector_histograms(matrix.bins_by_feature, self.search_gpair,
+                                               self.rows, starts, ends,
+                                               matrix.feature_offsets, hist)
         if self.backend.collective.world_size > 1:  # every rank's rows (integer sums)
             hist[...] = self.backend.collective.allreduce(hist, "sum")
         return hist

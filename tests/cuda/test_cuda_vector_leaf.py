@@ -236,3 +236,17 @@ def test_categorical_features_same_model_as_the_cpu(extra):
     params = dict(VL, max_depth=3, max_bin=16, **extra)
     assert any(t.has_categorical for t in gbm.train(params, frame, y, 2).trees)
     _assert_same_model(params, frame, y)
+
+
+def test_external_memory_on_the_device_is_refused(tmp_path):
+    """Vector-leaf trees sum an ``ExtMemQuantileDMatrix``'s pages on the host only
+    (``gbm.tree.vector_paged``): on ``device="cuda"`` a clear ``NotImplementedError``."""
+    from tests.test_streaming import Batches
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(60, 3)).astype(np.float32)
+    Y = np.stack([X[:, 0], X[:, 1]], 1)
+    with gbm.ExtMemQuantileDMatrix(Batches([30, 30], cache_prefix=str(tmp_path), data=X,
+                                           label=Y)) as pages:
+        with pytest.raises(NotImplementedError, match="ExtMemQuantileDMatrix with device"):
+            gbm.train(dict(VL, objective="reg:squarederror", device="cuda"), pages, 1)

@@ -1,0 +1,50 @@
+"""Vector-leaf histograms on a paged bin matrix (``ExtMemQuantileDMatrix``:
+``gbm.data.paged.PagedBins``, binned pages on disk), on the host.
+
+A node's histogram is the sum of its pages' histograms: each page's part of a node's rows
+is one run of them (a node's rows are increasing: the tree's rows start sorted and every
+partition is stable, ``PagedBins.partition_rows``), found by binary search; the page's
+histograms are built by the in-memory kernel (``build_vector_histograms``) from the page's
+feature-major bins and the page's gradient pairs, and added. Integer sums, so exactly the
+one-matrix histograms: the model of the in-memory fit, on any thread count. One pass over
+the pages a histogram build; one page of bins (and the next, mapped by the reader thread)
+resident at a time. The partition is ``PagedBins.partition_rows`` (a pass of its own).
+"""
+import numpy as np
+
+
+def paged_vector_histograms(matrix, kernels, gpair, rows, starts, ends, hist):
+    """``kernels.build_vector_histograms`` over the pages of ``matrix``.
+
+    Parameters
+    ----------
+    matrix : gbm.data.paged.PagedBins (host)
+    kernels : module with ``build_vector_histograms`` (the CPU kernels or their twin)
+    gpair : int64 (n_rows, d, 2), row-major over the matrix's rows
+    rows : int32 (m,), each node's segment increasing
+    starts, ends : int64 (n_nodes,), each node's segment of ``rows``
+    hist : int64 (n_nodes, n_slots, d, 2), OUT: the sums over every page
+    """
+    starts = np.ascontiguousarray(starts, dtype=np.int64)
+    ends = np.ascontiguousarray(ends, dtype=np.int64)
+    _check_increasing(rows, starts, ends)
+    hist[...] = 0
+    part = np.empty_like(hist)
+    for lo, hi, by_feature in matrix.pages_by_feature():
+        runs = matrix.node_runs(rows, starts, ends, lo, hi)
+        if runs is None:
+            continue
+        local, s, e = runs
+        kernels.build_vector_histograms(by_feature, gpair[lo:hi], local, s, e,
+                                        matrix.feature_offsets, part)
+        np.add(hist, part, out=hist)  # integers: the sum over pages is the whole matrix's
+
+
+def _check_increasing(rows, starts, ends):
+    """``RuntimeError`` unless each node's rows are increasing (what finds a page's run
+    of them by binary search; a pass over the row ids, cheap beside the histograms)."""
+    for s, e in zip(starts.tolist(), ends.tolist()):
+        seg = rows[s:e]
+        if seg.shape[0] > 1 and not bool((seg[1:] > seg[:-1]).all()):
+            raise RuntimeError("a node's rows are out of order: a paged matrix's "
+                               "histograms need each node's rows increasing")
