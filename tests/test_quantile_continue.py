@@ -66,8 +66,6 @@ def test_continued_fit_and_eval_set_are_the_in_memory_ones(extra, kind, tmp_path
     """Train 3 rounds, save, continue 2 more on the matrix (its eval set too): the model
     file and every round's scores of the same continuation in memory; both equal the
     uninterrupted fit of 5 rounds where that one is defined (no DART draws in between)."""
-    if kind == "extmem" and "multi_strategy" in extra:
-        pytest.skip("vector-leaf trees read in-memory bins only (gbm.tree.vector_leaf)")
     n_classes = extra.get("num_class", 2)
     X, y = _data(0, n_classes=n_classes)
     Xv, yv = _data(1, n=200, n_classes=n_classes)
