@@ -1,7 +1,7 @@
 """Vector-leaf trees (``multi_strategy="multi_output_tree"``) on an
 ``ExtMemQuantileDMatrix`` (issues 26 and 27): the model file is the in-memory fit of the
 concatenated batches, byte for byte, for any batch sizes and on 1 or 2 threads; the
-paged histograms are the dense kernel's sums."""
+paged histograms are the dense kernel's sums (the monotone re-check's one-feature ones too)."""
 import numpy as np
 import pytest
 
@@ -10,7 +10,7 @@ from gbm.data.bin_matrix import DenseBins
 from gbm.data.paged import PagedBins
 from gbm.kernels.cpu import vector_leaf as cpu_kernels
 from gbm.kernels.reference import vector_leaf as reference_kernels
-from gbm.tree.vector_paged import paged_vector_histograms
+from gbm.tree.vector_paged import paged_feature_histograms, paged_vector_histograms
 from tests.test_streaming import Batches
 
 VL = {"multi_strategy": "multi_output_tree", "max_depth": 3, "learning_rate": 0.5,
@@ -124,14 +124,28 @@ def test_categorical_batches(max_cat_to_onehot):
     assert gbm.train(p, pages, 3).to_json() == expected.to_json()
 
 
-def test_monotone_with_projection_is_refused():
-    X, _, classes, w = _data(60)
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_monotone_with_projection(n_jobs, monkeypatch):
+    """Monotone constraints with the gradient projection: the projected splits on the
+    constrained feature are re-checked from one-feature histograms summed page by page
+    (some are, each round), and the model file is the in-memory fit's for two batchings."""
+    import gbm.tree.vector_monotone as vector_monotone
+    calls = []
+
+    def spy(*args):
+        calls.append(len(args[7]))  # the nodes re-checked in one pass
+        return paged_feature_histograms(*args)
+
+    monkeypatch.setattr(vector_monotone, "paged_feature_histograms", spy)
+    X, _, classes, w = _data(300, seed=13)
     p = dict(VL, objective="multi:softprob", num_class=4, gradient_projection=True,
-             projection_dim=2, monotone_constraints="(1,0,0,0,0)")
-    pages = gbm.ExtMemQuantileDMatrix(Batches([30, 30], data=X, label=classes),
-                                      bin_sample_size=200)
-    with pytest.raises(NotImplementedError, match="monotone_constraints and a gradient_proj"):
-        gbm.train(p, pages, 1)
+             projection_dim=2, monotone_constraints="(1,-1,0,0,0)", n_jobs=n_jobs)
+    for kind in ("uneven", "rows"):
+        calls.clear()
+        expected, got, matrix = _both(p, X, classes, w, _sizes(kind, 300))
+        assert matrix.files.n_pages > 2
+        assert len(calls) >= 3 and sum(calls) > len(calls)  # checks made on the pages
+        assert got == expected
 
 
 @pytest.mark.parametrize("kernels", [cpu_kernels, reference_kernels])
@@ -170,4 +184,47 @@ def test_paged_histograms_are_the_dense_sums(kernels, tmp_path):
     with pytest.raises(RuntimeError, match="out of order"):
         paged_vector_histograms(matrix, kernels, gpair, rows[::-1].copy(), starts[:1],
                                 ends[:1], got[:1])
+    matrix.close()
+
+
+@pytest.mark.parametrize("kernels", [cpu_kernels, reference_kernels])
+def test_paged_feature_histograms_are_the_dense_sums(kernels, tmp_path):
+    """One feature's histogram per node over every output (the monotone re-check's),
+    nodes on different features of different widths and one node empty, rows across
+    uneven pages: the paged sums equal the dense kernel's on the whole matrix, each node's
+    slots past its feature's width zero; rows out of order are refused."""
+    rng = np.random.default_rng(17)
+    n, k = 80, 3
+    n_bins = np.array([3, 6, 2], np.int32)
+    bins = np.stack([rng.integers(0, b + 1, n) for b in n_bins], 1).astype(np.uint8)
+    cuts = [0, 25, 26, 60, 80]
+    files = gbm.data.paged.PageFiles([tmp_path / f"p{i}" for i in range(len(cuts) - 1)],
+                                     cuts, 3, np.uint8)
+    for i in range(len(cuts) - 1):
+        page = bins[cuts[i]:cuts[i + 1]]
+        with open(files.paths[i], "wb") as fh:
+            fh.write(np.ascontiguousarray(page).tobytes())
+            fh.write(np.ascontiguousarray(page.T).tobytes())
+    matrix = PagedBins(files, n_bins)
+    by_feature = np.ascontiguousarray(bins.T)
+    gpair = rng.integers(-1000, 1000, size=(k, n, 2)).astype(np.int64)  # output-major
+    node = rng.integers(0, 3, size=n)
+    rows = np.concatenate([np.flatnonzero(node == j) for j in range(3)]).astype(np.int32)
+    counts = np.bincount(node, minlength=3)
+    starts = np.array([0, counts[0], counts[0] + counts[1], n], np.int64)
+    ends = np.array([counts[0], counts[0] + counts[1], n, n], np.int64)
+    features = np.array([1, 0, 2, 1], np.int32)
+    got = np.full((4, 7, k, 2), 5, np.int64)
+    paged_feature_histograms(matrix, kernels, gpair, rows, starts, ends, features, got)
+    for j, f in enumerate(features):
+        width = int(n_bins[f]) + 1
+        expected = np.empty((1, width, k, 2), np.int64)
+        kernels.build_vector_feature_histograms(by_feature, gpair, rows, starts[j:j + 1],
+                                                ends[j:j + 1], features[j:j + 1], expected)
+        np.testing.assert_array_equal(got[j, :width], expected[0])
+        assert not got[j, width:].any()
+    assert got[0].any() and not got[3].any()
+    with pytest.raises(RuntimeError, match="out of order"):
+        paged_feature_histograms(matrix, kernels, gpair, rows[::-1].copy(), starts[:1],
+                                 ends[:1], features[:1], got[:1])
     matrix.close()

@@ -37,7 +37,6 @@ import numpy as np
 
 from ..kernels.cpu import vector_leaf as _kernels
 from .constraints import allowed_features
-from .projection import projection_for
 from .quantize import quantization_scale, quantize
 from .structure import NODE_FIELDS, Tree
 from .vector_monotone import VectorMonotone
@@ -59,10 +58,6 @@ def check_supported(p, data, backend, objective):
         if backend.name != "cpu":
             refuse(f"an ExtMemQuantileDMatrix with device={backend.name!r} (its pages are "
                    "summed on the host only)")
-        if np.asarray(data.monotone).any() and \
-                projection_for(p, objective.n_groups) is not None:
-            refuse("an ExtMemQuantileDMatrix with monotone_constraints and a "
-                   "gradient_projection (the projected splits' checks read dense bins)")
 
 
 def dense_data(data, xp=np):

@@ -18,6 +18,8 @@ inherits them (without constraints the bounds stay infinite and nothing is check
 """
 import numpy as np
 
+from .vector_paged import paged_feature_histograms
+
 
 class VectorMonotone:
     """The monotone-constraint steps of ``VectorLeafGrower`` (a mixin: it reads the
@@ -67,22 +69,27 @@ class VectorMonotone:
         gain without the constraint, and its full sums are kept for the children's
         bounds. One histogram of
         the feature over every output per node (``build_vector_feature_histograms``):
-        ``k`` pairs per row of the node."""
+        ``k`` pairs per row of the node; on a paged matrix summed page by page, all the
+        nodes in one pass (``_paged_feature_histograms``)."""
         gain, feature, split_bin, default_left, left_sums, _, _ = result
         offsets = np.asarray(self.data.matrix.feature_offsets)
         k = self.scales.shape[0]
         worth = np.zeros(len(at), dtype=bool)
+        paged = self._paged_feature_histograms(ids, at, feature, offsets)
         for f in np.unique(feature[at]):  # feature order: every rank the same exchanges
             where = np.flatnonzero(feature[at] == f)
             group = [ids[at[i]] for i in where]
             n, width = len(group), int(offsets[f + 1] - offsets[f])
-            full = np.empty((n, width, k, 2), dtype=np.int64)
-            starts = np.array([self.nodes.start[i] for i in group], dtype=np.int64)
-            ends = np.array([self.nodes.end[i] for i in group], dtype=np.int64)
-            with self.backend.threads(int((ends - starts).sum()) * k):
-                self.k.build_vector_feature_histograms(
-                    self.data.matrix.bins_by_feature, self.gpair, self.rows, starts, ends,
-                    np.full(n, f, dtype=np.int32), full)
+            if paged is not None:  # this feature's nodes, its slots (the sums are exact)
+                full = np.ascontiguousarray(paged[where, :width])
+            else:
+                full = np.empty((n, width, k, 2), dtype=np.int64)
+                starts = np.array([self.nodes.start[i] for i in group], dtype=np.int64)
+                ends = np.array([self.nodes.end[i] for i in group], dtype=np.int64)
+                with self.backend.threads(int((ends - starts).sum()) * k):
+                    self.k.build_vector_feature_histograms(
+                        self.data.matrix.bins_by_feature, self.gpair, self.rows, starts,
+                        ends, np.full(n, f, dtype=np.int32), full)
             full = self.backend.collective.allreduce(full)
             totals = full.sum(axis=1)
             gains, found, bins = np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32)
@@ -109,6 +116,23 @@ class VectorMonotone:
                                         int(bins[i]), bool(left[i]))
                 self._checked_sums[group[i]] = (totals[i], full_left[i])
         return worth
+
+    def _paged_feature_histograms(self, ids, at, feature, offsets):
+        """int64 (len(at), widest, k, 2): on a paged matrix, nodes ``ids[at]``'s histograms
+        of their chosen features over every output, all built in one pass over the pages
+        (``gbm.tree.vector_paged``; slots past a feature's own are zero); None on an
+        in-memory matrix (``_refine`` builds each feature's there)."""
+        if self.data.matrix.layout != "paged":
+            return None
+        chosen = np.ascontiguousarray(feature[at], dtype=np.int32)
+        widths = offsets[chosen + 1] - offsets[chosen]
+        hist = np.empty((len(at), int(widths.max()), self.scales.shape[0], 2), np.int64)
+        starts = np.array([self.nodes.start[ids[c]] for c in at], dtype=np.int64)
+        ends = np.array([self.nodes.end[ids[c]] for c in at], dtype=np.int64)
+        with self.backend.threads(int((ends - starts).sum()) * self.scales.shape[0]):
+            paged_feature_histograms(self.data.matrix, self.k, self.gpair, self.rows, starts,
+                                     ends, chosen, hist)
+        return hist
 
     def _bounds(self, ids):
         """float64 (len(ids), k, 2): the nodes' weight bounds."""

@@ -9,6 +9,8 @@ feature-major bins and the page's gradient pairs, and added. Integer sums, so ex
 one-matrix histograms: the model of the in-memory fit, on any thread count. One pass over
 the pages a histogram build; one page of bins (and the next, mapped by the reader thread)
 resident at a time. The partition is ``PagedBins.partition_rows`` (a pass of its own).
+The monotone re-check of projected splits (``gbm.tree.vector_monotone``) sums its
+one-feature histograms over every output the same way (``paged_feature_histograms``).
 """
 import numpy as np
 
@@ -38,6 +40,39 @@ def paged_vector_histograms(matrix, kernels, gpair, rows, starts, ends, hist):
         kernels.build_vector_histograms(by_feature, gpair[lo:hi], local, s, e,
                                         matrix.feature_offsets, part)
         np.add(hist, part, out=hist)  # integers: the sum over pages is the whole matrix's
+
+
+def paged_feature_histograms(matrix, kernels, gpair, rows, starts, ends, features, hist):
+    """``kernels.build_vector_feature_histograms`` over the pages of ``matrix``: one
+    feature's histogram per node, every output, summed page by page (integer sums: the
+    one-matrix histograms exactly). One pass over the pages for all the nodes.
+
+    Parameters
+    ----------
+    matrix : gbm.data.paged.PagedBins (host)
+    kernels : module with ``build_vector_feature_histograms`` (the CPU kernels or twin)
+    gpair : int64 (k, n_rows, 2), output-major over the matrix's rows
+    rows : int32 (m,), each node's segment increasing
+    starts, ends : int64 (n_nodes,), each node's segment of ``rows``
+    features : int32 (n_nodes,), each node's feature
+    hist : int64 (n_nodes, n_slots, k, 2), OUT: ``n_slots`` at least the widest
+        feature's bins + 1 (its missing slot)
+    """
+    starts = np.ascontiguousarray(starts, dtype=np.int64)
+    ends = np.ascontiguousarray(ends, dtype=np.int64)
+    features = np.ascontiguousarray(features, dtype=np.int32)
+    _check_increasing(rows, starts, ends)
+    hist[...] = 0
+    part = np.empty_like(hist)
+    for lo, hi, by_feature in matrix.pages_by_feature():
+        runs = matrix.node_runs(rows, starts, ends, lo, hi)
+        if runs is None:
+            continue
+        local, s, e = runs
+        # the page's pairs as one block (the kernel indexes them by page-local row)
+        kernels.build_vector_feature_histograms(
+            by_feature, np.ascontiguousarray(gpair[:, lo:hi]), local, s, e, features, part)
+        np.add(hist, part, out=hist)
 
 
 def _check_increasing(rows, starts, ends):
