@@ -24,6 +24,8 @@ LABELS = [
     np.array([-2**62, 2**62, 5]),  # a range too wide for a table: np.unique
     rng.integers(0, 10**6, 1000),  # more classes than half the labels: a warning
     rng.integers(0, 40, 50).astype(np.float64),
+    np.array([3, 1, 2, 3], dtype=">u4"),  # big-endian: classes_ keeps the byte order
+    np.array([-3, 1, 2], dtype=">i8"),
 ]
 
 

@@ -405,7 +405,8 @@ def _label_codes(y):
                       else y.astype(np.int64) - np.int64(lo))
             seen = np.bincount(offset, minlength=int(hi) - int(lo) + 1) > 0
             encoder = LabelEncoder()
-            encoder.classes_ = (np.flatnonzero(seen).astype(y.dtype) + lo
+            encoder.classes_ = ((np.flatnonzero(seen).astype(np.uint64) + np.uint64(lo))
+                                .astype(y.dtype)  # y's byte order kept (">u4" stays ">u4")
                                 if y.dtype.kind == "u"
                                 else (np.flatnonzero(seen) + np.int64(lo)).astype(y.dtype))
             code = np.cumsum(seen) - 1  # a value's index among the classes
