@@ -2,6 +2,7 @@
 against their oracle, ``TreeGrower`` level by level: the same model file, byte for byte,
 over random settings of everything that changes what a tree does; the path taken only
 where it may be; its kernel compiled in the background for later fits."""
+import collections
 import json
 import os
 import subprocess
@@ -383,6 +384,18 @@ def test_kernel_types_looked_up_are_numba_typeof():
         for args in cases[:4]:
             assert whole_tree._numba_types(args) == tuple(numba.typeof(v) for v in args)
     assert whole_tree._type_key(cases[4]) is None
+    # equal record dtypes that Numba types apart (aligned or not), and a named tuple (its own
+    # Numba type): never looked up
+    aligned = np.dtype([("a", "i1"), ("b", "i4")], align=True)
+    packed = np.dtype({"names": ["a", "b"], "formats": ["i1", "i4"], "offsets": [0, 4],
+                       "itemsize": 8})
+    assert aligned == packed and numba.typeof(np.zeros(2, aligned)) != \
+        numba.typeof(np.zeros(2, packed))
+    for args in [(np.zeros(2, aligned),), (np.zeros(2, packed),)]:
+        assert whole_tree._numba_types(args) == tuple(numba.typeof(v) for v in args)
+    pair = collections.namedtuple("pair", "x y")
+    for args in [((np.zeros(2), np.zeros(2)),), (pair(np.zeros(2), np.zeros(2)),)]:
+        assert whole_tree._numba_types(args) == tuple(numba.typeof(v) for v in args)
     # what the fits ask: every key different where the types differ
     keys = {whole_tree._type_key((v,)) for v in cases[0] + cases[1]}
     assert len(keys) == len({numba.typeof(v) for v in cases[0] + cases[1]})

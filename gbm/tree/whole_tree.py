@@ -200,10 +200,12 @@ def _type_key(value):
     contiguity (Numba's layout), whether it is writable and aligned; a tuple's items'
     keys; a NumPy scalar's dtype; None. Anything else: None (not cached)."""
     if type(value) is np.ndarray:  # a subclass (memmap, ...): typeof's own way
+        if value.dtype.fields is not None:  # records: equal dtypes Numba types apart
+            return None
         flags = value.flags
         return (np.ndarray, value.dtype, value.ndim, flags.c_contiguous, flags.f_contiguous,
                 flags.writeable, flags.aligned)
-    if isinstance(value, tuple):
+    if type(value) is tuple:  # a named tuple: typeof's own way (its own Numba type)
         keys = tuple(_type_key(item) for item in value)
         return None if None in keys else (tuple, keys)
     if isinstance(value, np.generic):
