@@ -94,17 +94,21 @@ class PageCopies:
 
 
 class CupyCopies:
-    """``PageCopies``' backend on a GPU (CuPy). The compute stream is CuPy's current one
-    at construction (the legacy default stream unless a caller chose another), on which
-    Numba's launches without a stream run too; the copy stream is non-blocking, so its
+    """``PageCopies``' backend on a GPU (CuPy). The compute stream is the one Numba's
+    launches without a stream run on (Numba's default stream: the legacy stream 0, or the
+    per-thread one under ``NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM``), not CuPy's current
+    stream, which a caller's ``with cupy.cuda.Stream():`` would make another one whose
+    events say nothing of the page kernels; the copy stream is non-blocking, so its
     copies overlap the default stream's kernels."""
 
     def __init__(self):
         import cupy
+        from numba import cuda
 
         self.cupy = cupy
         self.device_id = cupy.cuda.Device().id
-        self._compute = cupy.cuda.get_current_stream()
+        # a Numba stream's int is its handle (the default stream's: 0)
+        self._compute = cupy.cuda.ExternalStream(int(cuda.default_stream()))
 
     def on_device(self):
         """The fit's device current in the calling thread (the reader thread's default
