@@ -212,12 +212,14 @@ class PagedBins:
         """Yield ``(lo, hi, bins, bins_by_feature)`` page after page: the page's bins
         row-major (n_rows, n_features) and feature-major (n_features, n_rows), both
         mapped by the reader thread while the caller uses the last page's (of the
-        feature-major ones, the columns read are brought in only)."""
+        feature-major ones, on the host the columns read are brought in only; a device
+        fit copies whole pages)."""
         yield from self._stream(True, True)
 
     def pages_by_feature(self):
         """Yield ``(lo, hi, bins_by_feature (n_features, hi - lo))`` page after page, the
-        feature-major bins only (mapped untouched: the columns read are brought in)."""
+        feature-major bins only (mapped untouched: on the host the columns read are brought
+        in; a device fit copies whole pages)."""
         for lo, hi, _, by_feature in self._stream(False, True):
             yield lo, hi, by_feature
 
