@@ -238,6 +238,76 @@ def test_gradients_written_into_interleaved_slots_are_the_bits_of_separate_array
             assert got[1].tobytes() == expected[1].tobytes()
 
 
+@pytest.mark.parametrize("n", [0, 1, 7, 3001, 70_000])
+def test_logistic_pair_gradients_record_the_maxima_of_what_they_write(n):
+    """``logistic_pair_gradients`` writes the bits ``pointwise_gradients`` writes into the
+    pairs' slots and raises ``maxima`` to ``max |g|``, ``max |h|`` of them, NaN passed
+    over: what ``max_abs_pairs`` reads afterwards and NumPy's ``nanmax`` gives, on 1, 2 and
+    3 threads (each thread's maxima combined), from 0 and from a larger start; the
+    reference twin the same."""
+    from gbm.kernels import cpu, layout, reference
+
+    rng = np.random.default_rng(n)
+    margin = rng.normal(0.0, 3.0, n)
+    y = (rng.random(n) < 0.4).astype(np.float64)
+    w = rng.uniform(0.5, 2.0, n)
+    if n > 5:  # exp's under- and overflow; a NaN margin gives NaN g and h
+        margin[:4] = [-800.0, 800.0, np.nan, 1.0]
+        w[5] = 7.5  # the largest |g| and |h| in the middle of a block
+    expected = np.empty((n, 2))
+    cpu.pointwise_gradients(layout.LOGISTIC, margin[:, None], y, w, np.zeros(1),
+                            expected[:, :1], expected[:, 1:], 1)
+    read = cpu.max_abs_pairs(expected.view(np.int64)).tolist()
+    oracle = [float(np.nanmax(np.abs(expected[:, k]), initial=0.0)) for k in range(2)]
+    assert read == oracle
+    if n > 5:
+        assert oracle[0] > 0.0 and np.isnan(expected[2]).all()
+    for module, threads in ((cpu, 1), (cpu, 2), (cpu, 3), (reference, 1)):
+        pairs = np.full((n, 2), np.nan)
+        maxima = np.zeros(2)
+        module.logistic_pair_gradients(margin, y, w, pairs, threads, maxima)
+        assert pairs.tobytes() == expected.tobytes()
+        assert maxima.tolist() == oracle
+        start = np.array([100.0, 0.25])  # a running maximum over blocks: only raised
+        module.logistic_pair_gradients(margin, y, w, pairs, threads, start)
+        assert start.tolist() == [100.0, max(0.25, oracle[1])]
+
+
+def test_a_logistic_round_takes_the_recorded_maxima(monkeypatch):
+    """A CPU round of the logistic loss does not read the pairs again for their maxima
+    (``max_abs_pairs`` not called: the kernel recorded them); the models are those of the
+    maxima read off the pairs, weighted or not, with row sampling, on 1 and 2 threads, and
+    over several gradient blocks (more than 65,536 unweighted rows). The squared error
+    (no recording kernel) still reads them."""
+    import gbm.objectives.gradients as gradients
+    from gbm.kernels import cpu
+
+    rng = np.random.default_rng(5)
+    n = 70_000
+    X = rng.normal(size=(n, 4)).astype(np.float32)
+    y = (X[:, 0] + rng.normal(size=n) > 0).astype(float)
+    w = rng.uniform(0.5, 2.0, n)
+    reads = []
+    real = cpu.max_abs_pairs
+    monkeypatch.setattr(cpu, "max_abs_pairs", lambda pairs: reads.append(1) or real(pairs))
+    cases = [({"objective": "binary:logistic", "nthread": t}, weights)
+             for t in (1, 2) for weights in (None, w)]
+    cases.append(({"objective": "binary:logistic", "subsample": 0.6}, None))
+
+    def fits():
+        return [gbm.train(dict(p, max_depth=3), gbm.DMatrix(X, label=y, weight=weights),
+                          3).to_json() for p, weights in cases]
+
+    models = fits()
+    assert reads == []
+    monkeypatch.setattr(gradients, "_pair_maxima", lambda *args: None)
+    assert fits() == models
+    assert len(reads) == 3 * len(cases)
+    reads.clear()
+    gbm.train({"max_depth": 2}, gbm.DMatrix(X[:500], label=X[:500, 1]), 2)
+    assert len(reads) == 2
+
+
 def test_cuts_of_equal_weights_are_the_cuts_of_unit_weights():
     """``feature_cuts(values, None)`` (NaN in the values, no weights: the binning's
     unweighted case) and every equal positive weight give the cuts of unit weights."""

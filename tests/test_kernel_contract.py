@@ -17,7 +17,7 @@ BACKENDS = ["cpu"] + (["cuda"] if importlib.util.find_spec("numba_cuda") else []
 # Kernels a backend does not have yet, on purpose.
 # ``test_pending_kernels_are_really_missing`` keeps this list honest.
 # the gradient pairs converted in their own memory: the CPU rounds' (gbm.training.rounds)
-PENDING = {"cuda": ("max_abs_pairs", "quantize_pairs_in_place")}
+PENDING = {"cuda": ("max_abs_pairs", "quantize_pairs_in_place", "logistic_pair_gradients")}
 # Kernels that run on the host on every backend, by design, so have no CUDA version: the
 # exact sums behind base scores and metrics (``exact``), the same-bits exp / log / log2 of
 # metrics' inputs (``elementwise``), the unweighted binary AUC (``auc``) and the AFT loss

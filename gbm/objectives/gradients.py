@@ -4,6 +4,8 @@ included, compiled for every backend, so the gradients (and the trees) are the s
 on a CPU and on a GPU."""
 import numpy as np
 
+from ..kernels.layout import LOGISTIC
+
 # a row's gradient costs about what 8 histogram cells do (the logistic loss: 5 ns a row on
 # one thread, measured): the rows are shared between threads from 8,192 on
 _COST = 8
@@ -59,23 +61,52 @@ def pointwise(kind, margin, y, w, objective_params=(), backend=None):
     if backend is None:
         _call(kernels, kind, margin, y, w, params, grad, hess, n_threads, one_value)
     else:
+        maxima = _pair_maxima(backend, kind, margin, grad, hess)
         with backend.threads(_COST * margin.size) as n:
-            _call(kernels, kind, margin, y, w, params, grad, hess, n, one_value)
+            _call(kernels, kind, margin, y, w, params, grad, hess, n, one_value, maxima)
     return grad, hess
 
 
-def _call(kernels, kind, margin, y, w, params, grad, hess, n_threads, one_value):
+def _pair_maxima(backend, kind, margin, grad, hess):
+    """Where the logistic loss's kernel is to record ``max |g|``, ``max |h|`` as it writes
+    them (``logistic_pair_gradients``), or None. Only when a CPU round asked for them
+    (``gbm.training.rounds`` puts float64 (2,) "pair_maxima" in the workspace, NaN until
+    written) and the gradients go into one output group's interleaved pair slots: the
+    quantisation then takes them instead of a second pass over the pairs
+    (``max_abs_pairs``)."""
+    workspace = backend.workspace
+    maxima = None if workspace is None else workspace.get("pair_maxima")
+    if (maxima is None or kind != LOGISTIC or backend.xp is not np or margin.shape[1] != 1
+            or not hasattr(backend.kernels, "logistic_pair_gradients")
+            or not margin.T.flags.c_contiguous or grad.shape[0] == 0
+            or grad.strides[0] != 16 or hess.strides[0] != 16
+            or hess.ctypes.data != grad.ctypes.data + 8):
+        return None
+    return maxima
+
+
+def _call(kernels, kind, margin, y, w, params, grad, hess, n_threads, one_value, maxima=None):
     """The kernel on every row; with weights of one value (``unit_weights``; one output
     group), block by block of rows with a block of that value: each row's gradients are
-    computed alone, so the blocks give the same bits."""
+    computed alone, so the blocks give the same bits. ``maxima``: the logistic loss into
+    interleaved slots, recording the maxima (``_pair_maxima``), from 0 over the blocks."""
+    if maxima is not None:
+        maxima[:] = 0.0
     if not (one_value and margin.shape[1] == 1):
-        kernels.pointwise_gradients(kind, margin, y, w, params, grad, hess, n_threads)
+        _rows(kernels, kind, margin, y, w, params, grad, hess, n_threads, maxima)
         return
     n = margin.shape[0]
     per_row = y.shape[0] // n  # survival:aft: two labels a row
     ones = _ONES if w[0] == 1.0 else np.full(_BLOCK_ROWS, w[0])
     for lo in range(0, n, _BLOCK_ROWS):
         hi = min(lo + _BLOCK_ROWS, n)
-        kernels.pointwise_gradients(kind, margin[lo:hi], y[lo * per_row:hi * per_row],
-                                    ones[:hi - lo], params, grad[lo:hi], hess[lo:hi],
-                                    n_threads)
+        _rows(kernels, kind, margin[lo:hi], y[lo * per_row:hi * per_row], ones[:hi - lo],
+              params, grad[lo:hi], hess[lo:hi], n_threads, maxima)
+
+
+def _rows(kernels, kind, margin, y, w, params, grad, hess, n_threads, maxima):
+    if maxima is None:
+        kernels.pointwise_gradients(kind, margin, y, w, params, grad, hess, n_threads)
+    else:  # grad, hess: the two columns of float64 (n, 2) C-order memory
+        pairs = np.lib.stride_tricks.as_strided(grad, shape=(grad.shape[0], 2), strides=(16, 8))
+        kernels.logistic_pair_gradients(margin.T[0], y, w, pairs, n_threads, maxima)
