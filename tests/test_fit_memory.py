@@ -107,6 +107,44 @@ def test_freed_memory_is_returned_on_glibc():
 
     glibc = os.confstr("CS_GNU_LIBC_VERSION") or ""
     assert release_free_memory() == glibc.startswith("glibc")
+    from gbm.runtime.memory import TRIM_MIN_BYTES
+
+    # a small input's set-up leaves little to return: not asked
+    assert release_free_memory(TRIM_MIN_BYTES - 1) is False
+    assert release_free_memory(TRIM_MIN_BYTES) == glibc.startswith("glibc")
+
+
+def test_an_estimators_x_is_tested_for_infinities_once_and_only_inside_its_fit(monkeypatch):
+    """``GBMClassifier.fit`` converts and checks X (and each eval set's) once; ``train``
+    inside the fit takes them as checked (``checked_already``). Outside that block the same
+    array is checked again: an infinity written into it after a fit is found by the next
+    fit, and check_X of other arrays inside the block still checks them."""
+    from gbm.data import inputs
+    from gbm.sklearn import GBMClassifier
+
+    tested = []
+    real = inputs._first_infinity
+    monkeypatch.setattr(inputs, "_first_infinity", lambda a: tested.append(a.shape) or real(a))
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(600, 4)).astype(np.float32)
+    y = (X[:, 0] > 0).astype(int)
+    model = GBMClassifier(n_estimators=2, max_depth=2).fit(X, y, eval_set=[(X[:50], y[:50])])
+    assert sorted(tested) == [(50, 4), (600, 4)]
+    import gbm.sklearn.boosting as boosting
+
+    with monkeypatch.context() as m:  # train checks them again: the same model
+        m.setattr(boosting, "checked_already", lambda *arrays: inputs.checked_already())
+        again = GBMClassifier(n_estimators=2, max_depth=2).fit(X, y, eval_set=[(X[:50], y[:50])])
+    assert tested.count((600, 4)) >= 3 and tested.count((50, 4)) >= 3  # twice or more
+    assert model.get_booster().to_json() == again.get_booster().to_json()
+    X[7, 1] = np.inf
+    with pytest.raises(ValueError, match="X contains infinity at row 7, column 1"):
+        GBMClassifier(n_estimators=2).fit(X, y)
+    with inputs.checked_already(X[:10].copy()):
+        with pytest.raises(ValueError, match="infinity at row 7"):
+            check_X(X)
+    with inputs.checked_already(X):  # the caller's word: returned as it is
+        assert check_X(X) is X
 
 
 # --- issue 28 item 3, second pass (bench/PROFILE_memory.md) ---------------------------
@@ -300,7 +338,7 @@ def test_a_logistic_round_takes_the_recorded_maxima(monkeypatch):
 
     models = fits()
     assert reads == []
-    monkeypatch.setattr(gradients, "_pair_maxima", lambda *args: None)
+    monkeypatch.setattr(gradients, "_fused_pairs", lambda *args: None)
     assert fits() == models
     assert len(reads) == 3 * len(cases)
     reads.clear()

@@ -61,39 +61,45 @@ def pointwise(kind, margin, y, w, objective_params=(), backend=None):
     if backend is None:
         _call(kernels, kind, margin, y, w, params, grad, hess, n_threads, one_value)
     else:
-        maxima = _pair_maxima(backend, kind, margin, grad, hess)
+        fused = _fused_pairs(backend, kind, margin, grad, hess)
         with backend.threads(_COST * margin.size) as n:
-            _call(kernels, kind, margin, y, w, params, grad, hess, n, one_value, maxima)
+            _call(kernels, kind, margin, y, w, params, grad, hess, n, one_value, fused)
     return grad, hess
 
 
-def _pair_maxima(backend, kind, margin, grad, hess):
-    """Where the logistic loss's kernel is to record ``max |g|``, ``max |h|`` as it writes
-    them (``logistic_pair_gradients``), or None. Only when a CPU round asked for them
-    (``gbm.training.rounds`` puts float64 (2,) "pair_maxima" in the workspace, NaN until
-    written) and the gradients go into one output group's interleaved pair slots: the
-    quantisation then takes them instead of a second pass over the pairs
+def _fused_pairs(backend, kind, margin, grad, hess):
+    """``(maxima, pairs)``: where the logistic loss's kernel is to record ``max |g|``,
+    ``max |h|`` as it writes them (``logistic_pair_gradients``), and the float64 (n, 2)
+    memory whose columns ``grad`` and ``hess`` are; or None. Only when a CPU round asked
+    for them (``gbm.training.rounds`` puts float64 (2,) "pair_maxima", NaN until written,
+    and the pairs' "pair_slots" in the workspace) and the gradients go into those slots:
+    the quantisation then takes the maxima instead of a second pass over the pairs
     (``max_abs_pairs``)."""
     workspace = backend.workspace
     maxima = None if workspace is None else workspace.get("pair_maxima")
-    if (maxima is None or kind != LOGISTIC or backend.xp is not np or margin.shape[1] != 1
-            or not hasattr(backend.kernels, "logistic_pair_gradients")
-            or not margin.T.flags.c_contiguous or grad.shape[0] == 0
-            or grad.strides[0] != 16 or hess.strides[0] != 16
-            or hess.ctypes.data != grad.ctypes.data + 8):
+    if maxima is None or kind != LOGISTIC or backend.xp is not np or margin.shape[1] != 1:
         return None
-    return maxima
+    pairs = workspace.get("pair_slots")
+    if (pairs is None or not hasattr(backend.kernels, "logistic_pair_gradients")
+            or not margin.T.flags.c_contiguous or grad.shape[0] != pairs.shape[0]
+            or grad.shape[0] == 0 or grad.strides[0] != 16 or hess.strides[0] != 16):
+        return None
+    base = pairs.ctypes.data
+    if grad.ctypes.data != base or hess.ctypes.data != base + 8:
+        return None
+    return maxima, pairs
 
 
-def _call(kernels, kind, margin, y, w, params, grad, hess, n_threads, one_value, maxima=None):
+def _call(kernels, kind, margin, y, w, params, grad, hess, n_threads, one_value, fused=None):
     """The kernel on every row; with weights of one value (``unit_weights``; one output
     group), block by block of rows with a block of that value: each row's gradients are
-    computed alone, so the blocks give the same bits. ``maxima``: the logistic loss into
-    interleaved slots, recording the maxima (``_pair_maxima``), from 0 over the blocks."""
-    if maxima is not None:
-        maxima[:] = 0.0
+    computed alone, so the blocks give the same bits. ``fused``: ``_fused_pairs``' (the
+    logistic loss into the pairs' slots, the maxima recorded from 0 over the blocks)."""
+    if fused is not None:
+        fused[0].fill(0.0)
+    pairs = None if fused is None else fused[1]
     if not (one_value and margin.shape[1] == 1):
-        _rows(kernels, kind, margin, y, w, params, grad, hess, n_threads, maxima)
+        _rows(kernels, kind, margin, y, w, params, grad, hess, n_threads, fused)
         return
     n = margin.shape[0]
     per_row = y.shape[0] // n  # survival:aft: two labels a row
@@ -101,12 +107,12 @@ def _call(kernels, kind, margin, y, w, params, grad, hess, n_threads, one_value,
     for lo in range(0, n, _BLOCK_ROWS):
         hi = min(lo + _BLOCK_ROWS, n)
         _rows(kernels, kind, margin[lo:hi], y[lo * per_row:hi * per_row], ones[:hi - lo],
-              params, grad[lo:hi], hess[lo:hi], n_threads, maxima)
+              params, grad[lo:hi], hess[lo:hi], n_threads,
+              None if fused is None else (fused[0], pairs[lo:hi]))
 
 
-def _rows(kernels, kind, margin, y, w, params, grad, hess, n_threads, maxima):
-    if maxima is None:
+def _rows(kernels, kind, margin, y, w, params, grad, hess, n_threads, fused):
+    if fused is None:
         kernels.pointwise_gradients(kind, margin, y, w, params, grad, hess, n_threads)
-    else:  # grad, hess: the two columns of float64 (n, 2) C-order memory
-        pairs = np.lib.stride_tricks.as_strided(grad, shape=(grad.shape[0], 2), strides=(16, 8))
-        kernels.logistic_pair_gradients(margin.T[0], y, w, pairs, n_threads, maxima)
+    else:  # grad, hess: the two columns of fused[1] (float64 (n, 2), C order)
+        kernels.logistic_pair_gradients(margin.T[0], y, w, fused[1], n_threads, fused[0])

@@ -74,6 +74,7 @@ def _gradients_in_pairs(fit):
     # the logistic loss's kernel records max |g|, max |h| here as it writes the slots
     # (gbm.objectives.gradients._pair_maxima); NaN: not recorded this round
     backend.workspace["pair_maxima"] = np.full(2, np.nan)
+    backend.workspace["pair_slots"] = slots
     return slots
 
 
@@ -82,7 +83,7 @@ def _recorded_maxima(backend):
     writing the pairs' slots (float64 (2,)), or None when it did not (another objective,
     or a custom one): ``quantize`` then reads them off the pairs (``max_abs_pairs``)."""
     maxima = backend.workspace.get("pair_maxima")
-    if maxima is None or np.isnan(maxima).any():
+    if maxima is None or maxima[0] != maxima[0] or maxima[1] != maxima[1]:  # NaN: not written
         return None
     return maxima
 

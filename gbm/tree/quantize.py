@@ -72,7 +72,7 @@ def quantize(grad, hess, backend, n_rows_total=None, out=None, max_abs=None, loc
     in_place = out is not None and _in_pair_slots(grad, hess, out)
     if not in_place:
         grad, hess = xp.ascontiguousarray(grad), xp.ascontiguousarray(hess)
-    with backend.threads(grad.shape[0]):
+    with backend.threads(2 * grad.shape[0]):  # two values a row
         if max_abs is None:
             if local_max is None:
                 local_max = (kernels.max_abs_pairs(out) if in_place
