@@ -27,8 +27,10 @@ def _glibc():
 _LIBC = _glibc()
 
 
-# Below this many bytes of input a fit's set-up temporaries are a few MB at most, which
-# the rounds' own allocations reuse: the trim (0.2-0.3 ms at 50,000 x 10) is skipped
+# Below this many bytes of input the set-up's temporaries are a few MB at most, which the
+# rounds' own allocations reuse; trimmed, those allocations fault the pages in again:
+# measured 1.5-2 ms a fit at 50,000 x 10 (the call itself 0.2 ms), 1 MB more peak memory
+# without it (bench/PROFILE_small.md)
 TRIM_MIN_BYTES = 8 << 20
 
 

@@ -72,7 +72,7 @@ def _gradients_in_pairs(fit):
     slots = backend.buffer("gpair", (n, 2), GPAIR_DTYPE).view(np.float64)
     backend.workspace["grad"], backend.workspace["hess"] = slots[:, 0], slots[:, 1]
     # the logistic loss's kernel records max |g|, max |h| here as it writes the slots
-    # (gbm.objectives.gradients._pair_maxima); NaN: not recorded this round
+    # (gbm.objectives.gradients._fused_pairs); NaN: not recorded this round
     backend.workspace["pair_maxima"] = np.full(2, np.nan)
     backend.workspace["pair_slots"] = slots
     return slots
