@@ -107,6 +107,44 @@ def test_freed_memory_is_returned_on_glibc():
 
     glibc = os.confstr("CS_GNU_LIBC_VERSION") or ""
     assert release_free_memory() == glibc.startswith("glibc")
+    from gbm.runtime.memory import TRIM_MIN_BYTES
+
+    # a small input's set-up leaves little to return: not asked
+    assert release_free_memory(TRIM_MIN_BYTES - 1) is False
+    assert release_free_memory(TRIM_MIN_BYTES) == glibc.startswith("glibc")
+
+
+def test_an_estimators_x_is_tested_for_infinities_once_and_only_inside_its_fit(monkeypatch):
+    """``GBMClassifier.fit`` converts and checks X (and each eval set's) once; ``train``
+    inside the fit takes them as checked (``checked_already``). Outside that block the same
+    array is checked again: an infinity written into it after a fit is found by the next
+    fit, and check_X of other arrays inside the block still checks them."""
+    from gbm.data import inputs
+    from gbm.sklearn import GBMClassifier
+
+    tested = []
+    real = inputs._first_infinity
+    monkeypatch.setattr(inputs, "_first_infinity", lambda a: tested.append(a.shape) or real(a))
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(600, 4)).astype(np.float32)
+    y = (X[:, 0] > 0).astype(int)
+    model = GBMClassifier(n_estimators=2, max_depth=2).fit(X, y, eval_set=[(X[:50], y[:50])])
+    assert sorted(tested) == [(50, 4), (600, 4)]
+    import gbm.sklearn.boosting as boosting
+
+    with monkeypatch.context() as m:  # train checks them again: the same model
+        m.setattr(boosting, "checked_already", lambda *arrays: inputs.checked_already())
+        again = GBMClassifier(n_estimators=2, max_depth=2).fit(X, y, eval_set=[(X[:50], y[:50])])
+    assert tested.count((600, 4)) >= 3 and tested.count((50, 4)) >= 3  # twice or more
+    assert model.get_booster().to_json() == again.get_booster().to_json()
+    X[7, 1] = np.inf
+    with pytest.raises(ValueError, match="X contains infinity at row 7, column 1"):
+        GBMClassifier(n_estimators=2).fit(X, y)
+    with inputs.checked_already(X[:10].copy()):
+        with pytest.raises(ValueError, match="infinity at row 7"):
+            check_X(X)
+    with inputs.checked_already(X):  # the caller's word: returned as it is
+        assert check_X(X) is X
 
 
 # --- issue 28 item 3, second pass (bench/PROFILE_memory.md) ---------------------------
@@ -236,6 +274,76 @@ def test_gradients_written_into_interleaved_slots_are_the_bits_of_separate_array
         for got in (contiguous, (slots[:, :1], slots[:, 1:])):
             assert got[0].tobytes() == expected[0].tobytes()
             assert got[1].tobytes() == expected[1].tobytes()
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 3001, 70_000])
+def test_logistic_pair_gradients_record_the_maxima_of_what_they_write(n):
+    """``logistic_pair_gradients`` writes the bits ``pointwise_gradients`` writes into the
+    pairs' slots and raises ``maxima`` to ``max |g|``, ``max |h|`` of them, NaN passed
+    over: what ``max_abs_pairs`` reads afterwards and NumPy's ``nanmax`` gives, on 1, 2 and
+    3 threads (each thread's maxima combined), from 0 and from a larger start; the
+    reference twin the same."""
+    from gbm.kernels import cpu, layout, reference
+
+    rng = np.random.default_rng(n)
+    margin = rng.normal(0.0, 3.0, n)
+    y = (rng.random(n) < 0.4).astype(np.float64)
+    w = rng.uniform(0.5, 2.0, n)
+    if n > 5:  # exp's under- and overflow; a NaN margin gives NaN g and h
+        margin[:4] = [-800.0, 800.0, np.nan, 1.0]
+        w[5] = 7.5  # the largest |g| and |h| in the middle of a block
+    expected = np.empty((n, 2))
+    cpu.pointwise_gradients(layout.LOGISTIC, margin[:, None], y, w, np.zeros(1),
+                            expected[:, :1], expected[:, 1:], 1)
+    read = cpu.max_abs_pairs(expected.view(np.int64)).tolist()
+    oracle = [float(np.nanmax(np.abs(expected[:, k]), initial=0.0)) for k in range(2)]
+    assert read == oracle
+    if n > 5:
+        assert oracle[0] > 0.0 and np.isnan(expected[2]).all()
+    for module, threads in ((cpu, 1), (cpu, 2), (cpu, 3), (reference, 1)):
+        pairs = np.full((n, 2), np.nan)
+        maxima = np.zeros(2)
+        module.logistic_pair_gradients(margin, y, w, pairs, threads, maxima)
+        assert pairs.tobytes() == expected.tobytes()
+        assert maxima.tolist() == oracle
+        start = np.array([100.0, 0.25])  # a running maximum over blocks: only raised
+        module.logistic_pair_gradients(margin, y, w, pairs, threads, start)
+        assert start.tolist() == [100.0, max(0.25, oracle[1])]
+
+
+def test_a_logistic_round_takes_the_recorded_maxima(monkeypatch):
+    """A CPU round of the logistic loss does not read the pairs again for their maxima
+    (``max_abs_pairs`` not called: the kernel recorded them); the models are those of the
+    maxima read off the pairs, weighted or not, with row sampling, on 1 and 2 threads, and
+    over several gradient blocks (more than 65,536 unweighted rows). The squared error
+    (no recording kernel) still reads them."""
+    import gbm.objectives.gradients as gradients
+    from gbm.kernels import cpu
+
+    rng = np.random.default_rng(5)
+    n = 70_000
+    X = rng.normal(size=(n, 4)).astype(np.float32)
+    y = (X[:, 0] + rng.normal(size=n) > 0).astype(float)
+    w = rng.uniform(0.5, 2.0, n)
+    reads = []
+    real = cpu.max_abs_pairs
+    monkeypatch.setattr(cpu, "max_abs_pairs", lambda pairs: reads.append(1) or real(pairs))
+    cases = [({"objective": "binary:logistic", "nthread": t}, weights)
+             for t in (1, 2) for weights in (None, w)]
+    cases.append(({"objective": "binary:logistic", "subsample": 0.6}, None))
+
+    def fits():
+        return [gbm.train(dict(p, max_depth=3), gbm.DMatrix(X, label=y, weight=weights),
+                          3).to_json() for p, weights in cases]
+
+    models = fits()
+    assert reads == []
+    monkeypatch.setattr(gradients, "_fused_pairs", lambda *args: None)
+    assert fits() == models
+    assert len(reads) == 3 * len(cases)
+    reads.clear()
+    gbm.train({"max_depth": 2}, gbm.DMatrix(X[:500], label=X[:500, 1]), 2)
+    assert len(reads) == 2
 
 
 def test_cuts_of_equal_weights_are_the_cuts_of_unit_weights():

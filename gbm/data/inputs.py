@@ -6,6 +6,8 @@ means the same thing in both. Sparse input (SciPy sparse matrices, pandas frames
 sparse columns) stays sparse: a ``gbm.data.sparse.SparseMatrix`` of its stored entries,
 absent ones missing.
 """
+import contextlib
+import contextvars
 import numbers
 
 import numpy as np
@@ -113,6 +115,26 @@ def _frame_to_float(X, allow_category=False):
     return out
 
 
+# check_X's own outputs that a caller has just checked and hands on to code that checks
+# its input again (the estimators' fit: its X and eval sets' Xs, then ``train``)
+_CHECKED = contextvars.ContextVar("gbm_checked_X", default=())
+
+
+@contextlib.contextmanager
+def checked_already(*arrays):
+    """Within the block, ``check_X`` returns any of ``arrays`` as it is (its shape still
+    checked). Each must be ``check_X``'s own output (float32, C order), checked by the
+    caller just before and not changed since: a fit's second pass over its values (the
+    infinity test: 0.08 ms at 50,000 x 10, more for wider data) is skipped. Others are passed over."""
+    done = tuple(a for a in arrays if isinstance(a, np.ndarray) and a.dtype == FLOAT
+                 and a.ndim == 2 and a.flags.c_contiguous)
+    token = _CHECKED.set(_CHECKED.get() + done)
+    try:
+        yield
+    finally:
+        _CHECKED.reset(token)
+
+
 def check_X(X, *, name="X", allow_category=False, shard=False):
     """Validate a feature matrix and return it as C-ordered float32 (NaN = missing).
 
@@ -135,6 +157,8 @@ def check_X(X, *, name="X", allow_category=False, shard=False):
     """
     if X is None:
         raise TypeError(f"{name} must be an array-like of shape (n_samples, n_features), got None")
+    if any(X is done for done in _CHECKED.get()):
+        return _check_shape(X, name, shard)
     if is_device_array(X):  # stays on the GPU
         return _check_device_X(X, name, shard)
     if type(X).__module__.startswith("pyarrow") and hasattr(X, "to_pandas"):

@@ -61,7 +61,7 @@ STANDARD = (
     # the logistic loss's kernel for them, the others' into strided views; the pairs
     # converted in place
     ("gbm.kernels.cpu.objective", "_logistic_pair_gradients",
-     (_F64_1, _F64_1, _F64_1, _F64_2, _I64), 1.6),
+     (_F64_1, _F64_1, _F64_1, _F64_2, _I64, _F64_1), 1.6),
     ("gbm.kernels.cpu.objective", "_pointwise_gradients",
      (_I64, _F64_2, _F64_1, _F64_1, _F64_1, _F64_2A, _F64_2A, _I64), 1.6),
     ("gbm.kernels.cpu.quantize", "max_abs_pairs", (_I64_2,), 0.7),

@@ -23,7 +23,8 @@ from .parameters import (BOOSTING_PARAMS, N_POSITIONAL, RANKER_PARAMS, RANKER_PO
 from ..data.categorical import _as_frame, category_columns, encode_X
 from ..data.dmatrix import replace_missing
 from ..data.eval_sets import fit_eval_specs
-from ..data.inputs import check_sample_weight, check_X, check_y, is_device_array, to_host
+from ..data.inputs import (check_sample_weight, check_X, check_y, checked_already,
+                           is_device_array, to_host)
 from ..data.intervals import check_intervals
 from ..metrics import get_metric
 from ..objectives import OBJECTIVES
@@ -189,11 +190,14 @@ class _GBMBase(BaseEstimator):
         train_kwargs["callbacks"] = list(self.callbacks or []) + list(
             train_kwargs.get("callbacks") or [])
         evals = fit_eval_specs(**evals, prepare=lambda spec: self._prepare_eval(spec, raw))
-        self._Booster = train(params, X, y, num_boost_round=self._boost_rounds(),
-                              feature_names=names, init_model=xgb_model, evals=evals,
-                              verbose_eval=verbose,
-                              early_stopping_rounds=self.early_stopping_rounds,
-                              categorical_features=self.categorical_features, **train_kwargs)
+        # X and the eval sets' converted here: train need not test their values again
+        with checked_already(X, *(getattr(spec, "X", None) for spec in evals or ())):
+            self._Booster = train(params, X, y, num_boost_round=self._boost_rounds(),
+                                  feature_names=names, init_model=xgb_model, evals=evals,
+                                  verbose_eval=verbose,
+                                  early_stopping_rounds=self.early_stopping_rounds,
+                                  categorical_features=self.categorical_features,
+                                  **train_kwargs)
         return self
 
     def _prepare_eval(self, spec, raw):

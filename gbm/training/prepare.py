@@ -114,7 +114,8 @@ class Fit:
                              p, backend, objective.n_groups, self.data, leaf_refresh) else None)
         self.runner = GroupRunner(backend, 1 if self.lockstep else objective.n_groups,
                                   lambda: HistogramBuffers(backend.xp))
-        release_free_memory()  # the set-up's temporaries: not held through the rounds
+        # the set-up's temporaries: not held through the rounds
+        release_free_memory(4 * X.shape[0] * X.shape[1])
         self._context = None
 
     def _features(self, data, init_model):

@@ -27,10 +27,12 @@ def grow_round(fit, booster, round_):
                                      queries=fit.queries, round_=round_)
     # group-major: no copy when the objective wrote them so (gbm.objectives.gradients),
     # nor when it wrote them into the pairs' slots (quantize converts them in place)
+    local_max = None
     if slots is None or not (np.may_share_memory(grad, slots) and np.may_share_memory(hess, slots)):
         grad, hess = xp.ascontiguousarray(grad.T), xp.ascontiguousarray(hess.T)
     else:
         grad, hess = grad.T, hess.T
+        local_max = _recorded_maxima(backend)
     if fit.lockstep is not None:
         by_group = [[tree] for tree in fit.lockstep.grow_round(
             grad, hess, fit.margins, round_, fit.row_ids, fit.n_rows_total, fit.params,
@@ -44,7 +46,7 @@ def grow_round(fit, booster, round_):
             return _grow_group(fit.data, grad[group], hess[group], fit.margins[group], group,
                                round_, residual, fit.row_ids, fit.n_rows_total,
                                fit.refresh_weights, fit.params, group_backend, buffers,
-                               fit.whole_trees)
+                               fit.whole_trees, local_max)
 
         by_group = fit.runner.map(grow, range(objective.n_groups))
     for group, trees in enumerate(by_group):
@@ -69,18 +71,34 @@ def _gradients_in_pairs(fit):
     n = fit.margins.shape[1]
     slots = backend.buffer("gpair", (n, 2), GPAIR_DTYPE).view(np.float64)
     backend.workspace["grad"], backend.workspace["hess"] = slots[:, 0], slots[:, 1]
+    # the logistic loss's kernel records max |g|, max |h| here as it writes the slots
+    # (gbm.objectives.gradients._fused_pairs); NaN: not recorded this round
+    backend.workspace["pair_maxima"] = np.full(2, np.nan)
+    backend.workspace["pair_slots"] = slots
     return slots
 
 
+def _recorded_maxima(backend):
+    """This round's ``max |g|``, ``max |h|`` as the objective's kernel recorded them while
+    writing the pairs' slots (float64 (2,)), or None when it did not (another objective,
+    or a custom one): ``quantize`` then reads them off the pairs (``max_abs_pairs``)."""
+    maxima = backend.workspace.get("pair_maxima")
+    if maxima is None or maxima[0] != maxima[0] or maxima[1] != maxima[1]:  # NaN: not written
+        return None
+    return maxima
+
+
 def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_rows_total,
-                weights, p, backend, buffers, whole_trees=None):
+                weights, p, backend, buffers, whole_trees=None, local_max=None):
     """Grow one round's trees of one output group (``num_parallel_tree`` of them, sharing
     the round's gradients, as XGBoost does) and add their leaf values to ``column`` (the
     group's margins, contiguous, updated in place); returns the trees, for the caller to
     add to the booster in group order. ``whole_trees``: a ``gbm.tree.whole_tree
-    .WholeTrees`` grows each tree in one call (None: ``TreeGrower``)."""
+    .WholeTrees`` grows each tree in one call (None: ``TreeGrower``). ``local_max``: this
+    rank's ``max |g|``, ``max |h|`` when the objective's kernel recorded them (``quantize``)."""
     gpair, scales = quantize(grad, hess, backend, n_rows_total,
-                             out=backend.buffer("gpair", (grad.shape[0], 2), GPAIR_DTYPE))
+                             out=backend.buffer("gpair", (grad.shape[0], 2), GPAIR_DTYPE),
+                             local_max=local_max)
     n_parallel = p["num_parallel_tree"]
     # Each parallel tree's leaves carry learning_rate / num_parallel_tree, so a round
     # adds learning_rate times the mean of its trees (XGBoost scales them the same way).

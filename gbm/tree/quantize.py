@@ -41,7 +41,7 @@ def quantization_scale(max_abs, n_rows):
     return math.ldexp(1.0, min(exponent, 1000))
 
 
-def quantize(grad, hess, backend, n_rows_total=None, out=None, max_abs=None):
+def quantize(grad, hess, backend, n_rows_total=None, out=None, max_abs=None, local_max=None):
     """Turn float64 gradients and hessians into int64 pairs, with scales agreed by every
     rank (the global ``max |g|``, ``max |h|`` and row count, through the collective).
 
@@ -55,6 +55,11 @@ def quantize(grad, hess, backend, n_rows_total=None, out=None, max_abs=None):
     max_abs : float64 (2,), optional
         The global ``max |g|``, ``max |h|`` when the caller has agreed them already (one
         exchange for several outputs: ``gbm.tree.vector_leaf.quantize_outputs``).
+    local_max : float64 (2,), optional
+        This rank's ``max |g|``, ``max |h|`` (NaN passed over), when the objective's kernel
+        recorded them as it wrote the pairs' slots (``logistic_pair_gradients``): the same
+        values ``max_abs_pairs`` would read, without a second pass; still agreed through
+        the collective.
 
     Returns
     -------
@@ -67,10 +72,11 @@ def quantize(grad, hess, backend, n_rows_total=None, out=None, max_abs=None):
     in_place = out is not None and _in_pair_slots(grad, hess, out)
     if not in_place:
         grad, hess = xp.ascontiguousarray(grad), xp.ascontiguousarray(hess)
-    with backend.threads(grad.shape[0]):
+    with backend.threads(2 * grad.shape[0]):  # two values a row
         if max_abs is None:
-            local_max = (kernels.max_abs_pairs(out) if in_place
-                         else np.array([kernels.max_abs(grad), kernels.max_abs(hess)]))
+            if local_max is None:
+                local_max = (kernels.max_abs_pairs(out) if in_place
+                             else np.array([kernels.max_abs(grad), kernels.max_abs(hess)]))
             max_abs = collective.allreduce(local_max, "max")
         n = grad.shape[0] if n_rows_total is None else n_rows_total
         scales = np.array([quantization_scale(max_abs[0], n), quantization_scale(max_abs[1], n)])

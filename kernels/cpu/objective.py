@@ -42,7 +42,7 @@ def pointwise_gradients(kind, margin, y, w, objective_params, grad, hess, n_thre
     """
     pairs = _pair_slots(grad, hess)
     if kind == LOGISTIC and pairs is not None and margin.T.flags.c_contiguous:
-        _logistic_pair_gradients(margin.T[0], y, w, pairs, n_threads)
+        _logistic_pair_gradients(margin.T[0], y, w, pairs, n_threads, np.zeros(2))
     elif ((kind == SOFTMAX or kind == LOGISTIC and margin.shape[1] == 1)
             and all(a.T.flags.c_contiguous for a in (margin, grad, hess))):
         if kind == SOFTMAX:
@@ -107,15 +107,40 @@ def _logistic_gradients(margin, y, w, grad, hess, n_threads):
         _logistic_rows(margin, n * i // n_threads, n * (i + 1) // n_threads, y, w, grad, hess)
 
 
+def logistic_pair_gradients(margin, y, w, pairs, n_threads, maxima):
+    """The logistic loss's gradients written into one output group's interleaved slots,
+    and their largest absolute values, in one pass (what ``max_abs_pairs`` would read
+    again afterwards: ``gbm.tree.quantize`` takes them instead).
+
+    margin, y, w : float64 (n_rows,)   # IN  C order
+    pairs : float64 (n_rows, 2)        # OUT C order: row i's gradient, then its hessian
+    n_threads : int                    # rows are cut into this many pieces
+    maxima : float64 (2,)              # IN/OUT max |g|, max |h| so far (0 to start):
+                                       #     raised to this call's (NaN passed over)
+
+    Each row is computed alone (the same bits as ``pointwise_gradients``), and a maximum
+    is exact in any order: each thread's maxima, taken over its own rows, are combined
+    after the loop, so the thread count changes no value.
+    """
+    _logistic_pair_gradients(margin, y, w, pairs, n_threads, maxima)
+
+
 @kernel(parallel=True)
-def _logistic_pair_gradients(margin, y, w, pairs, n_threads):
-    """``_logistic_gradients`` into interleaved slots; margin : float64 (n_rows,), pairs :
-    float64 (n_rows, 2), C order: row i's gradient in column 0, its hessian in column 1."""
+def _logistic_pair_gradients(margin, y, w, pairs, n_threads, maxima):
+    """``logistic_pair_gradients``. Each block's maxima are taken on the bits of the
+    values just written, while they are in cache, as ``max_abs_pairs`` takes them."""
     n = margin.shape[0]
     slots = flat(pairs)
+    bits = slots.view(np.uint64)
+    partial = np.zeros((n_threads, 2), dtype=np.uint64)
     for t in prange(n_threads):
         i = np.int64(t)  # bounds of one type in the typing pass and the loop: one compile
-        _logistic_pair_rows(margin, n * i // n_threads, n * (i + 1) // n_threads, y, w, slots)
+        _logistic_pair_rows(margin, n * i // n_threads, n * (i + 1) // n_threads, y, w, slots,
+                            bits, partial[t])
+    best = maxima.view(np.uint64)  # non-negative floats order as their bits do
+    for t in range(n_threads):
+        best[0] = max(best[0], partial[t, 0])
+        best[1] = max(best[1], partial[t, 1])
 
 
 @helper
@@ -191,10 +216,15 @@ def _logistic_rows(margin, lo, hi, y, w, grad, hess):
 
 
 @helper
-def _logistic_pair_rows(margin, lo, hi, y, w, slots):
+def _logistic_pair_rows(margin, lo, hi, y, w, slots, bits, best):
     """``_logistic_rows`` writing row ``i``'s gradient and hessian into ``slots[2 i]``,
     ``slots[2 i + 1]`` (the flat interleaved pairs): the same operations, the same bits;
-    the constant stride lets the last loop vectorise."""
+    the constant stride lets the last loop vectorise. ``best`` (uint64 (2,)) is raised to
+    the largest ``|g|``, ``|h|`` bits of these rows (``bits``: ``slots`` as uint64)."""
+    sign_off = np.uint64(0x7FFFFFFFFFFFFFFF)  # every bit of a float64 but its sign
+    inf = np.uint64(0x7FF0000000000000)  # +inf's bits; |NaN|'s are larger: passed over
+    zero = np.uint64(0)
+    best_g, best_h = zero, zero
     e = np.empty(_BLOCK)
     for first in range(lo, hi, _BLOCK):
         last = min(first + _BLOCK, hi)
@@ -206,6 +236,12 @@ def _logistic_pair_rows(margin, lo, hi, y, w, slots):
             p = 1.0 / (1.0 + e[i])
             out[2 * i] = (p - label[i]) * weight[i]
             out[2 * i + 1] = max(p * (1.0 - p), _EPS) * weight[i]
+        written = bits[2 * first:2 * last]
+        for i in range(m):  # unsigned maxima: vectorised (max_abs_pairs' loop)
+            g, h = written[2 * i] & sign_off, written[2 * i + 1] & sign_off
+            best_g = max(best_g, g if g <= inf else zero)
+            best_h = max(best_h, h if h <= inf else zero)
+    best[0], best[1] = best_g, best_h
 
 
 @helper(inline="always")
