@@ -27,19 +27,11 @@ def paged_vector_histograms(matrix, kernels, gpair, rows, starts, ends, hist):
     starts, ends : int64 (n_nodes,), each node's segment of ``rows``
     hist : int64 (n_nodes, n_slots, d, 2), OUT: the sums over every page
     """
-    starts = np.ascontiguousarray(starts, dtype=np.int64)
-    ends = np.ascontiguousarray(ends, dtype=np.int64)
-    _check_increasing(rows, starts, ends)
-    hist[...] = 0
-    part = np.empty_like(hist)
-    for lo, hi, by_feature in matrix.pages_by_feature():
-        runs = matrix.node_runs(rows, starts, ends, lo, hi)
-        if runs is None:
-            continue
-        local, s, e = runs
+    def build(by_feature, lo, hi, local, s, e, part):
         kernels.build_vector_histograms(by_feature, gpair[lo:hi], local, s, e,
                                         matrix.feature_offsets, part)
-        np.add(hist, part, out=hist)  # integers: the sum over pages is the whole matrix's
+
+    _sum_over_pages(matrix, rows, starts, ends, hist, build)
 
 
 def paged_feature_histograms(matrix, kernels, gpair, rows, starts, ends, features, hist):
@@ -58,9 +50,22 @@ def paged_feature_histograms(matrix, kernels, gpair, rows, starts, ends, feature
     hist : int64 (n_nodes, n_slots, k, 2), OUT: ``n_slots`` at least the widest
         feature's bins + 1 (its missing slot)
     """
+    features = np.ascontiguousarray(features, dtype=np.int32)
+
+    def build(by_feature, lo, hi, local, s, e, part):
+        # the page's pairs as one block (the kernel indexes them by page-local row)
+        kernels.build_vector_feature_histograms(
+            by_feature, np.ascontiguousarray(gpair[:, lo:hi]), local, s, e, features, part)
+
+    _sum_over_pages(matrix, rows, starts, ends, hist, build)
+
+
+def _sum_over_pages(matrix, rows, starts, ends, hist, build):
+    """``hist`` = the sum over the pages of ``build(bins_by_feature, lo, hi, local rows,
+    starts, ends, part)``, each page's histograms of its part of each node's rows (integer
+    sums: the one-matrix histograms exactly)."""
     starts = np.ascontiguousarray(starts, dtype=np.int64)
     ends = np.ascontiguousarray(ends, dtype=np.int64)
-    features = np.ascontiguousarray(features, dtype=np.int32)
     _check_increasing(rows, starts, ends)
     hist[...] = 0
     part = np.empty_like(hist)
@@ -69,10 +74,8 @@ def paged_feature_histograms(matrix, kernels, gpair, rows, starts, ends, feature
         if runs is None:
             continue
         local, s, e = runs
-        # the page's pairs as one block (the kernel indexes them by page-local row)
-        kernels.build_vector_feature_histograms(
-            by_feature, np.ascontiguousarray(gpair[:, lo:hi]), local, s, e, features, part)
-        np.add(hist, part, out=hist)
+        build(by_feature, lo, hi, local, s, e, part)
+        np.add(hist, part, out=hist)  # integers: the sum over pages is the whole matrix's
 
 
 def _check_increasing(rows, starts, ends):

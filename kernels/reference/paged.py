@@ -45,19 +45,9 @@ def page_partition_build(bins, bins_by_feature, lo, gpair, rows, scratch, work, 
                          feature_offsets, private):
     hi = lo + bins.shape[0]
     for j in range(node_starts.shape[0]):
-        start = int(node_starts[j])
-        a = int(start + seen_left[j] + seen_right[j])
-        run = rows[a:_run(rows, a, int(node_ends[j]), hi)].copy()
-        f = int(split_feature[j])
-        go = _goes_left(bins_by_feature[f, run - lo], f, split_bin, default_left, split_type,
-                        cat_bits, n_bins, j)
-        left, right = run[go], run[~go]
-        at = start + int(seen_left[j])
-        rows[at:at + left.shape[0]] = left
-        at = start + int(seen_right[j])
-        scratch[at:at + right.shape[0]] = right
-        seen_left[j] += left.shape[0]
-        seen_right[j] += right.shape[0]
+        left, right = _split_run(bins_by_feature, lo, hi, rows, scratch, node_starts,
+                                 node_ends, seen_left, seen_right, split_feature, split_bin,
+                                 default_left, split_type, cat_bits, n_bins, j)
         _add(bins, gpair, left if small_is_left[j] else right, lo, feature_offsets,
              private[0, j])
 
@@ -67,19 +57,30 @@ def page_partition(bins_by_feature, lo, rows, scratch, work, node_starts, node_e
                    n_bins):
     hi = lo + bins_by_feature.shape[1]
     for j in range(node_starts.shape[0]):
-        start = int(node_starts[j])
-        a = int(start + seen_left[j] + seen_right[j])
-        run = rows[a:_run(rows, a, int(node_ends[j]), hi)].copy()
-        f = int(split_feature[j])
-        go = _goes_left(bins_by_feature[f, run - lo], f, split_bin, default_left, split_type,
-                        cat_bits, n_bins, j)
-        left, right = run[go], run[~go]
-        at = start + int(seen_left[j])
-        rows[at:at + left.shape[0]] = left
-        at = start + int(seen_right[j])
-        scratch[at:at + right.shape[0]] = right
-        seen_left[j] += left.shape[0]
-        seen_right[j] += right.shape[0]
+        _split_run(bins_by_feature, lo, hi, rows, scratch, node_starts, node_ends, seen_left,
+                   seen_right, split_feature, split_bin, default_left, split_type, cat_bits,
+                   n_bins, j)
+
+
+def _split_run(bins_by_feature, lo, hi, rows, scratch, node_starts, node_ends, seen_left,
+               seen_right, split_feature, split_bin, default_left, split_type, cat_bits,
+               n_bins, j):
+    """Node ``j``'s rows on the page ``[lo, hi)``: its left ones placed after those of the
+    pages before in ``rows``, its right ones in ``scratch``; returns (left, right)."""
+    start = int(node_starts[j])
+    a = int(start + seen_left[j] + seen_right[j])
+    run = rows[a:_run(rows, a, int(node_ends[j]), hi)].copy()
+    f = int(split_feature[j])
+    go = _goes_left(bins_by_feature[f, run - lo], f, split_bin, default_left, split_type,
+                    cat_bits, n_bins, j)
+    left, right = run[go], run[~go]
+    at = start + int(seen_left[j])
+    rows[at:at + left.shape[0]] = left
+    at = start + int(seen_right[j])
+    scratch[at:at + right.shape[0]] = right
+    seen_left[j] += left.shape[0]
+    seen_right[j] += right.shape[0]
+    return left, right
 
 
 def page_predict_binned(bins, lo, rows, seen, n_bins, walk, cat_bits, value, tree_offsets,
