@@ -34,3 +34,30 @@ def test_slow_peers_are_fitted_on_fewer_rounds_and_labelled(tmp_path):
         else:
             assert rounds == 4 and re.fullmatch(r"[0-9.]+", fit) and "rounds" not in metric
     assert "Rows marked extrapolated: fitted on 2 rounds" in out.read_text()
+
+
+def _match_run(tmp_path, match_rounds):
+    out = tmp_path / "m.md"
+    multiclass.main(["--rows", "400", "--features", "4", "--rounds", "4", "--depth", "3",
+                     "--threads", "1", "--cases", "classes-5", "--skip", "xgboost", "lightgbm",
+                     "catboost", "no projection", "--match", "0.01", "--match-rounds",
+                     str(match_rounds), "--out", str(out)])
+    return _rows(out.read_text())
+
+
+def test_match_grows_vector_leaves_until_the_best_full_peer_is_reached(tmp_path):
+    rows = _match_run(tmp_path, 60)
+    full = {r[1]: float(r[6].split()[1]) for r in rows[:2]}
+    best_name = min(full, key=full.get)
+    matched = rows[2]
+    assert matched[1].endswith(f"to within 1.0% of {best_name}")
+    target = float(re.search(r"target ([0-9.]+)", matched[6]).group(1))
+    assert target == pytest.approx(full[best_name] * 1.01, abs=1e-4)
+    rounds, value = int(matched[2]), float(matched[6].split()[1])
+    assert 1 <= rounds <= 60 and value <= target
+    assert float(matched[4]) == pytest.approx(float(matched[3]) / rounds, abs=0.002)
+
+
+def test_match_says_when_the_target_is_not_reached(tmp_path):
+    matched = _match_run(tmp_path, 1)[2]
+    assert matched[2] == "1" and matched[3].startswith("not reached: ")
