@@ -117,3 +117,25 @@ def test_maxima_of_the_wrong_shape_are_refused():
     grad, hess = np.empty_like(margin), np.empty_like(margin)
     with pytest.raises(ValueError, match=r"maxima has shape \(2, 2\).*\(3, 2\)"):
         softmax_gradients(margin, y, w, grad, hess, 1, np.zeros((2, 2)))
+
+
+def test_power_from_bits_is_the_power_table():
+    """The CPU exp's 2**e, built from the bits, is the table's (Python's exact ldexp) for
+    every normal power, compiled and as plain Python."""
+    from gbm.kernels.elementary import _POWERS, cpu as compiled, power_from_bits, python
+    from gbm.kernels.jit import helper
+
+    e = np.arange(-1022, 1024)
+    want = np.array([np.ldexp(1.0, int(v)) for v in e])
+    np.testing.assert_array_equal(want, _POWERS)
+    np.testing.assert_array_equal([power_from_bits(np.int64(v)) for v in e], want)
+    built = helper(power_from_bits)
+    np.testing.assert_array_equal([built(np.int64(v)) for v in e], want)
+    # the compiled exp and exp_normal (bits) against the Python build's (the table) where
+    # the power is the lowest and highest normal one, and across the whole range
+    x = np.concatenate([np.linspace(-708.5, -707.5, 2001), np.linspace(708.5, 709.78, 2001),
+                        np.linspace(-708.0, 709.0, 4001)])
+    for name in ("exp", "exp_normal"):
+        inside = x if name == "exp" else x[(x >= -708.0) & (x <= 709.0)]
+        got = np.array([getattr(compiled, name)(v) for v in inside])
+        np.testing.assert_array_equal(got, [getattr(python, name)(v) for v in inside])

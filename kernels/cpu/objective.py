@@ -215,11 +215,11 @@ def _softmax_rows(margin, lo, hi, y, w, block, grad, hess, grad_bits, hess_bits,
             at = np.uint64(k * n + first)
             for i in range(m):
                 x = mf[at + np.uint64(i)] - top[i]
-                e = exp_normal(x if x >= _NORMAL_LOW else _NORMAL_LOW)
+                inside = x >= _NORMAL_LOW
+                outside |= not inside
+                e = exp_normal(x if inside else _NORMAL_LOW)
                 gf[at + np.uint64(i)] = e
                 total[i] += e
-            for i in range(m):
-                outside |= not mf[at + np.uint64(i)] - top[i] >= _NORMAL_LOW
         if outside:
             for i in range(m):
                 total[i] = 0.0
