@@ -19,9 +19,9 @@ BACKENDS = ["cpu"] + (["cuda"] if importlib.util.find_spec("numba_cuda") else []
 # the gradient pairs converted in their own memory: the CPU rounds' (gbm.training.rounds)
 # and the vector-leaf CPU rounds' pairs written in the histograms' layout (a CUDA round
 # quantizes each output and transposes: gbm.tree.vector_leaf.quantize_outputs); the logistic
-# gradients that record their pairs' maxima (a CUDA round takes them in a pass of its own)
+# and softmax gradients that record their maxima (a CUDA round takes them in a pass of its own)
 PENDING = {"cuda": ("max_abs_pairs", "quantize_pairs_in_place", "quantize_vector_pairs",
-                    "logistic_pair_gradients")}
+                    "logistic_pair_gradients", "softmax_gradients")}
 # Kernels that run on the host on every backend, by design, so have no CUDA version: the
 # exact sums behind base scores and metrics (``exact``), the same-bits exp / log / log2 of
 # metrics' inputs (``elementwise``), the unweighted binary AUC (``auc``) and the AFT loss

@@ -19,7 +19,7 @@ from .linear import (dual_terms, gradient_csc, gradient_dense, gram_dense, hessi
                      hessian_diagonal_dense, loss_terms, margins_csc, margins_csr, margins_dense)
 from .linear_cd import (cd_gram, cd_residual_csc, cd_residual_dense, svc_dual_cd_csr,
                         svc_dual_cd_dense)
-from .objective import logistic_pair_gradients, pointwise_gradients
+from .objective import logistic_pair_gradients, pointwise_gradients, softmax_gradients
 from .partition import add_leaf_values, add_split_values, partition_rows
 from .paged import (move_right_rows, page_add_split_values, page_histograms,
                     page_partition, page_partition_build, page_predict_binned, sum_private)
@@ -45,6 +45,8 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            # the gradient pairs converted in their own memory, a CPU round of one output
            # group's (no CUDA version: tests/test_kernel_contract.py)
            "max_abs_pairs", "quantize_pairs_in_place", "logistic_pair_gradients",
+           # softmax's gradients with each class's maxima in the same pass (no CUDA version)
+           "softmax_gradients",
            # sparse bin matrices and raw CSR rows (csr.py, csr_predict.py)
            "add_split_values_csr", "bin_values_csr", "build_histograms_csr",
            "partition_rows_csr", "predict_binned_csr", "predict_csr", "predict_leaf_csr",
