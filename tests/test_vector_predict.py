@@ -144,6 +144,7 @@ def classes_200():
     X = rng.random((1200, 6)).astype(np.float32)
     y = np.minimum((X[:, 0] * 150 + X[:, 1] * 50).astype(int), 199)
     y[:200] = np.arange(200)  # every class seen
+    X[rng.random(X.shape) < 0.05] = np.nan  # missing values at fit: eval rows may have them
     model = gbm.train({"max_depth": 3, "learning_rate": 0.3, "n_jobs": 2,
                        "multi_strategy": "multi_output_tree", "objective": "multi:softprob",
                        "num_class": 200}, X, y, 3)
@@ -204,3 +205,36 @@ def test_trained_model_leaves_base_margin_and_sparse_rows(classes_200):
     present = ~np.isnan(X)
     csr = sp.csr_matrix((X[present], np.nonzero(present)), shape=X.shape)
     assert np.array_equal(model.predict(csr, output_margin=True), _plain_margin(model, X))
+
+
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+def test_binned_rows_match_the_per_output_path(classes_200, layout):
+    # the eval sets' path: margins on the training edges' bins, every row or a subset
+    from gbm.data.binning import BinMapper
+    from gbm.model.vector_predict import add_binned_vector_margins
+
+    model, X = classes_200
+    backend = get_backend("cpu", 2)
+    bins = BinMapper.from_cuts(model.cuts).bin_matrix(X, layout, cpu)
+    start = np.random.default_rng(4).normal(size=(X.shape[0], 200))
+    for rows in (np.arange(X.shape[0]), np.arange(3, X.shape[0], 7)):
+        per_output = model.forest(1, 3)
+        expected = start.copy()
+        with backend.threads():
+            bins.predict_binned(cpu, rows, per_output.walk_binned, per_output.cat_bits,
+                                per_output.value, per_output.tree_offsets,
+                                per_output.tree_group, per_output.tree_depth, expected)
+            got = start.copy()
+            add_binned_vector_margins(backend, bins, rows, model.trees[1:3], got)
+        assert np.array_equal(got, expected)
+        assert not np.array_equal(got[rows], start[rows])
+    # on the training edges the bins reach the raw values' leaves: the same margins
+    assert np.array_equal(_binned_all(model, bins, backend, X), _plain_margin(model, X))
+
+
+def _binned_all(model, bins, backend, X):
+    from gbm.model.vector_predict import add_binned_vector_margins
+
+    out = np.tile(model.base_margin, (X.shape[0], 1))
+    add_binned_vector_margins(backend, bins, np.arange(X.shape[0]), model.trees, out)
+    return out

@@ -66,3 +66,35 @@ def add_vector_margins(kernels, X, trees, out):
     ``Tree``s) for raw rows ``X`` (a float32 matrix or a ``SparseMatrix``)."""
     if trees:
         add_packed_margins(kernels, X, VectorTrees(trees), out)
+
+
+def add_binned_vector_margins(backend, bins, rows, trees, out):
+    """``out[rows]`` (float64 (n_rows, k), C order, on ``backend``) += the leaf vectors of
+    ``trees`` for binned rows: ``bins`` a bin matrix of any layout (its ``predict_binned``,
+    e.g. an eval set's bins during training), ``rows`` int (m,) the rows to add to.
+
+    The leaves come from ``predict_binned`` itself, with each node's value its id within
+    its tree and tree ``t`` adding to column ``t`` of a zero matrix (0 + id is exact), so
+    every bin layout and backend that predicts binned rows finds them; then each row's
+    leaf vectors are added tree after tree, as the per-output trees would add them.
+    """
+    if not trees or rows.shape[0] == 0:
+        return
+    xp = backend.xp
+    packed = VectorTrees(trees)
+    shapes = packed.shapes
+    sizes = np.diff(shapes.tree_offsets)
+    node_ids = (np.arange(shapes.tree_offsets[-1]) - np.repeat(shapes.tree_offsets[:-1], sizes)
+                ).astype(np.float64)
+    found = xp.zeros((out.shape[0], packed.n_trees), dtype=np.float64)
+    bins.predict_binned(backend.kernels, rows, shapes.walk_binned, shapes.cat_bits,
+                        xp.asarray(node_ids), shapes.tree_offsets,
+                        np.arange(packed.n_trees, dtype=np.int32), shapes.tree_depth, found)
+    leaves = xp.ascontiguousarray(found[rows].astype(np.int32))
+    every_row = rows.shape[0] == out.shape[0] and bool(
+        (backend.to_host(rows) == np.arange(out.shape[0])).all())
+    part = out if every_row else xp.ascontiguousarray(out[rows])
+    backend.kernels.add_leaf_vectors(leaves, shapes.tree_offsets, packed.leaf_row,
+                                     packed.leaf_values, part)
+    if not every_row:
+        out[rows] = part

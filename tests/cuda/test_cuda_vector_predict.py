@@ -50,3 +50,28 @@ def test_cuda_model_predicts_the_cpu_bits():
     for kwargs in ({}, {"output_margin": True}, {"iteration_range": (1, 2)},
                    {"pred_leaf": True}):
         assert np.array_equal(host(on_gpu.predict(Xt, **kwargs)), on_cpu.predict(Xt, **kwargs))
+
+
+def test_binned_vector_margins_on_the_cuda_backend_are_the_cpus():
+    from gbm.data.binning import BinMapper
+    from gbm.model.vector_predict import add_binned_vector_margins
+    from gbm.runtime.backend import get_backend
+
+    rng = np.random.default_rng(3)
+    X = rng.random((90, 3)).astype(np.float32)
+    X[::5, 2] = np.nan
+    y = np.minimum((X[:, 0] * 6).astype(int), 5)
+    model = gbm.train({"max_depth": 2, "multi_strategy": "multi_output_tree",
+                       "objective": "multi:softprob", "num_class": 6}, X, y, 2)
+    mapper = BinMapper.from_cuts(model.cuts)
+    start = rng.normal(size=(X.shape[0], 6))
+    rows = np.arange(1, X.shape[0], 3)
+    on_cpu = start.copy()
+    add_binned_vector_margins(get_backend("cpu"), mapper.bin_matrix(X, "dense", cpu), rows,
+                              model.trees, on_cpu)
+    backend = get_backend("cuda")
+    on_gpu = dev(start)
+    add_binned_vector_margins(backend, mapper.bin_matrix(X, "dense", cuda, backend.xp),
+                              dev(rows), model.trees, on_gpu)
+    np.testing.assert_array_equal(host(on_gpu), on_cpu)
+    assert not np.array_equal(on_cpu[rows], start[rows])
