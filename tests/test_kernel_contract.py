@@ -41,7 +41,7 @@ HOST_ONLY = {"exact": ("add_exact_parts",),
 HOST_KERNELS = {name for names in HOST_ONLY.values() for name in names}
 CONCEPTS = ("binning", "bundled", "csr", "csr_predict", "histogram", "linear", "linear_cd",
             "objective", "partition", "predict", "quantize", "rank", "shap", "split",
-            "vector_leaf", "vector_categorical") \
+            "vector_leaf", "vector_categorical", "vector_predict") \
     + tuple(HOST_ONLY)
 
 

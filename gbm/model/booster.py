@@ -297,7 +297,6 @@ class Booster:
                 f"model's feature count (or a gbm.data.sparse.SparseMatrix of them); got "
                 f"{getattr(X, 'shape', None)} {getattr(X, 'dtype', type(X).__name__)}")
         begin, end = _check_iteration_range(iteration_range, self.num_boosted_rounds)
-        forest = self.forest(begin, end)
         on_device = is_device_array(X)  # GPU input: predicted on the GPU, returned there
         device = "cuda" if on_device else self.params["device"]
         backend = get_backend(device, self.params["n_jobs"] if n_jobs is None else n_jobs)
@@ -307,6 +306,11 @@ class Booster:
         if base_margin is not None and kind in ("contribs", "interactions", "leaf"):
             raise ValueError("base_margin applies to predictions and margins, not to "
                              "pred_contribs, pred_interactions or pred_leaf")
+        if self.vector_leaf and xp is np and kind in ("leaf", "margin", "value"):
+            # each tree walked once (gbm.model.vector_predict), never packed once per output
+            return self._predict_vector(X, kind, begin, end, backend, base_margin,
+                                        strict_shape)
+        forest = self.forest(begin, end)
         if kind in ("contribs", "interactions"):
             explain = predict_contributions if kind == "contribs" else predict_interactions
             values = xp.asarray(explain(self, X, forest, backend, approximate=approx_contribs))
@@ -326,23 +330,39 @@ class Booster:
                 return shape_output(xp.ascontiguousarray(leaves[:, ::self.n_groups]), kind, 1,
                                     strict_shape, end - begin)
             return shape_output(leaves, kind, self.n_groups, strict_shape, end - begin)
-        if base_margin is None:
-            margin = xp.tile(xp.asarray(self.base_margin), (X.shape[0], 1))
-        else:
-            from ..data.inputs import check_base_margin
-
-            start = check_base_margin(backend.to_host(base_margin), X.shape[0], self.n_groups)
-            margin = xp.ascontiguousarray(xp.asarray(start).T)
+        margin = self._start_margin(X, base_margin, backend, xp)
         with backend.threads(X.size * max(1, forest.n_trees // 8)):
-            if self.vector_leaf and xp is np:  # each tree walked once (gbm.model.vector_predict)
-                from .vector_predict import add_vector_margins
-
-                lo, hi = self.iteration_indptr[begin], self.iteration_indptr[end]
-                add_vector_margins(k, X, self.trees[lo:hi], margin)
-            else:
-                add_raw_margins(k, X, forest, margin)
+            add_raw_margins(k, X, forest, margin)
         if kind == "value":
             margin = get_objective(self.params).transform(margin, xp)
+        return shape_output(margin, kind, self.n_groups, strict_shape)
+
+    def _start_margin(self, X, base_margin, backend, xp):
+        """float64 (n_rows, n_groups), C order: each row's margin before any tree."""
+        if base_margin is None:
+            return xp.tile(xp.asarray(self.base_margin), (X.shape[0], 1))
+        from ..data.inputs import check_base_margin
+
+        start = check_base_margin(backend.to_host(base_margin), X.shape[0], self.n_groups)
+        return xp.ascontiguousarray(xp.asarray(start).T)
+
+    def _predict_vector(self, X, kind, begin, end, backend, base_margin, strict_shape):
+        """``_predict_checked``'s leaves, margins or predictions of a vector-leaf model for
+        host rows: each tree walked once per row (gbm.model.vector_predict)."""
+        from .vector_predict import VectorTrees, add_packed_margins, vector_leaves
+
+        lo, hi = self.iteration_indptr[begin], self.iteration_indptr[end]
+        packed = VectorTrees(self.trees[lo:hi])
+        k = backend.kernels
+        if kind == "leaf":
+            with backend.threads(X.size * max(1, packed.n_trees // 8)):
+                leaves = vector_leaves(k, X, packed)
+            return shape_output(leaves, kind, 1, strict_shape, end - begin)
+        margin = self._start_margin(X, base_margin, backend, np)
+        with backend.threads(X.size * max(1, packed.n_trees * self.n_groups // 8)):
+            add_packed_margins(k, X, packed, margin)
+        if kind == "value":
+            margin = get_objective(self.params).transform(margin, np)
         return shape_output(margin, kind, self.n_groups, strict_shape)
 
     def inplace_predict(self, data, *, iteration_range=(0, 0), predict_type="value",

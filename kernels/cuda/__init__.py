@@ -28,6 +28,7 @@ from .linear_cd import (cd_gram, cd_residual_csc, cd_residual_dense, svc_dual_cd
 from .objective import pointwise_gradients
 from .partition import add_leaf_values, add_split_values, partition_rows
 from .predict import predict, predict_binned, predict_leaf
+from .vector_predict import add_leaf_vectors
 from .quantize import max_abs, quantize_gradients
 from .rank import lambdarank_gradients
 from .shap import tree_saabas, tree_shap, tree_shap_interactions
@@ -61,4 +62,6 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "evaluate_vector_splits_monotone", "vector_bounded_weights", "vector_child_bounds",
            "build_vector_feature_histograms",
            # their categorical splits (vector_categorical.py)
-           "evaluate_vector_splits_categorical")
+           "evaluate_vector_splits_categorical",
+           # their margins from leaf indices (vector_predict.py)
+           "add_leaf_vectors")

@@ -24,6 +24,7 @@ from .partition import add_leaf_values, add_split_values, partition_rows
 from .paged import (move_right_rows, page_add_split_values, page_histograms,
                     page_partition, page_partition_build, page_predict_binned, sum_private)
 from .predict import predict, predict_binned, predict_leaf
+from .vector_predict import add_leaf_vectors
 from .quantize import max_abs, max_abs_pairs, quantize_gradients, quantize_pairs_in_place
 from .rank import lambdarank_gradients
 from .shap import tree_saabas, tree_shap, tree_shap_interactions
@@ -72,7 +73,9 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            # their categorical splits
            "evaluate_vector_splits_categorical",
            # their CPU rounds' pairs, quantized in the histograms' layout
-           "quantize_vector_pairs")
+           "quantize_vector_pairs",
+           # their margins from leaf indices (vector_predict.py)
+           "add_leaf_vectors")
 # the linear models' kernels (gbm.linear), on every backend (CUDA: kernels/cuda/linear*.py)
 LINEAR_KERNELS = ("cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms",
                   "gradient_csc", "gradient_dense", "gram_dense", "hessian_diagonal_csc",
