@@ -54,20 +54,23 @@ def project_outputs(grad, hess, columns, signs, out_grad, out_hess):
     columns : int64 (k,), signs : float64 (k,)    # IN  output j's column and sign
     out_grad, out_hess : float64 (d, n_rows)      # OUT
 
-    A task is a block of rows: its (d, block) sums stay in cache while every output's
-    rows of the block are added.
+    A task is one column over a block of rows: its outputs' rows of the block read in
+    order (long runs, prefetched), the block's two sums in cache.
     """
     k, n = grad.shape
     d = out_grad.shape[0]
-    for b in prange((n + _ROW_BLOCK - 1) // _ROW_BLOCK):
+    n_blocks = (n + _ROW_BLOCK - 1) // _ROW_BLOCK
+    for task in prange(d * n_blocks):
+        c = task // n_blocks
+        b = task - c * n_blocks
         lo, hi = b * _ROW_BLOCK, min(n, (b + 1) * _ROW_BLOCK)
-        for c in range(d):
-            for i in range(lo, hi):
-                out_grad[c, i] = 0.0
-                out_hess[c, i] = 0.0
+        g, h = out_grad[c], out_hess[c]
+        for i in range(lo, hi):
+            g[i] = 0.0
+            h[i] = 0.0
         for j in range(k):
-            c = columns[j]
-            g, h = out_grad[c], out_hess[c]
+            if columns[j] != c:
+                continue
             gj, hj = grad[j], hess[j]
             if signs[j] > 0:
                 for i in range(lo, hi):
@@ -79,13 +82,13 @@ def project_outputs(grad, hess, columns, signs, out_grad, out_hess):
                 h[i] += hj[i]
 
 
-_ROW_BLOCK = 2048  # rows a projection task: 2 x 16 columns x 16 KiB of sums in cache
+_ROW_BLOCK = 16384  # rows a projection task: its two sums 256 KiB (in a core's cache)
 
 
 @helper
-def _leaf_of_rows(n_rows, rows, starts, ends):
-    """int32 (n_rows,): each row's segment (-1: in none)."""
-    leaf_of = np.full(n_rows, -1, np.int32)
+def _leaf_of_rows(n_rows, rows, starts, ends, none):
+    """int32 (n_rows,): each row's segment (``none``: in no segment)."""
+    leaf_of = np.full(n_rows, none, np.int32)
     for s in range(starts.shape[0]):
         for p in range(starts[s], ends[s]):
             leaf_of[rows[p]] = s
@@ -106,24 +109,34 @@ def quantized_segment_sums(grad, hess, scales, rows, starts, ends, out):
     out : int64 (n_segments, k, 2)             # OUT
 
     A task is one output: one pass in row order over its gradients (read once, in
-    order), each row's pair added to its segment's (a row in no segment passed over).
+    order), a chunk of rows quantized at a time (a loop that vectorises), then each
+    row's pair added to its segment's (rows in no segment to a spare one, dropped):
+    measured 1.4x faster than quantizing and adding row by row.
     """
     k, n = grad.shape
     n_segments = starts.shape[0]
-    leaf_of = _leaf_of_rows(n, rows, starts, ends)
+    leaf_of = _leaf_of_rows(n, rows, starts, ends, n_segments)
     for j in prange(k):
-        g_sums = np.zeros(n_segments, np.int64)
-        h_sums = np.zeros(n_segments, np.int64)
+        sums = np.zeros((n_segments + 1, 2), np.int64)
+        chunk_g = np.empty(_SUM_CHUNK, np.int64)
+        chunk_h = np.empty(_SUM_CHUNK, np.int64)
         sg, sh = scales[j, 0], scales[j, 1]
         gj, hj = grad[j], hess[j]
-        for r in range(n):
-            s = leaf_of[r]
-            if s >= 0:
-                g_sums[s] += np.int64(np.rint(gj[r] * sg))
-                h_sums[s] += np.int64(np.rint(hj[r] * sh))
+        for lo in range(0, n, _SUM_CHUNK):
+            m = min(_SUM_CHUNK, n - lo)
+            for i in range(m):
+                chunk_g[i] = np.int64(np.rint(gj[lo + i] * sg))
+                chunk_h[i] = np.int64(np.rint(hj[lo + i] * sh))
+            for i in range(m):
+                s = leaf_of[lo + i]
+                sums[s, 0] += chunk_g[i]
+                sums[s, 1] += chunk_h[i]
         for s in range(n_segments):
-            out[s, j, 0] = g_sums[s]
-            out[s, j, 1] = h_sums[s]
+            out[s, j, 0] = sums[s, 0]
+            out[s, j, 1] = sums[s, 1]
+
+
+_SUM_CHUNK = 1024  # rows quantized at a time by a segment-sum task
 
 
 @kernel(parallel=True)
@@ -140,11 +153,12 @@ def add_outputs_leaf_values(rows, leaf_starts, leaf_ends, leaf_values, margins):
     A task is one output: its margins in row order (a row in no leaf passed over).
     """
     k, n = margins.shape
-    leaf_of = _leaf_of_rows(n, rows, leaf_starts, leaf_ends)
+    n_leaves = leaf_starts.shape[0]
+    leaf_of = _leaf_of_rows(n, rows, leaf_starts, leaf_ends, n_leaves)
     values = np.ascontiguousarray(leaf_values.T)  # (k, n_leaves): a task's values together
     for j in prange(k):
         column, mine = margins[j], values[j]
         for r in range(n):
             s = leaf_of[r]
-            if s >= 0:
+            if s < n_leaves:
                 column[r] += mine[s]
