@@ -36,23 +36,32 @@ def test_max_abs_outputs_is_each_outputs_max_abs():
 def test_project_outputs_is_the_numpy_projection_bit_for_bit(n):
     grad, hess = _gradients(300, n, seed=n)
     columns, signs, d = sketch(5, 300, 16)
+    grad[7, n // 2], hess[9, n - 1] = np.nan, 1e300  # NaN passed over by the maxima
     fast_g, fast_h = np.full((d, n), np.nan), np.full((d, n), np.nan)
-    cpu.project_outputs(grad, hess, columns, signs, fast_g, fast_h)
+    fast_max, slow_max, each = np.empty((300, 2)), np.empty((300, 2)), np.empty((300, 2))
+    cpu.project_outputs(grad, hess, columns, signs, fast_g, fast_h, fast_max)
     slow_g, slow_h = np.empty((d, n)), np.empty((d, n))
-    ref.project_outputs(grad, hess, columns, signs, slow_g, slow_h)
+    ref.project_outputs(grad, hess, columns, signs, slow_g, slow_h, slow_max)
     numpy_g, numpy_h = project_gradients(grad, hess, (columns, signs, d))
     for fast, slow, loop in ((fast_g, slow_g, numpy_g), (fast_h, slow_h, numpy_h)):
         assert fast.tobytes() == slow.tobytes() == loop.tobytes()
+    cpu.max_abs_outputs(grad, hess, each)
+    np.testing.assert_array_equal(fast_max, each)
+    np.testing.assert_array_equal(np.delete(fast_max, 7, 0), np.delete(slow_max, 7, 0))
+    assert fast_max[9, 1] == 1e300
+    assert fast_max[7, 0] == np.abs(np.nan_to_num(grad[7], nan=0.0)).max()
 
 
 def test_project_outputs_hand_case():
     # outputs 0 and 2 go to column 1 (signs +, -), output 1 to column 0 (+); column 2 empty
     grad = np.array([[1.0, 2.0], [10.0, 20.0], [0.5, 4.0]])
     hess = np.array([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
-    g, h = np.empty((3, 2)), np.empty((3, 2))
-    cpu.project_outputs(grad, hess, np.array([1, 0, 1]), np.array([1.0, 1.0, -1.0]), g, h)
+    g, h, maxima = np.empty((3, 2)), np.empty((3, 2)), np.empty((3, 2))
+    cpu.project_outputs(grad, hess, np.array([1, 0, 1]), np.array([1.0, 1.0, -1.0]), g, h,
+                        maxima)
     np.testing.assert_array_equal(g, [[10.0, 20.0], [0.5, -2.0], [0.0, 0.0]])
     np.testing.assert_array_equal(h, [[2.0, 2.0], [4.0, 4.0], [0.0, 0.0]])
+    np.testing.assert_array_equal(maxima, [[2.0, 1.0], [20.0, 2.0], [4.0, 3.0]])
 
 
 def _segments(n=400):
@@ -142,7 +151,7 @@ def test_projected_cpu_round_is_the_model_of_the_written_pairs(extra, monkeypatc
     floats = gbm.train(p, X, y, 3).to_json()
     assert bool(written) == ("monotone_constraints" in extra)
     monkeypatch.setattr(vector_round, "output_gradients",
-                        lambda grad, hess, backend, n: vector_leaf.quantize_outputs(
+                        lambda grad, hess, backend, n, _: vector_leaf.quantize_outputs(
                             grad, hess, backend, n, row_major=False))
     assert gbm.train(p, X, y, 3).to_json() == floats
     assert gbm.train(dict(p, n_jobs=1), X, y, 3).to_json() == floats

@@ -24,9 +24,12 @@ def grow_vector_round(fit, booster, round_):
     if projection is None:
         gpair, scales = quantize_outputs(grad, hess, backend, fit.n_rows_total)
     else:  # the full gradients give the nodes' sums only: no row-major pairs (CPU: none)
-        gpair, scales = output_gradients(grad, hess, backend, fit.n_rows_total)
-        search = quantize_outputs(*project_gradients(grad, hess, projection, backend),
-                                  backend, fit.n_rows_total, name="vector_search_pairs")
+        # the CPU projection takes every output's maxima in its pass (one read, not two)
+        maxima = np.empty((grad.shape[0], 2)) if backend.name == "cpu" else None
+        projected = project_gradients(grad, hess, projection, backend, maxima)
+        gpair, scales = output_gradients(grad, hess, backend, fit.n_rows_total, maxima)
+        search = quantize_outputs(*projected, backend, fit.n_rows_total,
+                                  name="vector_search_pairs")
     n_rows = grad.shape[1]
     n_parallel = p["num_parallel_tree"]
     # a forest's trees share the round's gradients, each its own row and column samples;

@@ -90,15 +90,17 @@ def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True, name="ve
     return np.ascontiguousarray(by_output.transpose(1, 0, 2)), scales
 
 
-def output_gradients(grad, hess, backend, n_rows_total):
+def output_gradients(grad, hess, backend, n_rows_total, local_max=None):
     """The full gradients of a projected round (their pairs give the nodes' sums only):
     on the CPU a ``FloatOutputs`` (no pairs written: each leaf's sums quantized as they
     are read), elsewhere ``quantize_outputs``' output-major pairs. Returns ``(gpair,
-    scales float64 (k, 2))``, the scales the pairs' either way."""
+    scales float64 (k, 2))``, the scales the pairs' either way. ``local_max``: float64
+    (k, 2), optional, this rank's maxima when a pass has taken them already (the CPU
+    projection's, ``project_gradients``; still agreed through the collective)."""
     if backend.name != "cpu":
         return quantize_outputs(grad, hess, backend, n_rows_total, row_major=False)
     grad, hess = np.ascontiguousarray(grad), np.ascontiguousarray(hess)
-    maxima, scales = _agreed_scales(grad, hess, backend, n_rows_total)
+    maxima, scales = _agreed_scales(grad, hess, backend, n_rows_total, local_max)
     return FloatOutputs(grad, hess, maxima, scales, backend, n_rows_total), scales
 
 
@@ -127,11 +129,14 @@ class FloatOutputs:
         return self._pairs
 
 
-def _agreed_scales(grad, hess, backend, n_rows_total):
+def _agreed_scales(grad, hess, backend, n_rows_total, local_max=None):
     """``(maxima, scales)``, float64 (k, 2) each: every output's global ``max |g|``,
-    ``max |h|`` (one exchange for all outputs) and ``quantize``'s scales for them."""
+    ``max |h|`` (one exchange for all outputs; ``local_max``: this rank's, taken
+    already) and ``quantize``'s scales for them."""
     k, n = grad.shape
-    if backend.name == "cpu":  # every output in one call
+    if local_max is not None:
+        maxima = np.asarray(local_max, dtype=np.float64).reshape(k, 2)
+    elif backend.name == "cpu":  # every output in one call
         maxima = np.empty((k, 2))
         with backend.threads(2 * k * n):
             backend.kernels.max_abs_outputs(grad, hess, maxima)

@@ -45,21 +45,25 @@ def max_abs_outputs(grad, hess, out):
 
 
 @kernel(parallel=True)
-def project_outputs(grad, hess, columns, signs, out_grad, out_hess):
+def project_outputs(grad, hess, columns, signs, out_grad, out_hess, out_maxima):
     """The count sketch's columns (``gbm.tree.projection``): column ``c``'s gradient the
     signed sum of its outputs' gradients, its hessian the sum of their hessians, each
-    from 0.0 in output order (the NumPy loop's float sums, bit for bit).
+    from 0.0 in output order (the NumPy loop's float sums, bit for bit); and, from the
+    same pass, every output's ``[max |g|, max |h|]`` (``max_abs_outputs``' values).
 
     grad, hess : float64 (k, n_rows)              # IN  C order
     columns : int64 (k,), signs : float64 (k,)    # IN  output j's column and sign
     out_grad, out_hess : float64 (d, n_rows)      # OUT
+    out_maxima : float64 (k, 2)                   # OUT
 
     A task is one column over a block of rows: its outputs' rows of the block read in
-    order (long runs, prefetched), the block's two sums in cache.
+    order (long runs, prefetched), the block's two sums in cache; each output's maxima
+    are the largest of its blocks' (a maximum: any order).
     """
     k, n = grad.shape
     d = out_grad.shape[0]
     n_blocks = (n + _ROW_BLOCK - 1) // _ROW_BLOCK
+    block_bits = np.zeros((k, max(n_blocks, 1), 2), np.uint64)
     for task in prange(d * n_blocks):
         c = task // n_blocks
         b = task - c * n_blocks
@@ -80,6 +84,13 @@ def project_outputs(grad, hess, columns, signs, out_grad, out_hess):
                     g[i] -= gj[i]
             for i in range(lo, hi):
                 h[i] += hj[i]
+            # the block's values again, from cache
+            block_bits[j, b, 0] = _largest_bits(gj[lo:hi].view(np.uint64))
+            block_bits[j, b, 1] = _largest_bits(hj[lo:hi].view(np.uint64))
+    bits = out_maxima.view(np.uint64)
+    for j in range(k):
+        bits[j, 0] = _largest_bits(block_bits[j, :, 0])
+        bits[j, 1] = _largest_bits(block_bits[j, :, 1])
 
 
 _ROW_BLOCK = 16384  # rows a projection task: its two sums 256 KiB (in a core's cache)

@@ -13,7 +13,8 @@ def max_abs_outputs(grad, hess, out):
         out[j, 0], out[j, 1] = max_abs(grad[j]), max_abs(hess[j])
 
 
-def project_outputs(grad, hess, columns, signs, out_grad, out_hess):
+def project_outputs(grad, hess, columns, signs, out_grad, out_hess, out_maxima):
+    max_abs_outputs(grad, hess, out_maxima)
     out_grad[...] = 0.0
     out_hess[...] = 0.0
     for j in range(grad.shape[0]):  # output order
