@@ -21,11 +21,7 @@ BACKENDS = ["cpu"] + (["cuda"] if importlib.util.find_spec("numba_cuda") else []
 # quantizes each output and transposes: gbm.tree.vector_leaf.quantize_outputs); the logistic
 # gradients that record their pairs' maxima (a CUDA round takes them in a pass of its own)
 PENDING = {"cuda": ("max_abs_pairs", "quantize_pairs_in_place", "quantize_vector_pairs",
-                    "logistic_pair_gradients",
-                    # a CPU vector-leaf round's steps on the float gradients of many
-                    # outputs (a CUDA round quantizes them: gbm.tree.vector_leaf)
-                    "add_outputs_leaf_values", "max_abs_outputs", "project_outputs",
-                    "quantized_segment_sums")}
+                    "logistic_pair_gradients")}
 # Kernels that run on the host on every backend, by design, so have no CUDA version: the
 # exact sums behind base scores and metrics (``exact``), the same-bits exp / log / log2 of
 # metrics' inputs (``elementwise``), the unweighted binary AUC (``auc``) and the AFT loss
@@ -43,6 +39,10 @@ HOST_ONLY = {"exact": ("add_exact_parts",),
                        "page_partition_build", "sum_private", "page_partition",
                        "page_predict_binned")}
 HOST_KERNELS = {name for names in HOST_ONLY.values() for name in names}
+# a CPU vector-leaf round's steps on the float gradients of many outputs, pending on CUDA
+# too (a CUDA round quantizes every output: gbm.tree.vector_leaf.output_gradients)
+PENDING["cuda"] += ("add_outputs_leaf_values", "max_abs_outputs", "project_outputs",
+                    "quantized_segment_sums")
 CONCEPTS = ("binning", "bundled", "csr", "csr_predict", "histogram", "linear", "linear_cd",
             "objective", "partition", "predict", "quantize", "rank", "shap", "split",
             "vector_leaf", "vector_categorical", "vector_outputs") \
