@@ -3,8 +3,8 @@ output-major) without their fixed-point pairs: every output's maxima in one call
 projected gradients, each leaf's pair sums quantized as they are read, and the leaf
 values added to every output's margins.
 
-Twins of ``kernels/reference/vector_outputs.py``. Every task is one output (or one block
-of rows) and writes only its own cells; the pair sums are integer sums of the same
+Twins of ``kernels/reference/vector_outputs.py``. Every task is one output (or one
+projected column over a block of rows) and writes only its own cells; the pair sums are integer sums of the same
 ``rint(value * scale)`` that ``quantize_gradients`` writes, so any order gives the same
 sums; each margin gets one float addition, and each projected column its outputs' values
 added in output order: the same bits on any thread count.
