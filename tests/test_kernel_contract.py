@@ -39,9 +39,13 @@ HOST_ONLY = {"exact": ("add_exact_parts",),
                        "page_partition_build", "sum_private", "page_partition",
                        "page_predict_binned")}
 HOST_KERNELS = {name for names in HOST_ONLY.values() for name in names}
+# a CPU vector-leaf round's steps on the float gradients of many outputs, pending on CUDA
+# too (a CUDA round quantizes every output: gbm.tree.vector_leaf.output_gradients)
+PENDING["cuda"] += ("add_outputs_leaf_values", "max_abs_outputs", "project_outputs",
+                    "quantized_segment_sums")
 CONCEPTS = ("binning", "bundled", "csr", "csr_predict", "histogram", "linear", "linear_cd",
             "objective", "partition", "predict", "quantize", "rank", "shap", "split",
-            "vector_leaf", "vector_categorical", "vector_predict") \
+            "vector_leaf", "vector_categorical", "vector_predict", "vector_outputs") \
     + tuple(HOST_ONLY)
 
 

@@ -7,7 +7,7 @@ from ..objectives.adaptive import refresh_leaves
 from ..tree.margins import add_tree
 from ..tree.projection import projection_for, project_gradients
 from ..tree.sampling import ColumnSampler
-from ..tree.vector_leaf import VectorLeafGrower, quantize_outputs
+from ..tree.vector_leaf import VectorLeafGrower, output_gradients, quantize_outputs
 from ..tree.vector_lossguide import VectorLossguideGrower
 from .rounds import sample_rows
 
@@ -20,13 +20,16 @@ def grow_vector_round(fit, booster, round_):
                                      queries=fit.queries, round_=round_)
     grad, hess = np.ascontiguousarray(grad.T), np.ascontiguousarray(hess.T)  # (k, n)
     projection = projection_for(p, grad.shape[0])
-    # with a projection the full pairs give node sums only: kept output-major (no transpose)
-    gpair, scales = quantize_outputs(grad, hess, backend, fit.n_rows_total,
-                                     row_major=projection is None)
     search = None
-    if projection is not None:
-        search = quantize_outputs(*project_gradients(grad, hess, projection), backend,
-                                  fit.n_rows_total, name="vector_search_pairs")
+    if projection is None:
+        gpair, scales = quantize_outputs(grad, hess, backend, fit.n_rows_total)
+    else:  # the full gradients give the nodes' sums only: no row-major pairs (CPU: none)
+        # the CPU projection takes every output's maxima in its pass (one read, not two)
+        maxima = np.empty((grad.shape[0], 2)) if backend.name == "cpu" else None
+        projected = project_gradients(grad, hess, projection, backend, maxima)
+        gpair, scales = output_gradients(grad, hess, backend, fit.n_rows_total, maxima)
+        search = quantize_outputs(*projected, backend, fit.n_rows_total,
+                                  name="vector_search_pairs")
     n_rows = grad.shape[1]
     n_parallel = p["num_parallel_tree"]
     # a forest's trees share the round's gradients, each its own row and column samples;
@@ -72,10 +75,15 @@ def _refreshed(fit, tree, leaf_ids, rows, starts, ends, values, residuals, learn
 def _add_margins(fit, backend, tree, rows, starts, ends, values, left_out):
     """Each output's margins (``fit.margins[j]``) plus the tree's leaf values, as predict
     adds them: the grown rows by leaf segment, ``left_out`` rows walked through the tree."""
-    for j in range(values.shape[1]):
+    k = values.shape[1]
+    if backend.name == "cpu":  # every output's grown rows in one call (one task an output)
+        with backend.threads(rows.shape[0] * k):
+            backend.kernels.add_outputs_leaf_values(rows, starts, ends, values, fit.margins)
+    for j in range(k):
         column = fit.margins[j]
         with backend.threads(rows.shape[0]):
-            backend.kernels.add_leaf_values(rows, starts, ends,
-                                            np.ascontiguousarray(values[:, j]), column)
+            if backend.name != "cpu":
+                backend.kernels.add_leaf_values(rows, starts, ends,
+                                                np.ascontiguousarray(values[:, j]), column)
             if left_out is not None:  # rows out of the sample: walked through the tree
                 add_tree(backend, fit.data, tree.output(j), left_out, column)

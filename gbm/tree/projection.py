@@ -39,10 +39,21 @@ def sketch(seed, k, d):
     return columns, signs, d
 
 
-def project_gradients(grad, hess, projection):
+def project_gradients(grad, hess, projection, backend=None, maxima=None):
     """grad, hess float64 (k, n) -> float64 (d, n) each, on the gradients' device (see the
-    module's docstring)."""
+    module's docstring). With the CPU ``backend``: its ``project_outputs`` kernel (the
+    same sums in the same order as the NumPy loop here, its twin: the same bits), which
+    also writes every output's ``[max |g|, max |h|]`` into ``maxima`` (float64 (k, 2),
+    optional; untouched elsewhere)."""
     columns, signs, d = projection
+    if backend is not None and backend.name == "cpu":
+        grad, hess = np.ascontiguousarray(grad), np.ascontiguousarray(hess)
+        g, h = np.empty((d, grad.shape[1])), np.empty((d, grad.shape[1]))
+        out = np.empty((grad.shape[0], 2)) if maxima is None else maxima
+        with backend.threads(2 * grad.size):
+            backend.kernels.project_outputs(grad, hess, np.ascontiguousarray(columns, np.int64),
+                                            np.ascontiguousarray(signs, np.float64), g, h, out)
+        return g, h
     # where the gradients are (NumPy, or CuPy on device="cuda": the same IEEE sums)
     g = np.zeros_like(grad, shape=(d, grad.shape[1]))
     h = np.zeros_like(hess, shape=(d, grad.shape[1]))

@@ -80,24 +80,85 @@ def quantize_outputs(grad, hess, backend, n_rows_total, row_major=True, name="ve
     than the copy; the caller is done with the last round's pairs).
     """
     k, n = grad.shape
-    host = backend.xp is np
     if backend.name == "cpu" and row_major:  # straight into the histograms' layout
         return _quantize_rows(grad, hess, backend, n_rows_total, name)
-    # each output's pairs contiguous
-    by_output = backend.buffer(f"{name}_by_output", (k, n, 2), np.int64) if host \
-        else np.empty((k, n, 2), dtype=np.int64)
-    scales = np.empty((k, 2))
-    # every output's global maxima in one exchange (not one per output)
-    maxima = np.array([[backend.kernels.max_abs(grad[j]), backend.kernels.max_abs(hess[j])]
-                       for j in range(k)]).reshape(k, 2)
-    maxima = backend.collective.allreduce(maxima, "max")
-    for j in range(k):
-        _, scales[j] = quantize(grad[j], hess[j], backend, n_rows_total, out=by_output[j],
-                                max_abs=maxima[j])
+    maxima, scales = _agreed_scales(grad, hess, backend, n_rows_total)
+    by_output = _by_output(grad, hess, maxima, backend, n_rows_total, f"{name}_by_output")
     if not row_major:
         return by_output, scales
     # row-major for the histograms (a row's k pairs side by side): one transposing copy
     return np.ascontiguousarray(by_output.transpose(1, 0, 2)), scales
+
+
+def output_gradients(grad, hess, backend, n_rows_total, local_max=None):
+    """The full gradients of a projected round (their pairs give the nodes' sums only):
+    on the CPU a ``FloatOutputs`` (no pairs written: each leaf's sums quantized as they
+    are read), elsewhere ``quantize_outputs``' output-major pairs. Returns ``(gpair,
+    scales float64 (k, 2))``, the scales the pairs' either way. ``local_max``: float64
+    (k, 2), optional, this rank's maxima when a pass has taken them already (the CPU
+    projection's, ``project_gradients``; still agreed through the collective)."""
+    if backend.name != "cpu":
+        return quantize_outputs(grad, hess, backend, n_rows_total, row_major=False)
+    grad, hess = np.ascontiguousarray(grad), np.ascontiguousarray(hess)
+    maxima, scales = _agreed_scales(grad, hess, backend, n_rows_total, local_max)
+    return FloatOutputs(grad, hess, maxima, scales, backend, n_rows_total), scales
+
+
+class FloatOutputs:
+    """Every output's float gradients and the fixed-point scales agreed for them (CPU):
+    what a projected round's full pairs are read from without being written (1,000
+    outputs of 100,000 rows: 1.6 GB of pairs, and fresh memory costs seconds a GB to
+    touch). The nodes' sums quantize each value as they read it
+    (``quantized_segment_sums``: the same integers as the pairs'); ``pairs()`` writes the
+    pairs themselves, once, for the steps that read them (the monotone re-check).
+
+    grad, hess : float64 (k, n_rows), C order; maxima, scales : float64 (k, 2)
+    """
+
+    def __init__(self, grad, hess, maxima, scales, backend, n_rows_total):
+        self.grad, self.hess, self.maxima, self.scales = grad, hess, maxima, scales
+        self.backend, self.n_rows_total = backend, n_rows_total
+        self._pairs = None
+
+    def pairs(self):
+        """int64 (k, n_rows, 2): every output's pairs (``quantize_outputs``' output-major
+        ones), written at the first call."""
+        if self._pairs is None:
+            self._pairs = _by_output(self.grad, self.hess, self.maxima, self.backend,
+                                     self.n_rows_total, "vector_pairs_by_output")
+        return self._pairs
+
+
+def _agreed_scales(grad, hess, backend, n_rows_total, local_max=None):
+    """``(maxima, scales)``, float64 (k, 2) each: every output's global ``max |g|``,
+    ``max |h|`` (one exchange for all outputs; ``local_max``: this rank's, taken
+    already) and ``quantize``'s scales for them."""
+    k, n = grad.shape
+    if local_max is not None:
+        maxima = np.asarray(local_max, dtype=np.float64).reshape(k, 2)
+    elif backend.name == "cpu":  # every output in one call
+        maxima = np.empty((k, 2))
+        with backend.threads(2 * k * n):
+            backend.kernels.max_abs_outputs(grad, hess, maxima)
+    else:
+        maxima = np.array([[backend.kernels.max_abs(grad[j]), backend.kernels.max_abs(hess[j])]
+                           for j in range(k)]).reshape(k, 2)
+    maxima = backend.collective.allreduce(maxima, "max")
+    rows = n if n_rows_total is None else n_rows_total
+    scales = np.array([[quantization_scale(maxima[j, 0], rows),
+                        quantization_scale(maxima[j, 1], rows)] for j in range(k)]).reshape(k, 2)
+    return maxima, scales
+
+
+def _by_output(grad, hess, maxima, backend, n_rows_total, name):
+    """int64 (k, n_rows, 2): each output's pairs (``quantize`` with the agreed maxima),
+    contiguous; on the CPU in the backend's buffer ``name``."""
+    k, n = grad.shape
+    by_output = backend.buffer(name, (k, n, 2), np.int64) if backend.xp is np \
+        else np.empty((k, n, 2), dtype=np.int64)
+    for j in range(k):
+        quantize(grad[j], hess[j], backend, n_rows_total, out=by_output[j], max_abs=maxima[j])
+    return by_output
 
 
 def _quantize_rows(grad, hess, backend, n_rows_total, name):
@@ -105,12 +166,7 @@ def _quantize_rows(grad, hess, backend, n_rows_total, name):
     kernel (``quantize_vector_pairs``) with ``quantize``'s scales: the same integers."""
     k, n = grad.shape
     grad, hess = np.ascontiguousarray(grad), np.ascontiguousarray(hess)
-    maxima = np.array([[backend.kernels.max_abs(grad[j]), backend.kernels.max_abs(hess[j])]
-                       for j in range(k)]).reshape(k, 2)
-    maxima = backend.collective.allreduce(maxima, "max")
-    rows = n if n_rows_total is None else n_rows_total
-    scales = np.array([[quantization_scale(maxima[j, 0], rows),
-                        quantization_scale(maxima[j, 1], rows)] for j in range(k)])
+    _, scales = _agreed_scales(grad, hess, backend, n_rows_total)
     gpair = backend.buffer(name, (n, k, 2), np.int64)
     with backend.threads(n * k):
         backend.kernels.quantize_vector_pairs(grad, hess, scales, gpair)
@@ -166,7 +222,8 @@ class VectorLeafGrower(VectorMonotone):
     data : TreeData (a dense bin matrix)
     gpair : int64 (n_rows, k, 2), scales : float64 (k, 2)
         Every output's fixed-point gradients: the nodes' sums and leaf values (with
-        ``search``, output-major instead: int64 (k, n_rows, 2)).
+        ``search``, output-major instead: int64 (k, n_rows, 2), or a ``FloatOutputs``
+        whose pairs are quantized as they are read).
     rows : int32 (m,), the rows the tree grows on
     params : validated parameters
     backend : gbm.runtime.backend.Backend (its collective sums over the ranks)
@@ -183,7 +240,9 @@ class VectorLeafGrower(VectorMonotone):
 
     def __init__(self, data, gpair, scales, rows, params, backend, column_sampler,
                  search=None, kernels=_kernels):
-        self.data, self.gpair, self.scales = data, gpair, np.asarray(scales, np.float64)
+        self.data, self.scales = data, np.asarray(scales, np.float64)
+        self.outputs = gpair if isinstance(gpair, FloatOutputs) else None
+        self._gpair = None if self.outputs is not None else gpair
         self.output_major = search is not None
         self.search_gpair, self.search_scales = (gpair, self.scales) if search is None \
             else (search[0], np.asarray(search[1], np.float64))
@@ -206,6 +265,11 @@ class VectorLeafGrower(VectorMonotone):
         self._checked_sums = {}  # node -> its full (total, left) sums, refined splits only
         self._buffers = [np.empty(0, np.int64)] * 3  # see _take
         self._turn = 0
+
+    @property
+    def gpair(self):
+        """The full pairs (``FloatOutputs``: written at the first read)."""
+        return self._gpair if self.outputs is None else self.outputs.pairs()
 
     # -- the steps of a level --------------------------------------------------------------
     def _build(self, ids, scratch=False):
@@ -444,9 +508,14 @@ class VectorLeafGrower(VectorMonotone):
         """int64 (len(starts), k, 2): the sums over every output of row segments
         ``rows[starts[i]:ends[i]]``, over all ranks."""
         k = self.scales.shape[0]
+        out = np.empty((len(starts), k, 2), dtype=np.int64)
+        if self.outputs is not None:  # quantized as read: every output's rows in order
+            with self.backend.threads(self.outputs.grad.size):
+                self.k.quantized_segment_sums(self.outputs.grad, self.outputs.hess,
+                                              self.scales, self.rows, starts, ends, out)
+            return self.backend.collective.allreduce(out)
         by_output = self.gpair if self.output_major else \
             np.ascontiguousarray(self.gpair.transpose(1, 0, 2))
-        out = np.empty((len(starts), k, 2), dtype=np.int64)
         with self.backend.threads(int((ends - starts).sum()) * k):
             self.k.vector_segment_sums(by_output, self.rows, starts, ends, out)
         return self.backend.collective.allreduce(out)

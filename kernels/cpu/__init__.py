@@ -47,6 +47,8 @@ from .vector_leaf import (evaluate_vector_splits_monotone, vector_bounded_weight
                           vector_child_bounds, build_vector_feature_histograms)
 from .vector_categorical import evaluate_vector_splits_categorical
 from .vector_leaf import quantize_vector_pairs
+from .vector_outputs import (add_outputs_leaf_values, max_abs_outputs, project_outputs,
+                             quantized_segment_sums)
 
 __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histograms",
            "evaluate_splits", "lambdarank_gradients", "max_abs", "node_weights",
@@ -85,4 +87,7 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            # their CPU rounds' pairs, quantized in the histograms' layout
            "quantize_vector_pairs",
            # their margins from leaf indices (vector_predict.py)
-           "add_leaf_vectors")
+           "add_leaf_vectors",
+           # their CPU rounds on the float gradients of many outputs
+           "add_outputs_leaf_values", "max_abs_outputs", "project_outputs",
+           "quantized_segment_sums")
