@@ -18,7 +18,7 @@ BACKENDS = ["cpu"] + (["cuda"] if importlib.util.find_spec("numba_cuda") else []
 # ``test_pending_kernels_are_really_missing`` keeps this list honest.
 # the gradient pairs converted in their own memory: the CPU rounds' (gbm.training.rounds)
 # and the vector-leaf CPU rounds' pairs written in the histograms' layout (a CUDA round
-# quantizes each output and transposes: gbm.tree.vector_leaf.quantize_outputs); the logistic
+# quantizes each output and transposes: gbm.tree.vector_gradients.quantize_outputs); the logistic
 # and softmax gradients that record their maxima (a CUDA round takes them in a pass of its own)
 PENDING = {"cuda": ("max_abs_pairs", "quantize_pairs_in_place", "quantize_vector_pairs",
                     "logistic_pair_gradients", "softmax_gradients")}
@@ -40,7 +40,7 @@ HOST_ONLY = {"exact": ("add_exact_parts",),
                        "page_predict_binned")}
 HOST_KERNELS = {name for names in HOST_ONLY.values() for name in names}
 # a CPU vector-leaf round's steps on the float gradients of many outputs, pending on CUDA
-# too (a CUDA round quantizes every output: gbm.tree.vector_leaf.output_gradients)
+# too (a CUDA round quantizes every output: gbm.tree.vector_gradients.output_gradients)
 PENDING["cuda"] += ("add_outputs_leaf_values", "max_abs_outputs", "project_outputs",
                     "quantized_segment_sums")
 CONCEPTS = ("binning", "bundled", "csr", "csr_predict", "histogram", "linear", "linear_cd",

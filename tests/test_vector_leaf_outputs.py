@@ -140,18 +140,18 @@ def test_projected_cpu_round_is_the_model_of_the_written_pairs(extra, monkeypatc
     output-major), byte for byte; the pairs written only for the monotone re-check."""
     import gbm
     from gbm.training import vector_round
-    from gbm.tree import vector_leaf
+    from gbm.tree import vector_gradients
     X, y = _classes()
     p = dict({"multi_strategy": "multi_output_tree", "objective": "multi:softprob",
               "num_class": 70, "max_depth": 3, "learning_rate": 0.5, "n_jobs": 2}, **extra)
     written = []
-    pairs = vector_leaf.FloatOutputs.pairs
-    monkeypatch.setattr(vector_leaf.FloatOutputs, "pairs",
+    pairs = vector_gradients.FloatOutputs.pairs
+    monkeypatch.setattr(vector_gradients.FloatOutputs, "pairs",
                         lambda self: written.append(1) or pairs(self))
     floats = gbm.train(p, X, y, 3).to_json()
     assert bool(written) == ("monotone_constraints" in extra)
     monkeypatch.setattr(vector_round, "output_gradients",
-                        lambda grad, hess, backend, n, _: vector_leaf.quantize_outputs(
+                        lambda grad, hess, backend, n, _: vector_gradients.quantize_outputs(
                             grad, hess, backend, n, row_major=False))
     assert gbm.train(p, X, y, 3).to_json() == floats
     assert gbm.train(dict(p, n_jobs=1), X, y, 3).to_json() == floats

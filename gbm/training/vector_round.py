@@ -7,7 +7,8 @@ from ..objectives.adaptive import refresh_leaves
 from ..tree.margins import add_tree
 from ..tree.projection import projection_for, project_gradients
 from ..tree.sampling import ColumnSampler
-from ..tree.vector_leaf import VectorLeafGrower, output_gradients, quantize_outputs
+from ..tree.vector_gradients import output_gradients, quantize_outputs
+from ..tree.vector_leaf import VectorLeafGrower
 from ..tree.vector_lossguide import VectorLossguideGrower
 from .rounds import sample_rows
 

@@ -54,7 +54,7 @@ def quantize(grad, hess, backend, n_rows_total=None, out=None, max_abs=None, loc
     out : int64 (n, 2), optional, where to write ``gpair`` (on the device)
     max_abs : float64 (2,), optional
         The global ``max |g|``, ``max |h|`` when the caller has agreed them already (one
-        exchange for several outputs: ``gbm.tree.vector_leaf.quantize_outputs``).
+        exchange for several outputs: ``gbm.tree.vector_gradients.quantize_outputs``).
     local_max : float64 (2,), optional
         This rank's ``max |g|``, ``max |h|`` (NaN passed over), when the objective's kernel
         recorded them as it wrote the pairs' slots (``logistic_pair_gradients``): the same
