@@ -43,8 +43,22 @@ def _per_output(monkeypatch):
 
 
 def _fit(params, X, y, rounds, evals, **kw):
-    result = {}
-    booster = gbm.train(params, X, y, rounds, evals=evals, evals_result=result, **kw)
+    """The booster and its ``evals_result``, with the eval sets' last margins (float64
+    (n_rows, k) each) under the key "margins" (scores can round a last-bit difference
+    away; the margins cannot)."""
+    result, sets = {}, []
+    init = evaluation.EvalSet.__init__
+
+    def kept(self, *args):
+        init(self, *args)
+        sets.append(self)
+
+    evaluation.EvalSet.__init__ = kept
+    try:
+        booster = gbm.train(params, X, y, rounds, evals=evals, evals_result=result, **kw)
+    finally:
+        evaluation.EvalSet.__init__ = init
+    result["margins"] = {es.name: es.margin.reshape(-1) for es in sets}
     return booster, result
 
 
@@ -86,7 +100,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("kind, extra", CASES)
+@pytest.mark.parametrize("kind, extra", CASES, ids=[
+    "softprob", "softprob-projected", "softprob-parallel-trees", "regression",
+    "multilabel-2-threads"])
 def test_eval_scores_and_early_stopping_same_bits(kind, extra, monkeypatch):
     k = 9 if extra.get("gradient_projection") else 4
     X, y, obj = _data(kind, k=k)

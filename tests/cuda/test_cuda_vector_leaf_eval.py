@@ -5,6 +5,7 @@ import numpy as np
 
 import gbm
 import gbm.training.evaluation as evaluation
+from tests.support.device_arrays import host
 
 
 def test_cuda_eval_scores_same_bits(monkeypatch):
@@ -42,4 +43,9 @@ def test_cuda_eval_scores_same_bits(monkeypatch):
             b = np.array(other[name]["mlogloss"])
             assert a.size > 0 and np.array_equal(a.view(np.int64), b.view(np.int64))
     assert new.best_iteration == old.best_iteration == cpu.best_iteration
+    # the sets' last margins, bit for bit (a score can round a last-bit difference away)
+    margins = [np.asarray(host(es.margin)) for es in sets]
+    for i in range(2):  # new cuda, cpu, per-output cuda: 2 sets each
+        for other in (margins[2 + i], margins[4 + i]):
+            assert np.array_equal(margins[i].view(np.int64), other.view(np.int64))
     assert new.to_json() == old.to_json()
