@@ -37,7 +37,9 @@ HOST_ONLY = {"exact": ("add_exact_parts",),
              # the device's own kernels page by page
              "paged": ("move_right_rows", "page_add_split_values", "page_histograms",
                        "page_partition_build", "sum_private", "page_partition",
-                       "page_predict_binned")}
+                       "page_predict_binned"),
+             # softmax's numerators of an eval set's probabilities (gbm.objectives.pointwise)
+             "softmax_rows": ("shifted_exp_rows",)}
 HOST_KERNELS = {name for names in HOST_ONLY.values() for name in names}
 # a CPU vector-leaf round's steps on the float gradients of many outputs, pending on CUDA
 # too (a CUDA round quantizes every output: gbm.tree.vector_gradients.output_gradients)

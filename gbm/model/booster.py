@@ -334,7 +334,7 @@ class Booster:
         with backend.threads(X.size * max(1, forest.n_trees // 8)):
             add_raw_margins(k, X, forest, margin)
         if kind == "value":
-            margin = get_objective(self.params).transform(margin, xp)
+            margin = get_objective(self.params).transform_in_place(margin, xp)
         return shape_output(margin, kind, self.n_groups, strict_shape)
 
     def _start_margin(self, X, base_margin, backend, xp):
@@ -362,7 +362,7 @@ class Booster:
         with backend.threads(X.size * max(1, packed.n_trees * self.n_groups // 8)):
             add_packed_margins(k, X, packed, margin)
         if kind == "value":
-            margin = get_objective(self.params).transform(margin, np)
+            margin = get_objective(self.params).transform_in_place(margin, np)
         return shape_output(margin, kind, self.n_groups, strict_shape)
 
     def inplace_predict(self, data, *, iteration_range=(0, 0), predict_type="value",

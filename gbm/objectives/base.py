@@ -69,6 +69,12 @@ class Objective:
         """Predictions from margins (n_rows, n_groups): (n_rows,) for one group."""
         raise NotImplementedError
 
+    def transform_in_place(self, margin, xp=np):
+        """``transform`` of margins the caller gives up (a prediction's own): the same
+        bits, written over ``margin`` where the objective can (no second array the size
+        of the margins)."""
+        return self.transform(margin, xp)
+
     def transform_for_metric(self, margin, xp=np):
         """``transform`` for the eval metrics (which drive early stopping and
         ``best_score``): on the host with gbm's exp (``gbm.numerics.elementwise``: the

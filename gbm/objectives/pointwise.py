@@ -22,9 +22,29 @@ def _sigmoid(xp, z):
     return 1.0 / (1.0 + xp.exp(-z))
 
 
-def _softmax(xp, z):
-    e = z - z.max(axis=1, keepdims=True)
+def _softmax(xp, z, out=None):
+    """Each row's softmax; ``out``: where to write it (``z`` itself: in place)."""
+    e = z - z.max(axis=1, keepdims=True) if out is None else \
+        xp.subtract(z, z.max(axis=1, keepdims=True), out=out)
     xp.exp(e, out=e)
+    e /= e.sum(axis=1, keepdims=True)
+    return e
+
+
+def _softmax_same_bits(margin):
+    """``_softmax(SAME_BITS, margin)``'s bits, host arrays: for C-ordered float64 margins
+    (an eval set's), the max-shifted exps of the rows in one parallel pass
+    (``shifted_exp_rows``, gbm's exp), then NumPy's row sums and division as ``_softmax``;
+    no temporary the size of ``margin`` but the result. Other layouts take ``_softmax``
+    (NumPy's sum over a row adds in an order that depends on the layout)."""
+    from ..kernels import cpu
+
+    if not (isinstance(margin, np.ndarray) and margin.dtype == np.float64 and margin.ndim == 2
+            and margin.flags.c_contiguous):
+        return _softmax(SAME_BITS, margin)
+    e = np.empty_like(margin)
+    if margin.shape[0] and margin.shape[1]:
+        cpu.shifted_exp_rows(margin, e)
     e /= e.sum(axis=1, keepdims=True)
     return e
 
@@ -109,6 +129,14 @@ class Softprob(Objective):
     def transform(self, margin, xp=np):
         return _softmax(xp, margin)
 
+    def transform_in_place(self, margin, xp=np):
+        # the same operations on the margins' own memory: no second (n_rows, k) array
+        return _softmax(xp, margin, out=margin)
+
+    def transform_for_metric(self, margin, xp=np):
+        # gbm's exp on the host (as the base class), the rows' exps in one parallel pass
+        return _softmax_same_bits(margin) if xp is np else _softmax(xp, margin)
+
 
 class Softmax(Softprob):
     """multi:softmax: trained as multi:softprob; predicts the most probable class index."""
@@ -119,6 +147,7 @@ class Softmax(Softprob):
     def transform(self, margin, xp=np):
         return xp.argmax(margin, axis=1).astype(xp.float64)
 
-    def transform_for_metric(self, margin, xp=np):
-        # mlogloss needs the probabilities (gbm's exp on the host, as the base class)
-        return _softmax(SAME_BITS if xp is np else xp, margin)
+    def transform_in_place(self, margin, xp=np):
+        return self.transform(margin, xp)
+
+    # transform_for_metric: Softprob's (mlogloss needs the probabilities)

@@ -13,7 +13,9 @@ from ..data.quantile import BinnedRows
 from ..data.sparse import SparseMatrix
 from ..metrics import get_metric
 from ..model.booster import add_raw_margins
-from ..tree.rebin import binned_margins, rebinned_forest
+from ..model.vector_predict import add_binned_vector_margins, add_vector_margins
+from ..tree.rebin import binned_margins, rebinned_forest, rebinned_trees, start_margins
+from ..tree.structure import Forest
 
 
 class EvalSet:
@@ -58,7 +60,18 @@ class EvalSet:
         self.X, self.binned, self.bins = X, True, X.on_device(backend)
         self.rows = backend.xp.arange(X.shape[0])
         self.base_margin = checked.base_margin
-        if booster.trees:  # a continued model: its trees on the bins (gbm.tree.rebin)
+        if booster.trees and _walks_vectors(booster):  # each vector tree walked once
+            check_same_categories(booster.categories, X.categories, "the model")
+            trees = rebinned_trees(booster.trees, X.mapper.cuts, booster.feature_names,
+                                   "the model")
+            self.margin = start_margins(
+                backend, X.shape[0], booster.base_margin,
+                None if checked.base_margin is None else backend.to_host(checked.base_margin).T,
+                booster.n_groups)
+            with backend.threads(X.shape[0] * X.shape[1]
+                                 * max(1, len(trees) * booster.n_groups // 8)):
+                add_binned_vector_margins(backend, self.bins, self.rows, trees, self.margin)
+        elif booster.trees:  # a continued model: its trees on the bins (gbm.tree.rebin)
             check_same_categories(booster.categories, X.categories, "the model")
             forest = rebinned_forest(booster.trees, booster.tree_group, booster.weight_drop,
                                      X.mapper.cuts, booster.feature_names, "the model")
@@ -88,11 +101,13 @@ class EvalSet:
 
     def update(self, backend, booster, new):
         """The margins of ``booster``, whose last round's trees are new (``new``: a
-        ``Forest`` of them): those trees added, or (a DART model whose earlier trees'
-        weights changed) every tree at its weight added to the rows' start, as
-        ``predict`` adds them."""
+        ``Forest`` of them, or a list of a vector-leaf model's trees, ``_round_trees``):
+        those trees added, or (a DART model whose earlier trees' weights changed) every
+        tree at its weight added to the rows' start, as ``predict`` adds them."""
         weights = booster.weight_drop
-        if weights is None or self.weights == weights[:len(weights) - new.n_trees]:
+        if isinstance(new, list):  # vector leaves: never DART (gbm.tree.vector_leaf)
+            self.add_trees(backend, new)
+        elif weights is None or self.weights == weights[:len(weights) - new.n_trees]:
             self.add_trees(backend, new)
         else:
             start = (backend.xp.tile(backend.asarray(booster.base_margin), (self.X.shape[0], 1))
@@ -102,7 +117,20 @@ class EvalSet:
         self.weights = None if weights is None else list(weights)
 
     def add_trees(self, backend, f):
-        """Add the margins of the trees of ``f`` (a ``Forest``)."""
+        """Add the margins of the trees of ``f``: a ``Forest``, or a list of vector-leaf
+        ``Tree``s, each walked once per row and its leaf vector added
+        (``gbm.model.vector_predict``: the same additions in the same order as the
+        ``Forest`` of their one-output trees, so the same bits)."""
+        if isinstance(f, list):
+            if not self.binned and backend.name != "cpu":  # raw device rows: the
+                f = Forest(f, [0] * len(f))  # one-output trees' kernels read them
+            else:
+                with backend.threads(self.X.size * max(1, len(f) * self.margin.shape[1] // 8)):
+                    if self.binned:
+                        add_binned_vector_margins(backend, self.bins, self.rows, f, self.margin)
+                    else:
+                        add_vector_margins(backend.kernels, self.X, f, self.margin)
+                return
         with backend.threads(self.X.size * max(1, f.n_trees // 8)):
             if self.binned:
                 self.bins.predict_binned(backend.kernels, self.rows, f.walk_binned, f.cat_bits,
@@ -129,8 +157,7 @@ class Evaluation(TrainingCallback):
     def after_iteration(self, booster, epoch, evals_log):
         if not self.eval_sets:
             return False
-        n = booster.num_boosted_rounds
-        new = booster.forest(n - 1, n)  # the round's trees, at their weights: once for every set
+        new = _round_trees(booster)  # once for every set
         self.round_scores = []
         for es in self.eval_sets:
             es.update(self.backend, booster, new)
@@ -181,6 +208,22 @@ class LastScoreStopping(EarlyStopping):
     def _watched(self, evals_log):
         name, metric, _ = self.evaluation.round_scores[-1]
         return name, metric
+
+def _walks_vectors(booster):
+    """Whether ``booster``'s trees are added to eval margins as vector-leaf trees, each
+    walked once (``gbm.model.vector_predict``), not as one tree per output."""
+    return booster.vector_leaf and booster.weight_drop is None
+
+
+def _round_trees(booster):
+    """The last round's trees: a vector-leaf model's as a list of its ``Tree``s (its
+    ``num_parallel_tree`` trees), never packed once per output; any other model's as a
+    ``Forest`` at their weights."""
+    if _walks_vectors(booster):
+        return list(booster.trees[booster.iteration_indptr[-2]:booster.iteration_indptr[-1]])
+    n = booster.num_boosted_rounds
+    return booster.forest(n - 1, n)
+
 
 def _margin_view(margin):
     return margin[:, 0] if margin.shape[1] == 1 else margin

@@ -38,6 +38,14 @@ def rebinned_forest(trees, groups, weights, cuts, feature_names=None, what="init
                   groups, weights)
 
 
+def rebinned_trees(trees, cuts, feature_names=None, what="init_model"):
+    """``trees`` (a list of ``Tree``, vector leaves or not) with each numeric split's
+    ``split_bin`` the index of its threshold among the cuts ``cuts``, unpacked (e.g. for
+    ``gbm.model.vector_predict``, which walks a vector-leaf tree once for all outputs).
+    Raises ``ValueError`` as ``rebinned_forest`` does."""
+    return [_rebinned(t, i, cuts, feature_names, what) for i, t in enumerate(trees)]
+
+
 def _rebinned(tree, index, cuts, feature_names, what):
     """``tree`` with each numeric split's ``split_bin`` the index of its threshold among its
     feature's cuts."""
@@ -82,13 +90,20 @@ def binned_margins(backend, matrix, forest, base, rows_start, n_groups):
     """
     xp = backend.xp
     n_rows = matrix.n_rows
-    if rows_start is None:
-        out = xp.tile(xp.asarray(base, dtype=np.float64), (n_rows, 1))
-    else:
-        start = check_base_margin(backend.to_host(rows_start), n_rows, n_groups)
-        out = xp.ascontiguousarray(xp.asarray(start, dtype=np.float64).T)
+    out = start_margins(backend, n_rows, base, rows_start, n_groups)
     with backend.threads(n_rows * matrix.row_cost * max(1, forest.n_trees // 8)):
         matrix.predict_binned(backend.kernels, xp.arange(n_rows, dtype=np.int32),
                               forest.walk_binned, forest.cat_bits, forest.value,
                               forest.tree_offsets, forest.tree_group, forest.tree_depth, out)
     return out
+
+
+def start_margins(backend, n_rows, base, rows_start, n_groups):
+    """float64 (n_rows, n_groups), C order, on the device: each row's margin before any
+    tree, ``base`` (float64 (n_groups,), the model's base margin) on every row, or the
+    rows' own starts ``rows_start`` (anything ``check_base_margin`` takes) when given."""
+    xp = backend.xp
+    if rows_start is None:
+        return xp.tile(xp.asarray(base, dtype=np.float64), (n_rows, 1))
+    start = check_base_margin(backend.to_host(rows_start), n_rows, n_groups)
+    return xp.ascontiguousarray(xp.asarray(start, dtype=np.float64).T)

@@ -27,6 +27,7 @@ from .predict import predict, predict_binned, predict_leaf
 from .vector_predict import add_leaf_vectors
 from .quantize import max_abs, max_abs_pairs, quantize_gradients, quantize_pairs_in_place
 from .rank import lambdarank_gradients
+from .softmax_rows import shifted_exp_rows
 from .shap import tree_saabas, tree_shap, tree_shap_interactions
 from .split import evaluate_splits, node_weights
 from .survival import aft_loss_into
@@ -80,7 +81,9 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            "add_leaf_vectors",
            # their CPU rounds on the float gradients of many outputs
            "add_outputs_leaf_values", "max_abs_outputs", "project_outputs",
-           "quantized_segment_sums")
+           "quantized_segment_sums",
+           # softmax's numerators for the metrics (host kernel, softmax_rows.py)
+           "shifted_exp_rows")
 # the linear models' kernels (gbm.linear), on every backend (CUDA: kernels/cuda/linear*.py)
 LINEAR_KERNELS = ("cd_gram", "cd_residual_csc", "cd_residual_dense", "dual_terms",
                   "gradient_csc", "gradient_dense", "gram_dense", "hessian_diagonal_csc",
