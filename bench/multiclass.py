@@ -181,15 +181,22 @@ def _matched(case, k, X, y, Xt, yt, best, args):
     if rounds is None:
         return (f"| {case} | {label} | {args.match_rounds} | not reached: {curve[-1]:.4f} at "
                 f"{args.match_rounds} rounds, target {target:.4f} | | | | |")
+    model, fit_s, predict_s, (metric, value) = _timed(case, fit, predict, X, y, Xt, yt,
+                                                      rounds, args)
+    return (f"| {case} | {label} | {rounds} | {fit_s:.2f} | {fit_s / rounds:.3f} | "
+            f"{predict_s:.2f} | {metric} {value:.4f} (target {target:.4f}) | {size(model):,} |")
+
+
+def _timed(case, fit, predict, X, y, Xt, yt, rounds, args):
+    """``(model, fit seconds, predict seconds, (metric name, value))`` of one timed fit of
+    ``rounds`` rounds and its predictions on the test rows."""
     start = time.perf_counter()
     model = fit(X, y, rounds, args.depth, args.threads)
     fit_s = time.perf_counter() - start
     start = time.perf_counter()
     pred = predict(model, Xt)
     predict_s = time.perf_counter() - start
-    metric, value = _metric(case, pred, yt)
-    return (f"| {case} | {label} | {rounds} | {fit_s:.2f} | {fit_s / rounds:.3f} | "
-            f"{predict_s:.2f} | {metric} {value:.4f} (target {target:.4f}) | {size(model):,} |")
+    return model, fit_s, predict_s, _metric(case, pred, yt)
 
 
 def _stop_below(target):
@@ -244,13 +251,8 @@ def main(argv=None, prog=None):
             if name.startswith("gbm"):
                 # compile fit and predict kernels, not timed
                 predict(fit(X[:500], y[:500], 1, args.depth, args.threads), Xt[:500])
-            start = time.perf_counter()
-            model = fit(X, y, rounds, args.depth, args.threads)
-            fit_s = time.perf_counter() - start
-            start = time.perf_counter()
-            pred = predict(model, Xt)
-            predict_s = time.perf_counter() - start
-            metric, value = _metric(case, pred, yt)
+            model, fit_s, predict_s, (metric, value) = _timed(case, fit, predict, X, y, Xt,
+                                                              yt, rounds, args)
             per_round = fit_s / rounds
             fit_cell = (f"{per_round * args.rounds:.2f} (extrapolated from {rounds} rounds)"
                         if slow else f"{fit_s:.2f}")

@@ -13,6 +13,7 @@ from gbm.model.vector_predict import VectorTrees, add_vector_margins, vector_lea
 from gbm.objectives import get_objective
 from gbm.runtime.backend import get_backend
 from gbm.tree.structure import Forest, NODE_FIELDS, Tree
+from tests.support.leaf_vectors import leaf_vector_inputs
 from tests.support.random_trees import random_tree, with_categorical_splits
 
 
@@ -58,18 +59,8 @@ def _old_margins(X, trees, start):
 @pytest.mark.parametrize("n_rows, n_trees, k, n_nodes", [
     (1, 1, 1, 3), (130, 5, 7, 9), (300, 12, 64, 41), (0, 3, 4, 5), (17, 0, 3, 1)])
 def test_add_leaf_vectors_matches_reference(n_rows, n_trees, k, n_nodes, n_threads):
-    rng = np.random.default_rng(n_rows * 31 + k)
-    sizes = rng.integers(1, n_nodes + 1, n_trees)
-    tree_offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-    is_leaf = rng.random(int(tree_offsets[-1])) < 0.6
-    is_leaf[tree_offsets[:-1]] = True  # every tree has a leaf (its root, here)
-    leaf_row = np.where(is_leaf, np.cumsum(is_leaf) - 1, -1).astype(np.int32)
-    leaf_values = rng.normal(size=(int(is_leaf.sum()), k)) * 10.0 ** rng.integers(-4, 4, k)
-    leaves = np.empty((n_rows, n_trees), dtype=np.int32)
-    for t in range(n_trees):
-        own = np.flatnonzero(is_leaf[tree_offsets[t]:tree_offsets[t + 1]])
-        leaves[:, t] = rng.choice(own, n_rows)
-    start = rng.normal(size=(n_rows, k))
+    leaves, tree_offsets, leaf_row, leaf_values, start = leaf_vector_inputs(
+        np.random.default_rng(n_rows * 31 + k), n_rows, n_trees, k, n_nodes)
     expected, got = start.copy(), start.copy()
     reference.add_leaf_vectors(leaves, tree_offsets, leaf_row, leaf_values, expected)
     with get_backend("cpu", n_threads).threads():

@@ -8,22 +8,13 @@ import gbm
 from gbm.kernels import cpu, cuda, reference
 from tests.support.device_arrays import device_array as dev
 from tests.support.device_arrays import host
+from tests.support.leaf_vectors import leaf_vector_inputs
 
 
 @pytest.mark.parametrize("n_rows, n_trees, k", [(1, 1, 1), (37, 4, 5), (9, 3, 0), (0, 2, 3)])
 def test_add_leaf_vectors_matches_the_cpu(n_rows, n_trees, k):
-    rng = np.random.default_rng(n_rows + 10 * k)
-    sizes = rng.integers(1, 8, n_trees)
-    tree_offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-    is_leaf = rng.random(int(tree_offsets[-1])) < 0.6
-    is_leaf[tree_offsets[:-1]] = True
-    leaf_row = np.where(is_leaf, np.cumsum(is_leaf) - 1, -1).astype(np.int32)
-    leaf_values = rng.normal(size=(int(is_leaf.sum()), k)) * 10.0 ** rng.integers(-4, 4, k)
-    leaves = np.empty((n_rows, n_trees), dtype=np.int32)
-    for t in range(n_trees):
-        own = np.flatnonzero(is_leaf[tree_offsets[t]:tree_offsets[t + 1]])
-        leaves[:, t] = rng.choice(own, n_rows)
-    start = rng.normal(size=(n_rows, k))
+    leaves, tree_offsets, leaf_row, leaf_values, start = leaf_vector_inputs(
+        np.random.default_rng(n_rows + 10 * k), n_rows, n_trees, k, 7)
     expected, slow, got = start.copy(), start.copy(), dev(start)
     cpu.add_leaf_vectors(leaves, tree_offsets, leaf_row, leaf_values, expected)
     reference.add_leaf_vectors(leaves, tree_offsets, leaf_row, leaf_values, slow)
