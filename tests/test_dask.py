@@ -23,6 +23,7 @@ from distributed import wait  # noqa: E402
 
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
+from gbm.dask.spmd import alive_workers  # noqa: E402
 from gbm.callback import TrainingCallback  # noqa: E402
 from gbm.collective import CollectiveError  # noqa: E402
 from gbm.sklearn import GBMClassifier, GBMRanker, GBMRegressor  # noqa: E402
@@ -42,7 +43,7 @@ def test_same_model_on_one_two_and_three_workers(client):
     with three_workers(client):
         dX, dy, dw = as_dask(X, y, w, chunks=(300, 900, 200, 1000))
         model = gbm.dask.train(client, PARAMS, dX, dy, 4, sample_weight=dw)
-        assert len(client.scheduler_info()["workers"]) == 3
+        assert len(alive_workers(client)) == 3
         assert model.to_json() == local, "3 workers"
 
 
@@ -409,7 +410,7 @@ def test_a_fit_killed_with_its_worker_resumes_to_the_uninterrupted_model(client,
     assert gbm.dask.checkpoint.read(tmp_path).booster.num_boosted_rounds in (4, 5)
     client.wait_for_workers(2, timeout=120)
     deadline = time.monotonic() + 60  # the killed one is replaced on a new address
-    while victim in client.scheduler_info()["workers"] and time.monotonic() < deadline:
+    while victim in alive_workers(client) and time.monotonic() < deadline:
         time.sleep(0.2)
     resumed = gbm.dask.train(client, PARAMS, dX, dy, 8, checkpoint_dir=str(tmp_path))
     assert resumed.to_json() == uninterrupted

@@ -18,6 +18,7 @@ from distributed import Client, LocalCluster  # noqa: E402
 
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
+from gbm.dask.spmd import alive_workers  # noqa: E402
 
 PARAMS = {"max_depth": 4, "max_bin": 64, "bin_sample_size": 2000, "learning_rate": 0.3}
 
@@ -41,7 +42,7 @@ def _data(n=6000):
 
 def _fit_on(cluster, X, y, params=PARAMS):
     with Client(cluster) as client:
-        n = len(client.scheduler_info()["workers"])
+        n = len(alive_workers(client))
         chunks = (len(X) // 3, len(X) // 6, len(X) - len(X) // 3 - len(X) // 6)
         dX = da.from_array(X, chunks=(chunks, -1)).map_blocks(cupy.asarray)
         dy = da.from_array(y, chunks=(chunks,)).map_blocks(cupy.asarray)

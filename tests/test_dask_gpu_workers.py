@@ -25,6 +25,7 @@ from tests.support.fake_gpu import FakeDeviceArray  # noqa: E402
 
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
+from gbm.dask.spmd import alive_workers  # noqa: E402
 from gbm.callback import TrainingCallback  # noqa: E402
 
 PARAMS = {"max_depth": 3, "max_bin": 32, "bin_sample_size": 800, "learning_rate": 0.3}
@@ -98,7 +99,7 @@ def test_two_workers_on_one_gpu_and_a_worker_without_rows(client):
     X, y = _data(1)
     local = gbm.train(PARAMS, X, y, 3).to_json()
     assert all(client.run(_one_gpu_for_all).values())
-    a = sorted(client.scheduler_info()["workers"])[:1]
+    a = sorted(alive_workers(client))[:1]
     dX, dy = (client.persist(v, workers=a) for v in (_gpu_blocks(X, (700, 800)),
                                                      _gpu_blocks(y, (700, 800))))
     wait([dX, dy])
@@ -137,7 +138,7 @@ def test_a_lost_gpu_worker_s_fit_goes_on_with_the_local_model(client):
     X, y = _data(2)
     local = gbm.train(PARAMS, X, y, 6).to_json()
     client.register_plugin(_FakeGpuEverywhere())
-    victim = sorted(client.scheduler_info()["workers"])[1]
+    victim = sorted(alive_workers(client))[1]
     stats = {}
     with dask.config.set({"distributed.deploy.lost-worker-timeout": "600s"}):
         model = gbm.dask.train(client, dict(PARAMS, device="cuda"),

@@ -25,6 +25,7 @@ from distributed import Client, LocalCluster, wait  # noqa: E402
 
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
+from gbm.dask.spmd import alive_workers  # noqa: E402
 from gbm.callback import TrainingCallback  # noqa: E402
 from gbm.collective import CollectiveError  # noqa: E402
 from gbm.sklearn import GBMClassifier  # noqa: E402
@@ -49,7 +50,7 @@ def workers(client):
     """The cluster's 2 workers (a killed one's replacement included), in rank order; the
     test leaves the cluster whole again (a killed worker's replacement has joined)."""
     client.wait_for_workers(2, timeout=120)
-    yield sorted(client.scheduler_info()["workers"])
+    yield sorted(alive_workers(client))
     client.wait_for_workers(2, timeout=120)
 
 

@@ -11,6 +11,7 @@ da = pytest.importorskip("dask.array")
 
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
+from gbm.dask.spmd import alive_workers  # noqa: E402
 from tests.support.dask_cases import client  # noqa: E402,F401 (the fixture)
 
 PARAMS = {"max_depth": 3, "max_bin": 16, "bin_sample_size": 500, "learning_rate": 0.5}
@@ -46,7 +47,7 @@ def test_same_model_as_local_on_one_and_two_workers(client, layout):
     local = gbm.train(params, X, y, 4, sample_weight=w).to_json()
     dX = _sparse_dask(X)
     dy, dw = (da.from_array(a, chunks=(CHUNKS,)) for a in (y, w))
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = sorted(alive_workers(client))
     for n in (1, 2):
         model = gbm.dask.train(client, params, dX, dy, 4, sample_weight=dw,
                                workers=workers[:n])

@@ -13,6 +13,7 @@ from distributed import wait  # noqa: E402
 
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
+from gbm.dask.spmd import alive_workers  # noqa: E402
 from gbm.sklearn import GBMClassifier, GBMRegressor  # noqa: E402
 from tests.support.dask_cases import (PARAMS, as_dask, client,  # noqa: E402,F401
                                      first_workers, regression_data, three_workers)
@@ -50,7 +51,7 @@ def test_same_model_on_one_two_and_three_workers(client):
     with three_workers(client):
         dX, dy = as_dask(X, y, chunks=(300, 900, 200, 1000))
         model = gbm.dask.train(client, SOFTPROB, dX, dy, 4)
-        assert len(client.scheduler_info()["workers"]) == 3
+        assert len(alive_workers(client)) == 3
         assert model.to_json() == gbm.train(SOFTPROB, X, y, 4).to_json(), "3 workers"
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import data as dask_data, recovery
 from .wrappers import dask_init, map_rows
-from .spmd import run_ranks, worker_threads
+from .spmd import alive_workers, run_ranks, worker_threads
 from ..collective import CollectiveError
 from ..linear import ElasticNet, Lasso, LinearSVC, LogisticRegression, Ridge
 
@@ -85,7 +85,7 @@ class _DaskLinear:
         for name in _fitted_names(self):  # a new fit: nothing of the last one's
             delattr(self, name)
         client = self.client if self.client is not None else distributed.default_client()
-        addresses = sorted(client.scheduler_info()["workers"])
+        addresses = sorted(alive_workers(client))  # not the cache (gbm.dask.training.train)
         if not addresses:
             raise ValueError("the Dask cluster has no workers")
         data = dask_data.layout(client, X, y, sample_weight)

@@ -18,7 +18,7 @@ from ..collective import CollectiveError
 from ..data.eval_sets import EvalSpec, eval_specs
 from .progress import Progress
 from .errors import RankStopped
-from .spmd import run_ranks, worker_threads
+from .spmd import alive_workers, run_ranks, worker_threads
 from ..params import validate_params, with_default
 from ..training.loop import train as _train
 
@@ -97,7 +97,9 @@ def train(client, params, X, y, num_boost_round=10, sample_weight=None, evals=()
     """
     max_recoveries = recovery.check_max_recoveries(max_recoveries)
     client = client if client is not None else distributed.default_client()
-    addresses = sorted(workers if workers is not None else client.scheduler_info()["workers"])
+    # the scheduler asked now: Client.scheduler_info() may return its periodic cache,
+    # whose worker list is empty (distributed 2026.7 refreshes it asking for no workers)
+    addresses = sorted(workers if workers is not None else alive_workers(client))
     if not addresses:
         raise ValueError("the Dask cluster has no workers")
     ranking = str(params.get("objective", "")).startswith("rank:")

@@ -7,6 +7,8 @@ import time
 import numpy as np
 import pytest
 
+from gbm.dask.spmd import alive_workers
+
 PARAMS = {"max_depth": 3, "max_bin": 32, "bin_sample_size": 1000, "learning_rate": 0.3}
 N_ROWS = 2400
 CHUNKS = (700, 0, 1100, 600)  # uneven, one empty
@@ -50,7 +52,7 @@ def as_dask(*arrays, chunks=CHUNKS):
 
 def first_workers(client, n):
     """The addresses of ``client``'s first ``n`` workers, sorted."""
-    return sorted(client.scheduler_info()["workers"])[:n]
+    return sorted(alive_workers(client))[:n]
 
 
 @contextlib.contextmanager
@@ -64,5 +66,5 @@ def three_workers(client):
     finally:
         cluster.scale(2)
         deadline = time.monotonic() + 60
-        while len(client.scheduler_info()["workers"]) > 2 and time.monotonic() < deadline:
+        while len(alive_workers(client)) > 2 and time.monotonic() < deadline:
             time.sleep(0.2)
