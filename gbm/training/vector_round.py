@@ -80,11 +80,12 @@ def _add_margins(fit, backend, tree, rows, starts, ends, values, left_out):
     if backend.name == "cpu":  # every output's grown rows in one call (one task an output)
         with backend.threads(rows.shape[0] * k):
             backend.kernels.add_outputs_leaf_values(rows, starts, ends, values, fit.margins)
-    for j in range(k):
-        column = fit.margins[j]
-        with backend.threads(rows.shape[0]):
-            if backend.name != "cpu":
+    else:
+        for j in range(k):
+            with backend.threads(rows.shape[0]):
                 backend.kernels.add_leaf_values(rows, starts, ends,
-                                                np.ascontiguousarray(values[:, j]), column)
-            if left_out is not None:  # rows out of the sample: walked through the tree
-                add_tree(backend, fit.data, tree.output(j), left_out, column)
+                                                np.ascontiguousarray(values[:, j]), fit.margins[j])
+    if left_out is not None:  # rows out of the sample (none grown): walked through the tree
+        for j in range(k):
+            with backend.threads(rows.shape[0]):
+                add_tree(backend, fit.data, tree.output(j), left_out, fit.margins[j])
