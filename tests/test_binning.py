@@ -3,7 +3,7 @@ budget by weight; cuts at midpoints; independent of row order and layout."""
 import numpy as np
 import pytest
 
-from gbm.data.binning import BinMapper, feature_cuts, sample_mask
+from gbm.bins.binning import BinMapper, feature_cuts, sample_mask
 
 
 def test_few_distinct_values_get_exact_bins_cut_at_midpoints():
@@ -236,7 +236,7 @@ def test_point_mass_edges_do_not_depend_on_chunking():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_point_masses_agree_with_the_definition(seed):
-    from gbm.data.cuts import _point_masses
+    from gbm.bins.cuts import _point_masses
     rng = np.random.default_rng(seed)
     k, n_bins = int(rng.integers(100, 400)), int(rng.integers(3, 20))
     at_share = np.ones(2 + 20 * (n_bins - 2))  # two values of 20: exactly a bin's share
@@ -259,7 +259,7 @@ def test_one_segment_takes_every_free_bin_as_the_queue_would(seed):
     them out one by one to the same count, so the starts are the same."""
     import heapq
 
-    from gbm.data.cuts import _bin_starts, _point_masses, _segment_starts
+    from gbm.bins.cuts import _bin_starts, _point_masses, _segment_starts
 
     rng = np.random.default_rng(seed)
     mass = rng.integers(1, 4, size=3000).astype(np.float64)
@@ -288,7 +288,7 @@ def test_unweighted_cuts_from_run_starts_are_the_weighted_ones(seed):
     (no cumulative sum, ``_distinct_unweighted``): the same cuts, bit for bit, as the same
     values with equal weights (sorted, counted and summed the weighted way), over
     continuous values, ties, point masses and missing values."""
-    from gbm.data.cuts import _bin_starts, _distinct_unweighted
+    from gbm.bins.cuts import _bin_starts, _distinct_unweighted
 
     rng = np.random.default_rng(seed)
     n = 5000

@@ -1,4 +1,4 @@
-"""Exclusive Feature Bundling made exact (gbm/data/bundling.py, kernels/*/bundling.py,
+"""Exclusive Feature Bundling made exact (gbm/bins/bundling.py, kernels/*/bundling.py,
 kernels/*/bundled.py): the greedy proposal and the row check against their twins; only
 features never stored in one row share a bundle, whatever the sample proposed; the
 bundles are the same over any number of ranks and any split of the rows; the bundled
@@ -10,8 +10,8 @@ import scipy.sparse as sp
 
 import gbm
 from gbm.collective import LOCAL, ThreadGroup
-from gbm.data.binning import BinMapper
-from gbm.data.bundling import MAX_CODES, code_slots, find_bundles, numbered, propose
+from gbm.bins.binning import BinMapper
+from gbm.bins.bundling import MAX_CODES, code_slots, find_bundles, numbered, propose
 from gbm.data.inputs import check_X
 from gbm.data.sparse import SparseMatrix
 from gbm.kernels import cpu, reference

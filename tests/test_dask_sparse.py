@@ -71,8 +71,8 @@ def test_eval_set_and_a_worker_without_rows(client):
 
 def test_bundles_are_checked_on_every_workers_rows():
     from gbm.collective import LOCAL, ThreadGroup
-    from gbm.data.binning import BinMapper, sample_mask
-    from gbm.data.bundling import find_bundles
+    from gbm.bins.binning import BinMapper, sample_mask
+    from gbm.bins.bundling import find_bundles
     from gbm.data.inputs import check_X
     from gbm.kernels import cpu
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm.data.binning import BinMapper, _missing_columns
+from gbm.bins.binning import BinMapper, _missing_columns
 from gbm.data.inputs import _first_infinity, check_X
 from gbm.data.training_data import training_data
 from gbm.runtime.memory import release_free_memory
@@ -71,7 +71,8 @@ def test_a_dataframe_becomes_the_float32_matrix_of_a_float64_cast():
 
 
 def test_infinities_and_missing_columns_are_found_in_any_block(monkeypatch):
-    from gbm.data import binning, inputs
+    from gbm.bins import binning
+    from gbm.data import inputs
 
     monkeypatch.setattr(inputs, "_CHECK_ROWS", 7)
     monkeypatch.setattr(binning, "_BLOCK_ROWS", 7)
@@ -92,7 +93,7 @@ def test_cuts_from_each_features_sample_are_the_cuts_of_the_sample_matrix(n_rows
     w = rng.uniform(0.5, 2.0, n_rows)
     mapper = BinMapper(max_bin=32, sample_size=1000, seed=3).fit(X, w)
     # the sample matrix the cuts were taken from before: X[mask], its weights w[mask]
-    from gbm.data.binning import feature_cuts, sample_mask
+    from gbm.bins.binning import feature_cuts, sample_mask
 
     mask = sample_mask(np.arange(n_rows), n_rows, 1000, 3)
     Xs, ws = X[mask], w[mask]
@@ -349,7 +350,7 @@ def test_a_logistic_round_takes_the_recorded_maxima(monkeypatch):
 def test_cuts_of_equal_weights_are_the_cuts_of_unit_weights():
     """``feature_cuts(values, None)`` (NaN in the values, no weights: the binning's
     unweighted case) and every equal positive weight give the cuts of unit weights."""
-    from gbm.data.cuts import feature_cuts
+    from gbm.bins.cuts import feature_cuts
 
     rng = np.random.default_rng(4)
     pool = np.array([np.inf, -np.inf, 1.0, 2.5, -0.0, 0.0], np.float32)
@@ -377,7 +378,7 @@ def test_cuts_of_equal_weights_are_the_cuts_of_unit_weights():
 def test_the_binning_sample_of_a_range_of_ids_is_that_of_the_ids():
     """``sample_mask`` hashes ids block by block; a ``range`` (no id array) and the ids as
     an array choose the same rows, across blocks."""
-    from gbm.data.binning import sample_mask
+    from gbm.bins.binning import sample_mask
 
     n = 200_001
     a = sample_mask(np.arange(7, 7 + n), 10 * n, 1000, 5)

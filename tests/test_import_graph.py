@@ -159,5 +159,5 @@ def test_an_upward_import_is_found():
              "gbm.tree.structure": set(), "gbm.training.loop": set(),
              "gbm.objectives.base": {"gbm.tree.margins"}, "gbm.tree.margins": set()}
     assert _upward(graph, layers) == [
-        "gbm.objectives.base (layer 6) imports gbm.tree.margins (layer 6)",
-        "gbm.tree.grower (layer 6) imports gbm.training.loop (layer 9)"]
+        "gbm.objectives.base (layer 7) imports gbm.tree.margins (layer 7)",
+        "gbm.tree.grower (layer 7) imports gbm.training.loop (layer 10)"]

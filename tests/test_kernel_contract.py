@@ -33,7 +33,7 @@ HOST_ONLY = {"exact": ("add_exact_parts",),
              "auc": ("split_by_label", "twice_mann_whitney"),
              "survival": ("aft_loss_into",),
              "bundling": ("propose_bundles", "bundle_conflicts"),
-             # a paged bin matrix's pages on the host (gbm.data.paged): a device fit calls
+             # a paged bin matrix's pages on the host (gbm.bins.paged): a device fit calls
              # the device's own kernels page by page
              "paged": ("move_right_rows", "page_add_split_values", "page_histograms",
                        "page_partition_build", "sum_private", "page_partition",

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-import gbm.data.binning
+import gbm.bins.binning
 from gbm.kernels import cpu, reference
 from gbm.kernels.layout import CAT_WORDS
 from tests.support.kernel_inputs import (make_inputs, offsets_of, random_forest_arrays,
@@ -364,7 +364,7 @@ def test_bin_values_with_more_than_256_bins_matches_reference():
     X = rng.normal(size=(3000, 3)).astype(np.float32)
     X[rng.random(X.shape) < 0.05] = np.nan
     cuts = [np.unique(rng.normal(size=n)).astype(np.float32) for n in (700, 3, 300)]
-    mapper = gbm.data.binning.BinMapper.from_cuts(cuts)
+    mapper = gbm.bins.binning.BinMapper.from_cuts(cuts)
     assert mapper.bin_dtype == np.uint16 and mapper.padded_cuts().shape[1] == 1024
     fast, slow = (np.empty(X.shape, np.uint16) for _ in range(2))
     cpu.bin_values(X, mapper.padded_cuts(), mapper.n_bins, fast)

@@ -158,7 +158,7 @@ def test_predict_kernels_match_reference_and_bins():
     forest = b.forest()
     assert forest.has_categorical and forest.split_type.sum() == forest.cat_bits.shape[0]
     Xf = b._check_predict_X(X)
-    mapper = gbm.data.binning.BinMapper.from_cuts(b.cuts)
+    mapper = gbm.bins.binning.BinMapper.from_cuts(b.cuts)
     bins = mapper.transform(Xf)
     outs = []
     for module in (cpu, reference):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm.data.binning import BinMapper
+from gbm.bins.binning import BinMapper
 from gbm.kernels import cpu, reference
 from gbm.kernels.layout import CAT_WORDS, cat_words
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm.data.binning import BinMapper, feature_cuts
+from gbm.bins.binning import BinMapper, feature_cuts
 
 xgb = pytest.importorskip("xgboost")
 

@@ -1,13 +1,13 @@
 """Sparse input read without a dense copy (gbm/data/sparse.py, gbm/data/inputs.py): every
 SciPy format and pandas sparse columns become the same ``SparseMatrix``, with the dense
 input's checks and messages; and the bin edges of a sparse matrix are its dense form's
-(gbm/data/binning.py), with and without weights, sampling and categories."""
+(gbm/bins/binning.py), with and without weights, sampling and categories."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from gbm.collective import ThreadGroup
-from gbm.data.binning import BinMapper
+from gbm.bins.binning import BinMapper
 from gbm.data.categorical import encode_X, fit_categories
 from gbm.data.inputs import check_X
 from gbm.data.sparse import SparseMatrix, from_dense
@@ -124,9 +124,9 @@ def _cuts_equal(a, b):
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("run", [1 << 20, 97])  # runs of features: one, or many
 def test_sparse_cuts_are_the_dense_cuts(monkeypatch, max_bin, weighted, run):
-    import gbm.data.binning
+    import gbm.bins.binning
 
-    monkeypatch.setattr(gbm.data.binning, "_CUT_CHUNK", run)
+    monkeypatch.setattr(gbm.bins.binning, "_CUT_CHUNK", run)
     rng = np.random.default_rng(max_bin)
     n = 3000
     dense = np.full((n, 6), np.nan, np.float32)

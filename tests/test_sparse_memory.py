@@ -118,7 +118,7 @@ def test_narrowed_maps_take_every_slot_to_its_place():
 
 def _histogram_widths(monkeypatch):
     """The slot counts of every histogram a fit builds, in order."""
-    from gbm.data.bin_matrix import CsrBins
+    from gbm.bins.bin_matrix import CsrBins
 
     widths = []
     real = CsrBins.build_histograms
@@ -202,7 +202,8 @@ def test_sklearn_fit_of_sparse_input_is_trains_model():
 
 
 def test_chunked_counts_and_entry_runs_are_numpys(monkeypatch):
-    from gbm.data import binning, sparse
+    from gbm.bins import binning
+    from gbm.data import sparse
 
     rng = np.random.default_rng(5)
     values = rng.integers(0, 50, 1000).astype(np.int32)

@@ -215,7 +215,7 @@ def _layout(params, X, y):
 
 
 def test_the_layout_follows_the_density_unless_forced():
-    from gbm.data.layout_choice import SPARSE_BELOW
+    from gbm.bins.layout import SPARSE_BELOW
 
     sparse_dense, csr = sparse_data(n=300, density=0.05, seed=14)
     y = _label(sparse_dense, np.random.default_rng(14))
@@ -237,7 +237,7 @@ def test_the_layout_follows_the_density_unless_forced():
 
 def test_the_layout_is_decided_over_every_rank():
     from gbm.collective import ThreadGroup
-    from gbm.data.layout_choice import choose_layout
+    from gbm.bins.layout import choose_layout
 
     dense, _ = sparse_data(n=300, density=0.05, seed=15)
     dense[:100] = 1.0  # one rank's rows are full, the others' sparse: 0.37 of the cells

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm.data.paged import PagedBins
+from gbm.bins.paged import PagedBins
 
 N_ROWS, N_FEATURES = 500, 5
 SAMPLE = 200  # below the row count: the hash-chosen binning sample is a subset
@@ -399,7 +399,7 @@ def test_full_disk_leaves_no_page(tmp_path, monkeypatch):
     page's temporary file nor the first page is left."""
     import errno
 
-    import gbm.data.quantile as quantile
+    import gbm.bins.quantile as quantile
 
     X, y, _ = _data(17)
     opened = []

@@ -7,9 +7,9 @@ import pytest
 
 import gbm
 from gbm.collective import LOCAL
-from gbm.data.binning import BinMapper
+from gbm.bins.binning import BinMapper
 from gbm.data.inputs import check_X
-from gbm.data.layout_choice import binned_rows
+from gbm.bins.layout import binned_rows
 from gbm.kernels import cpu
 
 sp = pytest.importorskip("scipy.sparse")

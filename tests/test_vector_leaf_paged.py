@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm.data.bin_matrix import DenseBins
-from gbm.data.paged import PagedBins
+from gbm.bins.bin_matrix import DenseBins
+from gbm.bins.paged import PagedBins
 from gbm.kernels.cpu import vector_leaf as cpu_kernels
 from gbm.kernels.reference import vector_leaf as reference_kernels
 from gbm.tree.vector_paged import paged_feature_histograms, paged_vector_histograms
@@ -158,7 +158,7 @@ def test_paged_histograms_are_the_dense_sums(kernels, tmp_path):
     bins = rng.integers(0, 6, size=(n, n_features)).astype(np.uint8)
     n_bins = np.full(n_features, 5, np.int32)
     cuts = [0, 1, 31, 32, 70, 90]
-    files = gbm.data.paged.PageFiles([tmp_path / f"p{i}" for i in range(len(cuts) - 1)],
+    files = gbm.bins.paged.PageFiles([tmp_path / f"p{i}" for i in range(len(cuts) - 1)],
                                      cuts, n_features, np.uint8)
     for i in range(len(cuts) - 1):
         page = bins[cuts[i]:cuts[i + 1]]
@@ -198,7 +198,7 @@ def test_paged_feature_histograms_are_the_dense_sums(kernels, tmp_path):
     n_bins = np.array([3, 6, 2], np.int32)
     bins = np.stack([rng.integers(0, b + 1, n) for b in n_bins], 1).astype(np.uint8)
     cuts = [0, 25, 26, 60, 80]
-    files = gbm.data.paged.PageFiles([tmp_path / f"p{i}" for i in range(len(cuts) - 1)],
+    files = gbm.bins.paged.PageFiles([tmp_path / f"p{i}" for i in range(len(cuts) - 1)],
                                      cuts, 3, np.uint8)
     for i in range(len(cuts) - 1):
         page = bins[cuts[i]:cuts[i + 1]]

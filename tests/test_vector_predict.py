@@ -201,7 +201,7 @@ def test_trained_model_leaves_base_margin_and_sparse_rows(classes_200):
 @pytest.mark.parametrize("layout", ["dense", "sparse"])
 def test_binned_rows_match_the_per_output_path(classes_200, layout):
     # the eval sets' path: margins on the training edges' bins, every row or a subset
-    from gbm.data.binning import BinMapper
+    from gbm.bins.binning import BinMapper
     from gbm.model.vector_predict import add_binned_vector_margins
 
     model, X = classes_200

@@ -16,8 +16,8 @@ import pytest
 import gbm
 import gbm.params
 from gbm.collective import ThreadCollective, ThreadGroup
-from gbm.data.bin_matrix import DenseBins
-from gbm.data.binning import BinMapper, RaggedCuts
+from gbm.bins.bin_matrix import DenseBins
+from gbm.bins.binning import BinMapper, RaggedCuts
 from gbm.kernels.cpu.node_masks import feature_masks
 from gbm.runtime import compile_ahead
 from gbm.runtime.backend import get_backend

@@ -20,7 +20,7 @@ def _bar(desc, quiet):
 
 def _matrix(files, args, ref, quiet, desc):
     from ..data.files import ParquetIter
-    from ..data.quantile import ExtMemQuantileDMatrix, QuantileDMatrix
+    from ..bins.quantile import ExtMemQuantileDMatrix, QuantileDMatrix
 
     bar, update = _bar(desc, quiet)
     try:

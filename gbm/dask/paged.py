@@ -1,6 +1,6 @@
 """A rank's rows held as external memory (``gbm.dask.train(..., external_memory=True)``):
 its partitions binned with the global bin edges into page files on the worker's disk
-(``gbm.data.paged.PagedBins``), the same pages an ``ExtMemQuantileDMatrix`` keeps.
+(``gbm.bins.paged.PagedBins``), the same pages an ``ExtMemQuantileDMatrix`` keeps.
 
 The edges are the ones a Dask fit in memory learns (``BinMapper.fit`` over the ranks'
 hash-chosen sample rows, gathered through the collective), so every rank bins as the
@@ -11,18 +11,18 @@ Cost: the rank's float rows are joined once to learn the edges (as the in-memory
 does), then binned a partition at a time into pages and freed; the fit maps two pages at
 a time per thread instead of holding the rank's bin matrix, and reads every page once per
 pass (a tree's root histograms, each level's partition with its children's histograms, a
-tree's margins: ``gbm.data.paged``).
+tree's margins: ``gbm.bins.paged``).
 """
 import os
 import types
 
 import numpy as np
 
-from ..data.binning import BinMapper
+from ..bins.binning import BinMapper
 from ..data.categorical import check_same_categorical, encode_X, fit_categories
 from ..data.inputs import feature_names_of, to_host
 from ..data.queries import make_queries
-from ..data.quantile import BinnedRows, _PageWriter, _DEFAULT_PAGE_BYTES
+from ..bins.quantile import BinnedRows, _PageWriter, _DEFAULT_PAGE_BYTES
 from ..model.booster import _load_init_model
 from . import data as dask_data
 

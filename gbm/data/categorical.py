@@ -25,7 +25,7 @@ from ..collective import LOCAL
 from .inputs import FLOAT, check_X, feature_names_of, is_device_array, to_host
 from .sparse import SparseMatrix
 
-# Codes 0 .. 65535 are uint16 bins (gbm.data.binning stores a feature with more than 256 bins so);
+# Codes 0 .. 65535 are uint16 bins (gbm.bins.binning stores a feature with more than 256 bins so);
 # a feature with all 65,536 categories has no symbol left for its missing bin, so its
 # training rows may not have missing values (as a numeric feature's 256 uint8 bins).
 MAX_CATEGORIES = 65536

@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from .streaming import DataIter
+from .iterator import DataIter
 
 _KINDS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".txt": "csv"}
 

@@ -36,7 +36,7 @@ FORMAT = "gbm-model"
 READABLE = (1, 2, 3, 4)
 MAX_NESTING = 16  # gbm writes at most 4 levels (trees -> tree -> cat_bits -> words)
 MAX_TREE_DEPTH = 1 << 20  # levels; a chain that deep is 2 million nodes
-MAX_CUTS = 1023  # bin edges per numeric feature: max_bin <= 1024, see gbm.data.binning
+MAX_CUTS = 1023  # bin edges per numeric feature: max_bin <= 1024, see gbm.bins.binning
 MAX_CATEGORICAL_CUTS = MAX_CATEGORIES - 1  # a categorical feature's: one per code but 0
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 

@@ -274,7 +274,7 @@ class Booster:
             if base_margin is None:
                 base_margin = X.base_margin
             X = X.data
-            if hasattr(X, "mapper") and hasattr(X, "matrix"):  # gbm.data.quantile.BinnedRows
+            if hasattr(X, "mapper") and hasattr(X, "matrix"):  # gbm.bins.quantile.BinnedRows
                 raise TypeError("a QuantileDMatrix holds bins only, and predict reads feature "
                                 "values: predict on the arrays (or a DMatrix of them)")
         return self._predict_checked(self._check_predict_X(X), output_margin, iteration_range,

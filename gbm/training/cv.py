@@ -130,7 +130,7 @@ def cv(params, X=None, y=None, num_boost_round=10, *, nfold=None, stratified=Fal
     data, num_boost_round = training_data(X, y, num_boost_round, dtrain, sample_weight,
                                           group, qid, base_margin, feature_names,
                                           categorical_features, None)
-    if hasattr(data.X, "mapper") and hasattr(data.X, "matrix"):  # gbm.data.quantile.BinnedRows
+    if hasattr(data.X, "mapper") and hasattr(data.X, "matrix"):  # gbm.bins.quantile.BinnedRows
         # each fold's model is gbm.train's on the fold's training rows, which learns its
         # bin edges from those rows; a QuantileDMatrix keeps the edges of all the rows and
         # no values to learn others from: its folds' models could not be cv's on the

@@ -9,7 +9,7 @@ import numpy as np
 from ..callback import EarlyStopping, EvaluationMonitor, TrainingCallback
 from ..data.categorical import check_same_categories
 from ..data.inputs import to_host
-from ..data.quantile import BinnedRows
+from ..bins.quantile import BinnedRows
 from ..data.sparse import SparseMatrix
 from ..metrics import get_metric
 from ..model.booster import add_raw_margins

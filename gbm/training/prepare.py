@@ -11,9 +11,9 @@ import contextlib
 import numpy as np
 
 from ..collective import LOCAL
-from ..data.layout_choice import binned_rows
+from ..bins.layout import binned_rows
 from ..data.sparse import SparseMatrix, from_dense
-from ..data.binning import BinMapper
+from ..bins.binning import BinMapper
 from ..data.categorical import (check_same_categorical, check_same_categories, encode_X,
                                 fit_categories)
 from ..data.compat import objective_function
@@ -22,7 +22,7 @@ from ..data.eval_sets import check_eval, eval_specs
 from ..data.inputs import check_base_margin, check_targets, feature_names_of, n_targets, to_host
 from ..data.intervals import check_intervals
 from ..data.queries import training_queries
-from ..data.quantile import BinnedRows
+from ..bins.quantile import BinnedRows
 from ..model.booster import Booster, _load_init_model
 from ..objectives import OBJECTIVES, get_objective
 from ..objectives.custom import CustomObjective
@@ -146,7 +146,7 @@ class Fit:
         return X
 
     def _binned_features(self, X, names, init_model):
-        """``_features`` for rows binned before the fit (``gbm.data.quantile``)."""
+        """``_features`` for rows binned before the fit (``gbm.bins.quantile``)."""
         if self.shard and not X.sharded:  # gbm.dask.paged's rows are binned with the
             raise NotImplementedError("a QuantileDMatrix in a distributed fit is not supported "
                                       "yet")  # global edges: they may train sharded

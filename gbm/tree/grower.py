@@ -334,7 +334,7 @@ class TreeGrower:
         n_left = np.empty(ids.shape[0], dtype=np.int64)
         small_is_left = nodes.sums[left, 1] <= nodes.sums[right, 1]
         c = ids.shape[0]  # the smaller children's histograms, then their siblings'
-        if not last and self._fuses(c):  # one pass over a paged matrix (gbm.data.paged)
+        if not last and self._fuses(c):  # one pass over a paged matrix (gbm.bins.paged)
             hist = self._histograms(2 * c)
             rows_work = int((ends - starts).sum()) * data.matrix.row_cost
             with self.backend.threads(max(work, rows_work)) as n:

@@ -2,7 +2,7 @@
 on rows binned before the fit (a ``QuantileDMatrix``), which hold no raw values.
 
 A numeric split sends ``x < threshold`` left, and a row's bin is the number of its
-feature's cuts ``<= x`` (``gbm.data.binning``), so when the threshold is the cut
+feature's cuts ``<= x`` (``gbm.bins.binning``), so when the threshold is the cut
 ``cuts[f][b]``, "bin ``<= b`` goes left" is the same test, row for row::
 
     bin:    ... | b: c[b-1] <= x < c[b] | b+1: c[b] <= x < ... |

@@ -1,5 +1,5 @@
 """What every tree of a fit reads (``TreeData``): the binned rows, as a bin matrix of any
-layout (``gbm.data.bin_matrix``), and the features' layout, edges and constraints."""
+layout (``gbm.bins.bin_matrix``), and the features' layout, edges and constraints."""
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,11 +11,11 @@ from ..kernels.layout import cat_words
 class TreeData:
     """What every tree of a fit reads: the binned rows and the features' layout.
 
-    matrix : the binned rows, a bin matrix of any layout (``gbm.data.bin_matrix``: its
+    matrix : the binned rows, a bin matrix of any layout (``gbm.bins.bin_matrix``: its
         arrays on the backend's device; the small arrays below stay on the host). The
         grower reads the rows only through it: histograms, partitions, leaf values.
     n_bins : int32 (n_features,), value bins (bin n_bins[f] = missing)
-    cuts : the bin edges, ``gbm.data.binning.RaggedCuts`` (for raw thresholds)
+    cuts : the bin edges, ``gbm.bins.binning.RaggedCuts`` (for raw thresholds)
     is_categorical : uint8 (n_features,)
     monotone : int8 (n_features,), +1 / -1 / 0
     interaction : bool (n_sets, n_features) or None, ``interaction_constraints``

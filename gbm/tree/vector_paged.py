@@ -1,5 +1,5 @@
 """Vector-leaf histograms on a paged bin matrix (``ExtMemQuantileDMatrix``:
-``gbm.data.paged.PagedBins``, binned pages on disk), on the host.
+``gbm.bins.paged.PagedBins``, binned pages on disk), on the host.
 
 A node's histogram is the sum of its pages' histograms: each page's part of a node's rows
 is one run of them (a node's rows are increasing: the tree's rows start sorted and every
@@ -20,7 +20,7 @@ def paged_vector_histograms(matrix, kernels, gpair, rows, starts, ends, hist):
 
     Parameters
     ----------
-    matrix : gbm.data.paged.PagedBins (host)
+    matrix : gbm.bins.paged.PagedBins (host)
     kernels : module with ``build_vector_histograms`` (the CPU kernels or their twin)
     gpair : int64 (n_rows, d, 2), row-major over the matrix's rows
     rows : int32 (m,), each node's segment increasing
@@ -41,7 +41,7 @@ def paged_feature_histograms(matrix, kernels, gpair, rows, starts, ends, feature
 
     Parameters
     ----------
-    matrix : gbm.data.paged.PagedBins (host)
+    matrix : gbm.bins.paged.PagedBins (host)
     kernels : module with ``build_vector_feature_histograms`` (the CPU kernels or twin)
     gpair : int64 (k, n_rows, 2), output-major over the matrix's rows
     rows : int32 (m,), each node's segment increasing

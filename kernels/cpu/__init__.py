@@ -11,7 +11,7 @@ an integer sum, so the thread count cannot change any result.
 
 Host kernels (``exact``, ``elementwise``, ``auc``, ``survival``, ``bundling``; no CUDA twin,
 by design) are called by host code on every backend (``gbm.numerics``, ``gbm.metrics``,
-``gbm.data.bundling``): the metrics, exact sums and feature bundles they compute are then
+``gbm.bins.bundling``): the metrics, exact sums and feature bundles they compute are then
 the same bits whatever the device.
 """
 from .auc import split_by_label, twice_mann_whitney
@@ -73,7 +73,7 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            # host kernels (no CUDA twin by design: run on the host on every backend)
            "add_exact_parts", "exp_into", "log_into", "log2_into", "split_by_label",
            "twice_mann_whitney", "aft_loss_into", "bundle_conflicts", "propose_bundles",
-           # a paged bin matrix's pages on the host (gbm.data.paged; a device fit calls the
+           # a paged bin matrix's pages on the host (gbm.bins.paged; a device fit calls the
            # device's whole-matrix kernels page by page)
            "move_right_rows", "page_add_split_values", "page_histograms",
            "page_partition_build", "sum_private", "page_partition", "page_predict_binned",

@@ -1,6 +1,6 @@
-"""Kernels over a bundled bin matrix (``gbm.data.bin_matrix.BundledBins``): features never
+"""Kernels over a bundled bin matrix (``gbm.bins.bin_matrix.BundledBins``): features never
 stored in the same row (Exclusive Feature Bundling, Ke et al. 2017, exact: see
-``gbm.data.bundling``) share one column of codes, feature ``f``'s bin ``b`` being code
+``gbm.bins.bundling``) share one column of codes, feature ``f``'s bin ``b`` being code
 ``feature_code[f] + b`` of its bundle and code 0 "none of the bundle's features".
 
 Histograms have the sparse layout's slots (each feature's value bins, in feature order,

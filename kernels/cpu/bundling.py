@@ -1,6 +1,6 @@
 """Exclusive Feature Bundling (Ke et al. 2017, LightGBM's ``FastFeatureBundling``), made
 exact: the greedy proposal of bundles from the binning sample, and the check of every row
-that flags the features of a bundle stored in one row together (``gbm.data.bundling``
+that flags the features of a bundle stored in one row together (``gbm.bins.bundling``
 splits them off). Host kernels: they run once per fit, on the CPU whatever the device.
 """
 import numpy as np

@@ -1,4 +1,4 @@
-"""A paged bin matrix's level work, one compiled call a page (``gbm.data.paged``).
+"""A paged bin matrix's level work, one compiled call a page (``gbm.bins.paged``).
 
 A paged fit streams the pages once a level; per page it partitions each node's run of
 rows (the node's rows within the page: one run, the rows being increasing) and sums the

@@ -1,5 +1,5 @@
 """Host -> device copies of an external-memory matrix's pages behind the device's compute
-(``gbm/data/paged.py``, ``PagedBins`` on ``device="cuda"``): double buffering.
+(``gbm/bins/paged.py``, ``PagedBins`` on ``device="cuda"``): double buffering.
 
 Two slots, used by pages in turn (page ``i`` in slot ``i % 2``); each slot holds a pinned
 host staging buffer and a device buffer per layout of the bins (row-major,

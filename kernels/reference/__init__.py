@@ -63,7 +63,7 @@ __all__ = ("add_leaf_values", "add_split_values", "bin_values", "build_histogram
            # host kernels (no CUDA twin by design: run on the host on every backend)
            "add_exact_parts", "exp_into", "log_into", "log2_into", "split_by_label",
            "twice_mann_whitney", "aft_loss_into", "bundle_conflicts", "propose_bundles",
-           # a paged bin matrix's pages on the host (gbm.data.paged; a device fit calls the
+           # a paged bin matrix's pages on the host (gbm.bins.paged; a device fit calls the
            # device's whole-matrix kernels page by page)
            "move_right_rows", "page_add_split_values", "page_histograms",
            "page_partition_build", "sum_private", "page_partition", "page_predict_binned",

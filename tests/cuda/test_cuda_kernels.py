@@ -219,7 +219,7 @@ def test_bin_values():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(200, 3)).astype(np.float32)
     X[rng.random(X.shape) < 0.1] = np.nan
-    from gbm.data.binning import BinMapper
+    from gbm.bins.binning import BinMapper
 
     mapper = BinMapper(max_bin=20).fit(X)
     expected = np.empty(X.shape, np.uint8)

@@ -6,7 +6,7 @@ from a fit whose pages went through them (under the simulator: its stream, event
 pinned-array API)."""
 import numpy as np
 import gbm
-from gbm.data.paged import PageFiles, PagedBins
+from gbm.bins.paged import PageFiles, PagedBins
 from gbm.kernels.cuda import page_copy
 from tests.support.device_arrays import SIMULATOR, host
 

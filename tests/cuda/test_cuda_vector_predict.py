@@ -44,7 +44,7 @@ def test_cuda_model_predicts_the_cpu_bits():
 
 
 def test_binned_vector_margins_on_the_cuda_backend_are_the_cpus():
-    from gbm.data.binning import BinMapper
+    from gbm.bins.binning import BinMapper
     from gbm.model.vector_predict import add_binned_vector_margins
     from gbm.runtime.backend import get_backend
 

@@ -1,14 +1,14 @@
 """Which bin layout a fit trains on (``bin_layout``, docs/parameters.md "Sparse data"), and
 the binned rows in it: "dense", "sparse" (CSR of the non-missing entries) or "bundled"
-(exactly exclusive features sharing columns, ``gbm.data.bundling``). The layout changes
+(exactly exclusive features sharing columns, ``gbm.bins.bundling``). The layout changes
 the memory and the speed, never the model; every rank decides the same, from counts
 summed over all of them and bundles found over all of them.
 """
 import numpy as np
 
+from ..data.inputs import to_host
+from ..data.sparse import SparseMatrix, from_dense
 from .bundling import bundles_fit, find_bundles, propose
-from .inputs import to_host
-from .sparse import SparseMatrix, from_dense
 
 # The sparse layouts below this share of non-missing entries (LightGBM stores a feature
 # sparse when more than 80% of it is its default value: ``sparse_threshold``). A dense

@@ -1,8 +1,8 @@
 """``QuantileDMatrix`` (binned rows in memory, no float matrix) and
 ``ExtMemQuantileDMatrix`` (binned pages on disk), as XGBoost's, from an array or a
-``DataIter`` (``gbm.data.streaming``). A fit on either gives the model file of the
+``DataIter`` (``gbm.data.iterator``). A fit on either gives the model file of the
 in-memory fit of the concatenated batches, bit for bit (the same edges, the same bins,
-integer histograms summed over pages: ``gbm.data.paged``).
+integer histograms summed over pages: ``gbm.bins.paged``).
 """
 import os
 import tempfile
@@ -10,10 +10,11 @@ import uuid
 
 import numpy as np
 
+from ..data.dmatrix import DMatrix
+from ..data.iterator import DataIter, _OneBatch
 from .bin_matrix import DenseBins
-from .dmatrix import DMatrix
 from .paged import PageFiles, PagedBins
-from .streaming import DataIter, Scan, _OneBatch, bin_batches, fit_mapper
+from .streaming import Scan, bin_batches, fit_mapper
 
 # what an edge depends on besides the data: the fit's parameters of these names must agree
 _BINNING = (("max_bin", "max_bin"), ("bin_sample_size", "sample_size"),

@@ -1,7 +1,7 @@
 """Bin edges that spend the whole ``max_bin`` budget, and the mapping of feature values to
-``uint8`` bins, as a bin matrix of either layout (``gbm.data.bin_matrix``).
+``uint8`` bins, as a bin matrix of either layout (``gbm.bins.bin_matrix``).
 
-Edges (``feature_cuts``, ``gbm.data.cuts``): a feature with at most ``max_bin`` distinct
+Edges (``feature_cuts``, ``gbm.bins.cuts``): a feature with at most ``max_bin`` distinct
 values gets one bin per value. Otherwise each value holding at least a bin's share of the
 weight (a point mass: a round value, zero, a cap) gets a bin of its own, and the other bins
 follow the weight of the other values, so that a feature gets ``max_bin`` bins (weighted
@@ -40,12 +40,12 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..collective import LOCAL
+from ..data.inputs import is_device_array, to_host
+from ..data.sparse import SparseMatrix, from_dense
+from ..kernels.hashing import splitmix64
 from .bin_matrix import BundledBins, CsrBins, DenseBins
 from .bundling import code_slots
 from .cuts import _midpoints, feature_cuts
-from .inputs import is_device_array, to_host
-from .sparse import SparseMatrix, from_dense
-from ..kernels.hashing import splitmix64
 
 BIN_DTYPE = np.uint8  # 256 symbols: a quarter of float32's memory traffic per cell
 WIDE_BIN_DTYPE = np.uint16  # for a feature with more than 256 bins (one slot is missing)
@@ -259,7 +259,7 @@ class BinMapper:
         the sample rows (those ``sample_mask`` chose, in row order), ``ws`` float64
         (n_sample,) their weights, ``has_missing`` (n_features,) whether any row of the
         whole data set is missing there (``n_categories`` as ``fit``'s). The cuts ``fit``
-        learns from the whole data set, when it is streamed (``gbm.data.streaming``)."""
+        learns from the whole data set, when it is streamed (``gbm.bins.streaming``)."""
         has_missing = np.asarray(has_missing, np.uint8)
         with ThreadPoolExecutor(max_workers=max(1, n_threads)) as pool:
             cuts = list(pool.map(lambda f: self._feature_cuts(
@@ -382,10 +382,10 @@ class BinMapper:
         return out
 
     def bin_matrix(self, X, layout, kernels=None, xp=np, fitted_on_X=False, bundles=None):
-        """``X`` binned as a bin matrix (``gbm.data.bin_matrix``) of ``layout``, on ``xp``'s
+        """``X`` binned as a bin matrix (``gbm.bins.bin_matrix``) of ``layout``, on ``xp``'s
         device: "dense" (``DenseBins``, as ``transform``), "sparse" (``CsrBins`` of the
         non-missing entries, whatever the input's own layout) or "bundled"
-        (``BundledBins`` of ``bundles``, ``gbm.data.bundling.Bundles`` found on ``X``)."""
+        (``BundledBins`` of ``bundles``, ``gbm.bins.bundling.Bundles`` found on ``X``)."""
         if kernels is None:
             from ..kernels import cpu as kernels
         if layout == "dense":

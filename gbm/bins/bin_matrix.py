@@ -9,7 +9,7 @@ interface, so that the grower, the margins and the eval sets never ask which
   slot of its (feature, value bin); an absent entry is missing. Histograms have value
   slots only: a feature's missing sums are the node's less its value bins' (integers,
   so exactly what a missing slot would hold). Memory grows with the stored entries.
-* ``BundledBins``: exactly exclusive features bundled (``gbm.data.bundling``), a column
+* ``BundledBins``: exactly exclusive features bundled (``gbm.bins.bundling``), a column
   of codes per bundle (row- and bundle-major), code 0 where none of the bundle's
   features is stored; histograms as ``CsrBins``' (value slots in feature order), so the
   memory and the work of a histogram pass follow the bundles, not the columns.
@@ -132,8 +132,8 @@ class CsrBins:
         """int32 (n_features,) on the host: each feature's stored entries (counted once,
         kept: what bounds a feature's hessian sum in ``gbm.tree.active``)."""
         if self._counts is None:
-            from .inputs import to_host
-            from .sparse import count_values
+            from ..data.inputs import to_host
+            from ..data.sparse import count_values
 
             per_slot = count_values(to_host(self.slots), int(self.feature_offsets[-1]))
             counts = np.add.reduceat(per_slot, self.feature_offsets[:-1]) if per_slot.size \
@@ -185,7 +185,7 @@ class CsrBins:
         """The same rows as ``DenseBins`` (an absent entry in its feature's missing bin),
         made on the host, its arrays then ``xp``'s (the backend's device): for a grower
         that reads dense bins only (vector-leaf trees)."""
-        from .inputs import to_host
+        from ..data.inputs import to_host
 
         indptr, slots = to_host(self.indptr), to_host(self.slots).astype(np.int64)
         offsets = self.feature_offsets.astype(np.int64)
@@ -205,7 +205,7 @@ class CsrBins:
 
 
 class BundledBins:
-    """Bundle codes of the binned rows (``gbm.data.bundling``), on the backend's device.
+    """Bundle codes of the binned rows (``gbm.bins.bundling``), on the backend's device.
 
     bins : uint8/uint16 (n_rows, n_bundles) C order; bins_by_bundle : its transpose, C
     code_slot : int32 (n_codes,), code_base : int64 (n_bundles + 1,): bundle ``j``'s code
@@ -281,7 +281,7 @@ class BundledBins:
     def to_dense(self, xp=np):
         """The same rows as ``DenseBins`` (a feature's code outside its range in its
         bundle: its missing bin), as ``CsrBins.to_dense``."""
-        from .inputs import to_host
+        from ..data.inputs import to_host
 
         by_bundle, n_bins = to_host(self.bins_by_bundle), self.n_bins
         bundle, first = to_host(self.feature_bundle), to_host(self.feature_code)

@@ -2,7 +2,7 @@
 a feature with at most ``max_bin`` distinct values gets one bin per value; otherwise each
 value holding at least a bin's share of the weight (a point mass: a round value, zero, a
 cap) gets a bin of its own, and the other bins follow the weight of the other values (see
-``gbm.data.binning`` for the layout of the bins and the row sample they come from).
+``gbm.bins.binning`` for the layout of the bins and the row sample they come from).
 """
 import heapq
 
