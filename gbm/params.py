@@ -35,7 +35,7 @@ TREE_METHODS = ("hist", "auto")  # XGBoost's "auto" is "hist" since 2.0
 # out of model files, so a file is the same whatever the hardware and thread count, and
 # loads anywhere.
 RUN_SETTINGS = ("n_jobs", "device", "tree_method", "verbosity", "validate_parameters")
-# How the binned rows are stored (gbm.bins.bin_matrix): never changes a model
+# How the binned rows are stored (gbm.bins): never changes a model
 BIN_LAYOUTS = ("auto", "dense", "sparse", "bundled")
 RUN_SETTINGS += ("bin_layout",)
 # Parameters added after model file version 4: a file records them only when they differ

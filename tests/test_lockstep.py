@@ -12,7 +12,7 @@ from gbm.tree import lockstep, whole_tree
 from gbm.training import prepare
 from gbm.runtime.backend import get_backend
 from gbm.collective import ThreadCollective, ThreadGroup
-from gbm.bins.bin_matrix import DenseBins
+from gbm.bins.dense import DenseBins
 from gbm.bins.binning import RaggedCuts
 from gbm.tree.tree_data import TreeData
 

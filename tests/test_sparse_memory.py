@@ -118,7 +118,7 @@ def test_narrowed_maps_take_every_slot_to_its_place():
 
 def _histogram_widths(monkeypatch):
     """The slot counts of every histogram a fit builds, in order."""
-    from gbm.bins.bin_matrix import CsrBins
+    from gbm.bins.csr import CsrBins
 
     widths = []
     real = CsrBins.build_histograms

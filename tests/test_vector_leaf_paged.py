@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm.bins.bin_matrix import DenseBins
+from gbm.bins.dense import DenseBins
 from gbm.bins.paged import PagedBins
 from gbm.kernels.cpu import vector_leaf as cpu_kernels
 from gbm.kernels.reference import vector_leaf as reference_kernels

@@ -16,7 +16,7 @@ import pytest
 import gbm
 import gbm.params
 from gbm.collective import ThreadCollective, ThreadGroup
-from gbm.bins.bin_matrix import DenseBins
+from gbm.bins.dense import DenseBins
 from gbm.bins.binning import BinMapper, RaggedCuts
 from gbm.kernels.cpu.node_masks import feature_masks
 from gbm.runtime import compile_ahead

@@ -1,5 +1,5 @@
 """Bin edges that spend the whole ``max_bin`` budget, and the mapping of feature values to
-``uint8`` bins, as a bin matrix of either layout (``gbm.bins.bin_matrix``).
+``uint8`` bins, as a bin matrix of either layout (``gbm.bins``).
 
 Edges (``feature_cuts``, ``gbm.bins.cuts``): a feature with at most ``max_bin`` distinct
 values gets one bin per value. Otherwise each value holding at least a bin's share of the
@@ -43,7 +43,9 @@ from ..collective import LOCAL
 from ..data.inputs import is_device_array, to_host
 from ..data.sparse import SparseMatrix, from_dense
 from ..kernels.hashing import splitmix64
-from .bin_matrix import BundledBins, CsrBins, DenseBins
+from .bundled import BundledBins
+from .csr import CsrBins
+from .dense import DenseBins
 from .bundling import code_slots
 from .cuts import _midpoints, feature_cuts
 
@@ -382,7 +384,7 @@ class BinMapper:
         return out
 
     def bin_matrix(self, X, layout, kernels=None, xp=np, fitted_on_X=False, bundles=None):
-        """``X`` binned as a bin matrix (``gbm.bins.bin_matrix``) of ``layout``, on ``xp``'s
+        """``X`` binned as a bin matrix (``gbm.bins``) of ``layout``, on ``xp``'s
         device: "dense" (``DenseBins``, as ``transform``), "sparse" (``CsrBins`` of the
         non-missing entries, whatever the input's own layout) or "bundled"
         (``BundledBins`` of ``bundles``, ``gbm.bins.bundling.Bundles`` found on ``X``)."""

@@ -3,7 +3,7 @@ densely, kept in files on disk (``ExtMemQuantileDMatrix``) and mapped one page a
 (memory maps: no copy out of the page cache), the next page mapped by a thread while the
 current one is used.
 
-It implements the interface of ``gbm.bins.bin_matrix`` page by page, so the grower does not
+It implements the interface of ``gbm.bins`` page by page, so the grower does not
 know the rows are paged, and the model is the in-memory one bit for bit:
 
 * a histogram is the sum of its pages' histograms: integers, so exactly the one-matrix sum;
@@ -35,7 +35,7 @@ from functools import partial
 
 import numpy as np
 
-from .bin_matrix import DenseBins
+from .dense import DenseBins
 
 
 class PageFiles:

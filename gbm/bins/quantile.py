@@ -12,7 +12,7 @@ import numpy as np
 
 from ..data.dmatrix import DMatrix
 from ..data.iterator import DataIter, _OneBatch
-from .bin_matrix import DenseBins
+from .dense import DenseBins
 from .paged import PageFiles, PagedBins
 from .streaming import Scan, bin_batches, fit_mapper
 

@@ -1,5 +1,5 @@
 """What every tree of a fit reads (``TreeData``): the binned rows, as a bin matrix of any
-layout (``gbm.bins.bin_matrix``), and the features' layout, edges and constraints."""
+layout (``gbm.bins``), and the features' layout, edges and constraints."""
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,7 +11,7 @@ from ..kernels.layout import cat_words
 class TreeData:
     """What every tree of a fit reads: the binned rows and the features' layout.
 
-    matrix : the binned rows, a bin matrix of any layout (``gbm.bins.bin_matrix``: its
+    matrix : the binned rows, a bin matrix of any layout (``gbm.bins``: its
         arrays on the backend's device; the small arrays below stay on the host). The
         grower reads the rows only through it: histograms, partitions, leaf values.
     n_bins : int32 (n_features,), value bins (bin n_bins[f] = missing)

@@ -1,4 +1,4 @@
-"""Kernels over a bundled bin matrix (``gbm.bins.bin_matrix.BundledBins``): features never
+"""Kernels over a bundled bin matrix (``gbm.bins.bundled.BundledBins``): features never
 stored in the same row (Exclusive Feature Bundling, Ke et al. 2017, exact: see
 ``gbm.bins.bundling``) share one column of codes, feature ``f``'s bin ``b`` being code
 ``feature_code[f] + b`` of its bundle and code 0 "none of the bundle's features".

@@ -1,4 +1,4 @@
-"""Kernels over a sparse bin matrix (``gbm.bins.bin_matrix.CsrBins``): histograms, the row
+"""Kernels over a sparse bin matrix (``gbm.bins.csr.CsrBins``): histograms, the row
 partition, the last level's leaf values, and raw values to bins; and those loops for any
 sparse layout (``*_of``, which ``bundled.py`` calls too), written over ``sparse_rows``'
 row access.
