@@ -24,7 +24,7 @@ import numpy as np
 _OPS = ("sum", "max", "min")
 
 
-def _check_op(array, op):
+def check_op(array, op):
     if op not in _OPS:
         raise ValueError(f"op must be one of {list(_OPS)}, got {op!r}")
     if op == "sum" and array.dtype.kind not in "iub":
@@ -40,7 +40,7 @@ class LocalCollective:
 
     def allreduce(self, array, op="sum"):
         array = np.asarray(array)
-        _check_op(array, op)
+        check_op(array, op)
         return array
 
     def allgather(self, value):
@@ -118,7 +118,7 @@ class ThreadCollective:
 
     def allreduce(self, array, op="sum"):
         array = np.asarray(array)
-        _check_op(array, op)
+        check_op(array, op)
         parts = self.group.exchange(self.rank, array.copy())
         reduce = {"sum": np.add, "max": np.maximum, "min": np.minimum}[op]
         out = parts[0].copy()

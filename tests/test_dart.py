@@ -1,4 +1,4 @@
-"""DART training (``booster="dart"``: gbm/tree/dart.py, gbm/training/dart.py): the drop
+"""DART training (``booster="dart"``: gbm/tree/dart.py, gbm/training/dropout.py): the drop
 rules and the weights against closed forms and hand cases, training whose drops are
 certain, every prediction path at the tree weights, the same model on any thread count,
 rank count and continued fit, eval scores at the weights of their round, early stopping,

@@ -16,7 +16,7 @@ from tests.support.fake_gpu import FakeDeviceArray, device  # noqa: E402
 import gbm  # noqa: E402
 import gbm.dask  # noqa: E402
 from gbm.dask.estimators import _map_labels  # noqa: E402
-from gbm.sklearn.boosting import _FITTED  # noqa: E402
+from gbm.sklearn.boosting import FITTED_ATTRIBUTES  # noqa: E402
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def _gpu_blocks(X, chunks=(100, 0, 200)):
 
 def _dask_twin(cls, local):
     est = cls(**local.get_params())
-    for name in _FITTED:
+    for name in FITTED_ATTRIBUTES:
         if name in local.__dict__:
             setattr(est, name, local.__dict__[name])
     return est

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm.bins.binning import BinMapper, _missing_columns
+from gbm.bins.binning import BinMapper, missing_columns
 from gbm.data.inputs import _first_infinity, check_X
 from gbm.data.training_data import training_data
 from gbm.runtime.memory import release_free_memory
@@ -81,7 +81,7 @@ def test_infinities_and_missing_columns_are_found_in_any_block(monkeypatch):
     X[22, 3], X[25, 1] = np.inf, -np.inf
     assert _first_infinity(X) == (22, 3)
     X[29, 2] = np.nan
-    np.testing.assert_array_equal(_missing_columns(X), [False, False, True, False])
+    np.testing.assert_array_equal(missing_columns(X), [False, False, True, False])
 
 
 @pytest.mark.parametrize("n_rows", [500, 3000])  # every row in the bin-edge sample, or not

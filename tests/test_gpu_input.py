@@ -142,12 +142,12 @@ def test_continued_training_and_eval_sets_on_gpu_input(gpu):
 def test_dask_predict_on_gpu_blocks(gpu):
     da = pytest.importorskip("dask.array")
     from gbm.dask import DaskGBMRegressor
-    from gbm.sklearn.boosting import _FITTED
+    from gbm.sklearn.boosting import FITTED_ATTRIBUTES
 
     X, y = _data()
     local = gbm.GBMRegressor(n_estimators=3, max_depth=3).fit(X, y)
     est = DaskGBMRegressor(n_estimators=3, max_depth=3)
-    for name in _FITTED:
+    for name in FITTED_ATTRIBUTES:
         if name in local.__dict__:
             setattr(est, name, local.__dict__[name])
     Xd = device(X)

@@ -47,7 +47,7 @@ from .bundled import BundledBins
 from .csr import CsrBins
 from .dense import DenseBins
 from .bundling import code_slots
-from .cuts import _midpoints, feature_cuts
+from .cuts import cut_midpoints, feature_cuts
 
 BIN_DTYPE = np.uint8  # 256 symbols: a quarter of float32's memory traffic per cell
 WIDE_BIN_DTYPE = np.uint16  # for a feature with more than 256 bins (one slot is missing)
@@ -56,7 +56,7 @@ WIDE_BIN_DTYPE = np.uint16  # for a feature with more than 256 bins (one slot is
 _BLOCK_ROWS = 1 << 16  # rows tested for missing values at a time: a bounded temporary
 
 
-def _missing_columns(X):
+def missing_columns(X):
     """bool (n_features,): which columns of a 2-d NumPy array hold NaN, block by block
     of rows (no boolean copy of the whole matrix)."""
     out = np.zeros(X.shape[1], dtype=bool)
@@ -202,7 +202,7 @@ class BinMapper:
         everything = bool(mask.all())
         if local:
             Xs = None
-            local_missing = _missing_columns(X)
+            local_missing = missing_columns(X)
         elif is_device_array(X):  # a GPU matrix: only the sample rows come to the host
             import cupy
 
@@ -210,7 +210,7 @@ class BinMapper:
             local_missing = to_host(cupy.isnan(X).any(axis=0))
         else:
             Xs = X[mask]
-            local_missing = _missing_columns(X)
+            local_missing = missing_columns(X)
         ws = None if local and _equal_positive(w) else w if everything else w[mask]
         has_missing = collective.allreduce(local_missing.astype(np.uint8), "max")
         if collective.world_size > 1:  # the sample of the whole data set, in row order
@@ -497,7 +497,7 @@ def _run_cuts(Xs, ws, uniform, lo, hi, limits, categorical, pool):
     # a cut between each two adjacent distinct values of an exact feature
     starts = np.flatnonzero((pair_feature[1:] == pair_feature[:-1])
                             & exact[pair_feature[1:] - lo]) + 1
-    cut_feature, cut_values = [pair_feature[starts]], [_midpoints(distinct, starts)]
+    cut_feature, cut_values = [pair_feature[starts]], [cut_midpoints(distinct, starts)]
     others = lo + np.flatnonzero(~exact & ~categorical[lo:hi])
     if others.size:  # feature_cuts on each of their value (and weight) multisets
         own = np.flatnonzero(~exact[features - lo] & ~categorical[features])

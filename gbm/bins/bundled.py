@@ -3,7 +3,7 @@ the bin matrices' interface: ``gbm.bins``)."""
 import numpy as np
 
 from .csr import CsrBins
-from .dense import _missing_bins, _on
+from .dense import missing_bins, dense_on
 
 
 class BundledBins:
@@ -87,12 +87,12 @@ class BundledBins:
 
         by_bundle, n_bins = to_host(self.bins_by_bundle), self.n_bins
         bundle, first = to_host(self.feature_bundle), to_host(self.feature_code)
-        by_feature = _missing_bins(self.n_rows, n_bins)
+        by_feature = missing_bins(self.n_rows, n_bins)
         for f in range(n_bins.size):  # one column at a time: no int64 copy of the matrix
             code = by_bundle[bundle[f]].astype(np.int64) - int(first[f])
             inside = (code >= 0) & (code < n_bins[f])
             by_feature[f, inside] = code[inside]
-        return _on(xp, by_feature, n_bins)
+        return dense_on(xp, by_feature, n_bins)
 
     def tile(self, n, xp):
         """The rows repeated ``n`` times (row ``g * n_rows + i`` is row ``i``)."""

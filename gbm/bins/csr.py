@@ -2,7 +2,7 @@
 interface: ``gbm.bins``)."""
 import numpy as np
 
-from .dense import _missing_bins, _on
+from .dense import missing_bins, dense_on
 
 
 class CsrBins:
@@ -91,9 +91,9 @@ class CsrBins:
         offsets = self.feature_offsets.astype(np.int64)
         rows = np.repeat(np.arange(self.n_rows), np.diff(indptr))
         features = np.searchsorted(offsets, slots, side="right") - 1
-        by_feature = _missing_bins(self.n_rows, self.n_bins)
+        by_feature = missing_bins(self.n_rows, self.n_bins)
         by_feature[features, rows] = slots - offsets[features]
-        return _on(xp, by_feature, self.n_bins)
+        return dense_on(xp, by_feature, self.n_bins)
 
     def tile(self, n, xp):
         """The rows repeated ``n`` times (row ``g * n_rows + i`` is row ``i``)."""

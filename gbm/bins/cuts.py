@@ -14,7 +14,7 @@ def feature_cuts(values, weights, max_bin):
 
     The distinct values are split into ``min(max_bin, n_distinct)`` bins, so the whole
     budget is spent (see ``_bin_starts``); each cut lies halfway between the two adjacent
-    distinct values it separates (see ``_midpoints``). The result depends only on the
+    distinct values it separates (see ``cut_midpoints``). The result depends only on the
     multiset of (value, weight) pairs: not on their order, hence not on threads, chunks or
     workers. Rows with zero weight are ignored.
 
@@ -53,7 +53,7 @@ def feature_cuts(values, weights, max_bin):
         starts = np.arange(1, distinct.size)  # exact bins: one per distinct value
     else:
         starts = _bin_starts(mass, max_bin, before)
-    return _midpoints(distinct, starts)
+    return cut_midpoints(distinct, starts)
 
 
 def _distinct_values(values, weights):
@@ -218,7 +218,7 @@ def _segment_starts(before, lo, hi, n_bins):
     return lo + 1 + np.maximum.accumulate(shifted) + (j - 1)
 
 
-def _midpoints(distinct, starts):
+def cut_midpoints(distinct, starts):
     """float32 cuts halfway between ``distinct[starts - 1]`` and ``distinct[starts]``.
 
     Each cut ``c`` satisfies ``lower < c <= upper`` in float32, so ``x < c`` puts every

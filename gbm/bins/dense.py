@@ -1,10 +1,10 @@
 """``DenseBins``: every cell of the binned rows, row- and feature-major (the bin
 matrices' interface: ``gbm.bins``), and the dense form the other layouts give a grower
-that reads dense bins only (``_missing_bins``, ``_on``)."""
+that reads dense bins only (``missing_bins``, ``dense_on``)."""
 import numpy as np
 
 
-def _missing_bins(n_rows, n_bins):
+def missing_bins(n_rows, n_bins):
     """Feature-major bins (n_features, n_rows), every entry its feature's missing bin
     ``n_bins[f]``, in the narrowest dtype holding every bin (a dense layout's)."""
     dtype = np.uint8 if np.max(n_bins, initial=0) < 256 else np.uint16
@@ -13,7 +13,7 @@ def _missing_bins(n_rows, n_bins):
     return by_feature
 
 
-def _on(xp, by_feature, n_bins):
+def dense_on(xp, by_feature, n_bins):
     """``DenseBins`` of host feature-major bins, its two arrays ``xp``'s."""
     return DenseBins(xp.asarray(np.ascontiguousarray(by_feature.T)), xp.asarray(by_feature),
                      n_bins)

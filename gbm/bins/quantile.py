@@ -11,7 +11,7 @@ import uuid
 import numpy as np
 
 from ..data.dmatrix import DMatrix
-from ..data.iterator import DataIter, _OneBatch
+from ..data.iterator import DataIter, OneBatch
 from .dense import DenseBins
 from .paged import PageFiles, PagedBins
 from .streaming import Scan, bin_batches, fit_mapper
@@ -19,7 +19,7 @@ from .streaming import Scan, bin_batches, fit_mapper
 # what an edge depends on besides the data: the fit's parameters of these names must agree
 _BINNING = (("max_bin", "max_bin"), ("bin_sample_size", "sample_size"),
             ("random_state", "seed"))
-_DEFAULT_PAGE_BYTES = 16 << 20  # a page file's bytes (its bins twice): 8 MiB buffers
+DEFAULT_PAGE_BYTES = 16 << 20  # a page file's bytes (its bins twice): 8 MiB buffers
 
 
 class BinnedRows:
@@ -76,7 +76,7 @@ def _build(data, label, missing, max_bin, ref, nthread, feature_names, feature_t
     else:
         if isinstance(data, DMatrix):
             raise TypeError("data is already a DMatrix")
-        it = _OneBatch(data=data, label=label, **fields)
+        it = OneBatch(data=data, label=label, **fields)
     if ref is not None:
         if not isinstance(ref, QuantileDMatrix):
             raise TypeError(f"ref must be the training QuantileDMatrix (its bin edges are "
@@ -227,7 +227,7 @@ class ExtMemQuantileDMatrix(QuantileDMatrix):
         prefix = cache_prefix if cache_prefix is not None else getattr(data, "cache_prefix", None)
         page_bytes = min_cache_page_bytes if min_cache_page_bytes is not None else getattr(
             data, "min_cache_page_bytes", None)
-        writer = _PageWriter(prefix, _DEFAULT_PAGE_BYTES if page_bytes is None else page_bytes)
+        writer = PageWriter(prefix, DEFAULT_PAGE_BYTES if page_bytes is None else page_bytes)
         self._init_binned(data, None, {}, missing, max_bin, ref, nthread, feature_names,
                           feature_types, bin_sample_size, random_state, writer)
 
@@ -242,7 +242,7 @@ class ExtMemQuantileDMatrix(QuantileDMatrix):
         self.close()
 
 
-class _PageWriter:
+class PageWriter:
     """Writes binned batches as page files (joined to at least ``page_bytes``) under
     ``prefix``; each file written to a temporary name and renamed once complete."""
 

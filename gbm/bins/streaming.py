@@ -16,12 +16,12 @@ set is its batch's offset plus its place in the batch, so the hash-chosen binnin
 """
 import numpy as np
 
-from ..data.categorical import category_columns, _as_frame, _merge_categories, encode_X, \
+from ..data.categorical import category_columns, as_frame, merge_categories, encode_X, \
     fit_categories
 from ..data.dmatrix import replace_missing
-from ..data.iterator import _INFO, batches
+from ..data.iterator import BATCH_FIELDS, batches
 from ..data.sparse import SparseMatrix
-from .binning import BinMapper, _missing_columns, sample_mask
+from .binning import BinMapper, missing_columns, sample_mask
 
 
 class Scan:
@@ -35,7 +35,7 @@ class Scan:
         self.collect_sample = collect_sample
         self.batch_rows, self.n_rows, self.n_features = [], 0, None
         self.feature_names = self.feature_types = None
-        self._fields = {name: [] for name in _INFO}
+        self._fields = {name: [] for name in BATCH_FIELDS}
         self._cats, self._order = [], {}
         self._ids, self._rows, self._w = [], [], []
         self.has_missing = None
@@ -64,7 +64,7 @@ class Scan:
                              "split; give qid= (each row's query id) instead")
         self.categories = None
         if any(c is not None for c in self._cats):  # as the ranks of a distributed fit do
-            self.categories = _merge_categories(
+            self.categories = merge_categories(
                 [c if c is not None else [None] * self.n_features for c in self._cats],
                 {f: _category_order(lists) for f, lists in self._order.items()},
                 self.feature_names)
@@ -82,7 +82,7 @@ class Scan:
         cat_features = None
         if self.feature_types is not None:
             cat_features = [f for f, t in enumerate(self.feature_types) if t == "c"] or None
-        frame = _as_frame(X)
+        frame = as_frame(X)
         if frame is not None and self.feature_names is None and i == 0:
             self.feature_names = [str(c) for c in frame.columns]
         if frame is not None and self.feature_names is not None \
@@ -102,7 +102,7 @@ class Scan:
             self._order.setdefault(f, []).append(frame.iloc[:, f].cat.categories.tolist())
         self._cats.append(cats)
         row_weight = batch.get("weight")
-        for field in _INFO:
+        for field in BATCH_FIELDS:
             value = batch.get(field)
             if field == "weight" and value is not None and batch.get("qid") is not None:
                 value, row_weight = self._group_weights(i, value, batch["qid"], n)
@@ -113,7 +113,7 @@ class Scan:
         if isinstance(arr, SparseMatrix):
             self.has_missing |= (arr.stored_per_feature() < n).astype(np.uint8)
         else:
-            self.has_missing |= _missing_columns(arr).astype(np.uint8)
+            self.has_missing |= missing_columns(arr).astype(np.uint8)
         if self.collect_sample:
             self._sample_batch(arr, row_weight, n)
         self.batch_rows.append(n)

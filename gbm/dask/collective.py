@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from ..collective import CollectiveError, _check_op
+from ..collective import CollectiveError, check_op
 from ..data.inputs import is_device_array, to_host
 from .errors import PeerLost
 
@@ -270,7 +270,7 @@ class DaskCollective:
         host = np.asarray(to_host(array))
         if self._socks is None:  # Dask's comms send it later: the caller may overwrite it
             host = np.array(host, copy=True)
-        _check_op(host, op)
+        check_op(host, op)
         parts = self._exchange(host, range(self.world_size))
         out = np.array(parts[0], copy=True)
         for part in parts[1:]:  # integer sums: the order of the ranks does not matter

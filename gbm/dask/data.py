@@ -14,7 +14,7 @@ depend on which worker holds which rows.
 import numpy as np
 
 
-def _dask_kind(value):
+def dask_kind(value):
     """"array", "frame" (DataFrame or Series) or None for a non-Dask value."""
     import dask
 
@@ -26,7 +26,7 @@ def _dask_kind(value):
 
 
 def check_dask(value, name):
-    if _dask_kind(value) is None:
+    if dask_kind(value) is None:
         raise TypeError(f"{name} must be a dask array or dask DataFrame/Series, got "
                         f"{type(value).__name__}; gbm.train takes in-memory data")
     return value
@@ -34,7 +34,7 @@ def check_dask(value, name):
 
 def _empty(value):
     """The zero-row value a rank without rows of ``value`` trains on."""
-    if _dask_kind(value) == "frame":
+    if dask_kind(value) == "frame":
         return value._meta
     shape = (0,) + tuple(value.shape[1:])
     return np.empty(shape, dtype=value.dtype)
@@ -43,7 +43,7 @@ def _empty(value):
 def _partition_futures(client, value):
     """Futures of the computed partitions of ``value``, in row order (data stays on the
     workers)."""
-    if _dask_kind(value) == "array":
+    if dask_kind(value) == "array":
         if value.ndim == 2 and len(value.chunks[1]) > 1:
             value = value.rechunk({1: -1})  # a partition holds whole rows
         parts = list(value.to_delayed().ravel())

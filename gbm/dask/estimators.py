@@ -16,7 +16,7 @@ from .wrappers import dask_init, map_rows
 from ..data.eval_sets import fit_eval_specs
 from ..data.inputs import to_host
 from ..data.queries import pop_qid
-from ..sklearn.boosting import (_FITTED, GBMClassifier, GBMRanker, GBMRegressor,
+from ..sklearn.boosting import (FITTED_ATTRIBUTES, GBMClassifier, GBMRanker, GBMRegressor,
                                check_n_estimators)
 
 _DASK_ARGS = {"client": None, "checkpoint_dir": None,
@@ -42,7 +42,7 @@ class _DaskMixin:
         their labels encoded as y's; ``train_kwargs`` go to ``gbm.dask.train``."""
         dask_data.check_dask(X, "X")
         check_n_estimators(self.n_estimators)
-        for name in _FITTED + ("recoveries_",):  # a new fit: nothing of the last one's
+        for name in FITTED_ATTRIBUTES + ("recoveries_",):  # a new fit: nothing of the last one's
             self.__dict__.pop(name, None)
         y, extra = self._dask_encode_y(dask_data.check_dask(y, "y"))
         params = dict(self._train_params(), **extra)
@@ -73,7 +73,7 @@ class _DaskMixin:
         """The local estimator (``gbm.sklearn``) with this one's parameters and model."""
         params = {k: v for k, v in self.get_params().items() if k not in _DASK_ARGS}
         local = self._local(**params)
-        for name in _FITTED:
+        for name in FITTED_ATTRIBUTES:
             if name in self.__dict__:
                 setattr(local, name, self.__dict__[name])
         return local
@@ -107,7 +107,7 @@ def _encode_labels(part, classes):
 
 
 def _map_labels(y, classes):
-    if dask_data._dask_kind(y) == "array":
+    if dask_data.dask_kind(y) == "array":
         return y.map_blocks(_encode_labels, classes, dtype=np.float64,
                             meta=np.empty((0,), np.float64))
     return y.map_partitions(_encode_labels, classes, meta=(y.name, "f8"))
@@ -140,7 +140,7 @@ class DaskGBMClassifier(_DaskMixin, GBMClassifier):
     def _dask_encode_y(self, y):
         import dask.array as da
 
-        uniques = da.unique(y) if dask_data._dask_kind(y) == "array" else y.unique()
+        uniques = da.unique(y) if dask_data.dask_kind(y) == "array" else y.unique()
         classes = np.unique(np.asarray(to_host(uniques.compute())))
         _, extra = GBMClassifier._encode_y(self, classes)  # classes_, the label encoder
         return _map_labels(y, self.classes_), extra

@@ -29,7 +29,7 @@ import socket
 import threading
 import time
 
-from ..collective import CollectiveError, _check_op
+from ..collective import CollectiveError, check_op
 from ..data.inputs import is_device_array
 
 _SPIN_S = 1e-3  # poll an NCCL call's event without sleeping this long (NVLink: ~10 us calls)
@@ -159,7 +159,7 @@ class NcclCollective:
     def allreduce(self, array, op="sum"):
         if not is_device_array(array):
             return self.host.allreduce(array, op)
-        _check_op(array, op)
+        check_op(array, op)
         cupy, nccl = self.cupy, self.nccl
         start = time.perf_counter()
         src = cupy.ascontiguousarray(array)

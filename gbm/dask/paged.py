@@ -22,8 +22,8 @@ from ..bins.binning import BinMapper
 from ..data.categorical import check_same_categorical, encode_X, fit_categories
 from ..data.inputs import feature_names_of, to_host
 from ..data.queries import make_queries
-from ..bins.quantile import BinnedRows, _PageWriter, _DEFAULT_PAGE_BYTES
-from ..model.booster import _load_init_model
+from ..bins.quantile import BinnedRows, PageWriter, DEFAULT_PAGE_BYTES
+from ..model.booster import load_init_model
 from . import data as dask_data
 
 
@@ -47,7 +47,7 @@ def paged_rows(share, params, w, ids, collective, cache_dir=None, page_bytes=Non
     """
     w = None if w is None else np.asarray(w, np.float64).ravel()
     parts = share["X"] or [share["empty"]["X"]]
-    init = None if init_model is None else _load_init_model(init_model)
+    init = None if init_model is None else load_init_model(init_model)
     if init is None:  # as the in-memory path: the categories seen on any rank, in one
         # order on every rank
         X, categories = fit_categories(dask_data.assemble(share, "X"), categorical_features,
@@ -76,7 +76,7 @@ def paged_rows(share, params, w, ids, collective, cache_dir=None, page_bytes=Non
         raise FileNotFoundError(f"external_memory cache_dir {os.fspath(cache_dir)!r} does not "
                                 "exist on this worker; create it on every worker or leave "
                                 "cache_dir out (a temporary folder)")
-    writer = _PageWriter(cache_dir, _DEFAULT_PAGE_BYTES if page_bytes is None else page_bytes)
+    writer = PageWriter(cache_dir, DEFAULT_PAGE_BYTES if page_bytes is None else page_bytes)
     rows = [int(p.shape[0]) for p in parts]
     scan = types.SimpleNamespace(batch_rows=rows, n_rows=sum(rows), n_features=n_features)
 

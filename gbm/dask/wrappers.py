@@ -4,7 +4,7 @@ import inspect
 
 import numpy as np
 
-from .data import _dask_kind
+from .data import dask_kind
 from ..data.inputs import is_device_array
 
 
@@ -37,7 +37,7 @@ def map_rows(X, fn, n_out, dtype):
     def block(part):
         return fn(part) if part.shape[0] else _meta(part, shape, dtype)
 
-    if _dask_kind(X) == "array":
+    if dask_kind(X) == "array":
         if X.ndim == 2 and len(X.chunks[1]) > 1:
             X = X.rechunk({1: -1})
         meta = _meta(X, shape, dtype)

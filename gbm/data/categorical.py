@@ -32,7 +32,7 @@ MAX_CATEGORIES = 65536
 MAX_CATEGORY_VALUE = 2**24  # float32 holds every integer below this exactly
 
 
-def _as_frame(X):
+def as_frame(X):
     """A pandas DataFrame for pandas or Arrow input, else None."""
     if type(X).__module__.startswith("pyarrow") and hasattr(X, "to_pandas"):
         X = X.to_pandas()
@@ -128,7 +128,7 @@ def fit_categories(X, categorical_features=None, feature_names=None, name="X",
     categories : list with, per feature, None (numeric) or the list of categories seen
         (strings or numbers); None when no feature is categorical
     """
-    frame = _as_frame(X)
+    frame = as_frame(X)
     cat_cols = category_columns(frame)
     shard = collective.world_size > 1
     arr = check_X(X if frame is None else frame, name=name, allow_category=True, shard=shard)
@@ -160,7 +160,7 @@ def fit_categories(X, categorical_features=None, feature_names=None, name="X",
             labels = [int(v) for v in np.unique(values[~np.isnan(values)])]
         categories[f] = labels
     if shard:
-        categories = _merge_categories(collective.allgather(categories), order, feature_names)
+        categories = merge_categories(collective.allgather(categories), order, feature_names)
     for f in np.flatnonzero(mask):
         labels = categories[f]
         column = _column_name(feature_names, f)
@@ -197,7 +197,7 @@ def _check_missing_fits(arr, categories, feature_names, name, collective):
                 f"bin: merge two categories or give it at most {MAX_CATEGORIES - 1} categories")
 
 
-def _merge_categories(per_rank, order, feature_names):
+def merge_categories(per_rank, order, feature_names):
     """Every rank's categories, merged: the labels seen anywhere, in the order of the
     pandas dtype (the same on every rank), or increasing for integer codes."""
     merged = []
@@ -223,7 +223,7 @@ def encode_X(X, categories, name="X", shard=False):
     A category not seen at fit, like a missing value, becomes NaN (the missing direction).
     ``shard``: one rank's part of a distributed data set (it may have no rows).
     """
-    frame = _as_frame(X)
+    frame = as_frame(X)
     cat_cols = category_columns(frame)
     arr = check_X(X if frame is None else frame, name=name, allow_category=True, shard=shard)
     names = feature_names_of(frame) if frame is not None else None
@@ -259,7 +259,7 @@ def _writable_copy(arr, X):
 def check_same_categorical(categories, categorical_features, X, feature_names):
     """For continued training: ``categorical_features`` (given again) must name the
     features the model treats as categorical (it keeps the categories it learned)."""
-    frame = _as_frame(X)
+    frame = as_frame(X)
     n_features = len(categories) if categories is not None else np.shape(X)[1]
     mask = categorical_mask(categorical_features, n_features, feature_names,
                             category_columns(frame))

@@ -3,7 +3,7 @@ from such an iterator with every error named by its batch (``batches``). What is
 them, in two passes: ``gbm.bins.streaming``."""
 import numpy as np
 
-_INFO = ("label", "weight", "base_margin", "qid", "group", "label_lower_bound",
+BATCH_FIELDS = ("label", "weight", "base_margin", "qid", "group", "label_lower_bound",
          "label_upper_bound")
 
 
@@ -46,7 +46,7 @@ class DataIter:
         raise NotImplementedError("a DataIter subclass defines reset()")
 
 
-class _OneBatch(DataIter):
+class OneBatch(DataIter):
     """An array (and its labels, weights, ...) as a stream of one batch."""
 
     def __init__(self, **batch):
@@ -81,10 +81,10 @@ def batches(it):
         def input_data(data=None, **fields):
             if data is None:
                 raise TypeError(f"batch {i}: input_data() needs data= (the batch's features)")
-            unknown = set(fields) - set(_INFO) - {"feature_names", "feature_types"}
+            unknown = set(fields) - set(BATCH_FIELDS) - {"feature_names", "feature_types"}
             if unknown:
                 raise TypeError(f"batch {i}: input_data() got unknown fields "
-                                f"{sorted(unknown)}; known: data, {', '.join(_INFO)}, "
+                                f"{sorted(unknown)}; known: data, {', '.join(BATCH_FIELDS)}, "
                                 "feature_names, feature_types")
             got.clear()
             got.update(fields, data=data)

@@ -503,5 +503,5 @@ def _check_iteration_range(iteration_range, n_rounds):
     return begin, end
 
 
-def _load_init_model(init_model):
+def load_init_model(init_model):
     return init_model if isinstance(init_model, Booster) else Booster.load_model(init_model)

@@ -21,7 +21,7 @@ def _check_labels(y, name, positive):
     return y
 
 
-class _LogLink(Objective):
+class LogLink(Objective):
     """Margin = log(prediction); the starting prediction is the weighted label mean."""
 
     def base_margin(self, y, w, collective=LOCAL):
@@ -41,7 +41,7 @@ class _LogLink(Objective):
         return xp.exp(margin[:, 0])
 
 
-class Poisson(_LogLink):
+class Poisson(LogLink):
     """count:poisson: loss p - y m; g = p - y, h = exp(m + max_delta_step) (XGBoost's
     safeguard: a larger hessian, together with the default leaf cap of 0.7)."""
 
@@ -58,7 +58,7 @@ class Poisson(_LogLink):
         return pointwise(POISSON, margin, y, w, (self.max_delta_step,), backend)
 
 
-class Gamma(_LogLink):
+class Gamma(LogLink):
     """reg:gamma: loss y exp(-m) + m; g = 1 - y exp(-m), h = y exp(-m)."""
 
     name = "reg:gamma"
@@ -71,7 +71,7 @@ class Gamma(_LogLink):
         return pointwise(GAMMA, margin, y, w, (), backend)
 
 
-class Tweedie(_LogLink):
+class Tweedie(LogLink):
     """reg:tweedie with power rho in [1, 2): loss -y exp((1-rho) m)/(1-rho) + exp((2-rho) m)/(2-rho)."""
 
     name = "reg:tweedie"

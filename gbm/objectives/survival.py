@@ -34,13 +34,13 @@ from ..collective import LOCAL
 from ..kernels.layout import AFT as AFT_KIND, AFT_DISTRIBUTIONS
 from ..numerics import elementwise
 from ..numerics.exact import exact_sums
-from .log_link import _LogLink
+from .log_link import LogLink
 from .gradients import pointwise
 
 _AFT_BASE_SCORE = 0.5  # XGBoost's default base_score, which AFT models start from
 
 
-class _TimeScale(_LogLink):
+class _TimeScale(LogLink):
     """Predictions ``exp(margin)``; ``base_score`` on that scale (XGBoost's ``log`` /
     ``exp`` conversions, as the log-link objectives'); each survival objective has its own
     starting margin."""

@@ -1,7 +1,7 @@
 """scikit-learn estimators: validate, convert, call ``train``. Nothing else lives here.
 
 A fit is a transaction: it works on a copy of the estimator, and the copy's fitted
-attributes (``_FITTED``) replace the estimator's only when training has completed, under
+attributes (``FITTED_ATTRIBUTES``) replace the estimator's only when training has completed, under
 one lock. A fit that raises or is interrupted (a bad parameter or eval set, a callback's
 exception, Ctrl-C) leaves the previous model, width and labels as they were; two threads
 fitting one estimator each leave a whole fit, never a mix. Predictions read the fitted
@@ -20,7 +20,7 @@ from . import files as estimator_io
 from .multilabel import as_array, encode_multilabel, is_multilabel, multilabel_predict
 from .parameters import (BOOSTING_PARAMS, N_POSITIONAL, RANKER_PARAMS, RANKER_POSITIONAL,
                          RANKING_PARAMS, estimator_init)
-from ..data.categorical import _as_frame, category_columns, encode_X
+from ..data.categorical import as_frame, category_columns, encode_X
 from ..data.dmatrix import replace_missing
 from ..data.eval_sets import fit_eval_specs
 from ..data.inputs import (check_sample_weight, check_X, check_y, checked_already,
@@ -55,7 +55,7 @@ _DART_PARAMS = ("booster", "rate_drop", "one_drop", "skip_drop", "sample_type",
 # Several outputs (gbm.tree.vector_leaf): passed on only when set, as XGBoost's estimators do.
 _MULTI_PARAMS = ("multi_strategy", "gradient_projection", "projection_dim")
 # What a fit sets; replaced together when a fit completes.
-_FITTED = ("_Booster", "n_features_in_", "feature_names_in_", "classes_", "n_classes_",
+FITTED_ATTRIBUTES = ("_Booster", "n_features_in_", "feature_names_in_", "classes_", "n_classes_",
            "_label_encoder")
 _STATE_LOCK = threading.Lock()  # module-wide: a lock on the estimator would not pickle
 
@@ -121,7 +121,7 @@ class _GBMBase(BaseEstimator):
         return X if raw else converted
 
     def _categorical_input(self, X):
-        return self.categorical_features is not None or bool(category_columns(_as_frame(X)))
+        return self.categorical_features is not None or bool(category_columns(as_frame(X)))
 
     def fit(self, X, y, sample_weight=None, xgb_model=None, eval_set=None,
             sample_weight_eval_set=None, verbose=False, callbacks=(), base_margin=None,
@@ -151,11 +151,11 @@ class _GBMBase(BaseEstimator):
         """The fit every estimator shares, as a transaction (see the module docstring):
         ``_fit_state`` on a copy, then the copy's fitted attributes replace this one's."""
         work = object.__new__(type(self))
-        work.__dict__.update({k: v for k, v in self.__dict__.items() if k not in _FITTED})
+        work.__dict__.update({k: v for k, v in self.__dict__.items() if k not in FITTED_ATTRIBUTES})
         work._fit_state(X, y, evals, xgb_model, verbose, **train_kwargs)
-        fitted = {name: work.__dict__[name] for name in _FITTED if name in work.__dict__}
+        fitted = {name: work.__dict__[name] for name in FITTED_ATTRIBUTES if name in work.__dict__}
         with _STATE_LOCK:
-            for name in _FITTED:
+            for name in FITTED_ATTRIBUTES:
                 self.__dict__.pop(name, None)
             self.__dict__.update(fitted)
         return self
@@ -167,7 +167,7 @@ class _GBMBase(BaseEstimator):
             return tuple(getattr(self, name) for name in names)
 
     def _fit_state(self, X, y, evals, xgb_model, verbose, **train_kwargs):
-        """Check, encode y, call ``train``; sets the ``_FITTED`` attributes on ``self``
+        """Check, encode y, call ``train``; sets the ``FITTED_ATTRIBUTES`` attributes on ``self``
         (a copy of the user's estimator).
 
         ``evals``: ``fit``'s eval-set arguments (``eval_set``, ``sample_weight_eval_set``,
@@ -284,7 +284,7 @@ class _GBMBase(BaseEstimator):
         params, fitted = estimator_io.read(self, path)
         self.set_params(**params)
         with _STATE_LOCK:
-            for name in _FITTED:
+            for name in FITTED_ATTRIBUTES:
                 self.__dict__.pop(name, None)
             self.__dict__.update(fitted)
         return self

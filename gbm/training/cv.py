@@ -21,8 +21,9 @@ from ..params import ALIASES, validate_params
 from .callbacks import CallbackContainer
 from .fold_threads import FoldRounds, fold_slots, one_at_a_time
 from .folds import check_nfold, fold_dmatrix, split_rows
-from .loop import _check_patience, _check_period, _one_of, train
-from .prepare import _check_rounds, labels_and_params
+from .arguments import check_patience, check_period, check_rounds, either_spelling
+from .loop import train
+from .prepare import labels_and_params
 
 SETS = ("train", "test")  # each fold's eval sets, named as xgboost.cv names them
 
@@ -143,8 +144,8 @@ def cv(params, X=None, y=None, num_boost_round=10, *, nfold=None, stratified=Fal
             "larger than memory, train each fold yourself: a QuantileDMatrix (or "
             "ExtMemQuantileDMatrix) of the fold's training rows, its test rows with ref= "
             "that matrix, and gbm.train gives the fold's model of cv")
-    _check_rounds(num_boost_round)
-    custom_metric = _one_of("custom_metric", custom_metric, "feval", feval)
+    check_rounds(num_boost_round)
+    custom_metric = either_spelling("custom_metric", custom_metric, "feval", feval)
     nfold = check_nfold(nfold, folds)
     scored = dict(params, eval_metric=metrics) if metrics else params
     labels, ptr, p = _checked_rows(data, scored)
@@ -290,10 +291,10 @@ def _cv_callbacks(callbacks, verbose_eval, show_stdv, early_stopping_rounds, max
         if not isinstance(cb, TrainingCallback):
             raise TypeError(f"callbacks must be gbm.callback.TrainingCallback instances, got "
                             f"{type(cb).__name__}")
-    period = _check_period(verbose_eval)
+    period = check_period(verbose_eval)
     if period:
         given.append(EvaluationMonitor(period, show_stdv=show_stdv))
-    patience = _check_patience(early_stopping_rounds)
+    patience = check_patience(early_stopping_rounds)
     if patience is not None:
         given.append(EarlyStopping(patience, maximize=maximize))
     return given

@@ -5,13 +5,13 @@ Written once for one rank of a possibly distributed fit (``collective``): the se
 printing, early stopping and the caller's hooks are callbacks (``gbm.callback``, run by
 ``gbm.training.callbacks``). ``gbm.collective.ThreadGroup`` runs ranks in one process.
 """
-import numpy as np
 
 from ..collective import LOCAL
 from ..data.compat import metric_function
 from ..data.training_data import training_data
 from .callbacks import CallbackContainer
 from .evaluation import Evaluation, LastScoreStopping, RoundMonitor
+from .arguments import check_patience, check_period, either_spelling
 from .prepare import Fit
 from .rounds import grow_round
 from .vector_round import grow_vector_round
@@ -123,8 +123,8 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
     data, num_boost_round = training_data(X, y, num_boost_round, dtrain, sample_weight, group,
                                           qid, base_margin, feature_names,
                                           categorical_features, row_ids)
-    init_model = _one_of("init_model", init_model, "xgb_model", xgb_model)
-    custom_metric = _one_of("custom_metric", custom_metric, "feval", feval)
+    init_model = either_spelling("init_model", init_model, "xgb_model", xgb_model)
+    custom_metric = either_spelling("custom_metric", custom_metric, "feval", feval)
     if evals_result is not None and not isinstance(evals_result, dict):
         raise TypeError(f"evals_result must be a dict to fill, got {type(evals_result).__name__}")
     collective = LOCAL if collective is None else collective
@@ -158,8 +158,8 @@ def _own_callbacks(fit, eval_sets, verbose_eval, early_stopping_rounds, maximize
     then early stopping."""
     metric = metric_function(custom_metric, raw_margin=custom_objective,
                              intervals=fit.objective.interval_labels)
-    patience = _check_patience(early_stopping_rounds)
-    period = _check_period(verbose_eval)
+    patience = check_patience(early_stopping_rounds)
+    period = check_period(verbose_eval)
     if patience is not None and not eval_sets:
         raise ValueError("early_stopping_rounds needs at least one eval set (evals / eval_set)")
     names = fit.params["eval_metric"] or [fit.objective.default_metric]
@@ -172,28 +172,3 @@ def _own_callbacks(fit, eval_sets, verbose_eval, early_stopping_rounds, maximize
         own.append(LastScoreStopping(patience, evaluation, maximize=(
             False if maximize is None and metric is not None else maximize)))
     return own
-
-
-def _one_of(name, value, other_name, other):
-    """An argument XGBoost spells differently: either spelling, not both."""
-    if value is not None and other is not None:
-        raise TypeError(f"{name} and {other_name} are the same argument; pass one")
-    return other if value is None else value
-
-
-def _check_patience(rounds):
-    if rounds is None:
-        return None
-    if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
-        raise ValueError(f"early_stopping_rounds must be an integer >= 1 or None, got {rounds!r}")
-    return int(rounds)
-
-
-def _check_period(verbose):
-    """``verbose_eval`` as a period in rounds (0: never print)."""
-    if isinstance(verbose, bool) or verbose is None:
-        return int(bool(verbose))
-    if isinstance(verbose, (int, np.integer)) and verbose >= 0:
-        return int(verbose)  # XGBoost's verbose_eval=N: every N rounds
-    raise ValueError(f"verbose_eval must be True, False or an integer >= 0 (print every "
-                     f"that many rounds), got {verbose!r}")

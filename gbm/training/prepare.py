@@ -23,7 +23,7 @@ from ..data.inputs import check_base_margin, check_targets, feature_names_of, n_
 from ..data.intervals import check_intervals
 from ..data.queries import training_queries
 from ..bins.quantile import BinnedRows
-from ..model.booster import Booster, _load_init_model
+from ..model.booster import Booster, load_init_model
 from ..objectives import OBJECTIVES, get_objective
 from ..objectives.custom import CustomObjective
 from ..objectives.gradients import unit_weights
@@ -41,8 +41,9 @@ from ..tree.whole_tree import whole_trees
 from ..tree.rebin import binned_margins, rebinned_forest
 from ..tree.vector_leaf import check_supported as check_vector_leaf
 from ..tree.vector_leaf import dense_data
+from .arguments import check_rounds
 from .callbacks import agree
-from .dart import Dropout
+from .dropout import Dropout
 from .evaluation import EvalSet
 
 
@@ -62,13 +63,13 @@ class Fit:
     ``queries``, ``row_ids`` (None: the rows' positions), ``n_rows_total``, ``whole_trees`` (``gbm.tree.whole_tree``:
     trees grown in one compiled call; None: level by level), ``lockstep``, ``runner``,
     ``first_round``,
-    ``dropout`` (DART's state, ``gbm.training.dart``; None unless ``booster="dart"``).
+    ``dropout`` (DART's state, ``gbm.training.dropout``; None unless ``booster="dart"``).
     """
 
     def __init__(self, params, data, num_boost_round, init_model=None, obj=None,
                  collective=LOCAL):
         p = validate_params(params)
-        _check_rounds(num_boost_round)
+        check_rounds(num_boost_round)
         self.collective, self.shard = collective, collective.world_size > 1
         backend = self.backend = get_backend(p["device"], p["n_jobs"], collective)
         if backend.name == "cpu":
@@ -125,7 +126,7 @@ class Fit:
         if isinstance(X, BinnedRows):  # a QuantileDMatrix: binned already
             return self._binned_features(X, names, init_model)
         names = self.names = names if names is not None else feature_names_of(X)
-        self.init = None if init_model is None else _load_init_model(init_model)
+        self.init = None if init_model is None else load_init_model(init_model)
         if self.init is not None:  # continue with the model's categories
             if data.categorical_features is not None:
                 check_same_categorical(self.init.categories, data.categorical_features, X, names)
@@ -153,7 +154,7 @@ class Fit:
         self.names = names if names is not None else X.feature_names
         self.init, self.categories = None, X.categories
         if init_model is not None:  # its margins from the bins (``start``)
-            self.init = _load_init_model(init_model)
+            self.init = load_init_model(init_model)
             check_same_categories(self.init.categories, X.categories, "init_model")
         return X
 
@@ -272,12 +273,6 @@ class Fit:
                                    self.shard, self.objective.interval_labels), booster,
                         self.mapper, self.backend)
                 for i, spec in enumerate(specs)]
-
-
-def _check_rounds(num_boost_round):
-    if isinstance(num_boost_round, bool) or not isinstance(num_boost_round, (int, np.integer)) \
-            or num_boost_round < 0:
-        raise ValueError(f"num_boost_round must be an integer >= 0, got {num_boost_round!r}")
 
 
 def _labels(data, p, n_rows):

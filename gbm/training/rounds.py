@@ -4,7 +4,7 @@ trees (``num_parallel_tree`` of them), their leaf values added to the margins.
 A round's groups grow in lockstep on small tables (``gbm.tree.lockstep``: a level of
 every group's tree per kernel call), else concurrently where that pays
 (``gbm.tree.group_threads``), each thread with its own histograms. A DART fit
-(``fit.dropout``, ``gbm.training.dart``) drops trees from the margins before the
+(``fit.dropout``, ``gbm.training.dropout``) drops trees from the margins before the
 gradients and weighs the trees after the round.
 """
 import numpy as np

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from .sampling import _key, _uniform
+from .sampling import hash_key, uniform_of
 
 _DROP, _SKIP, _ONE = 5, 6, 7  # stream ids, after gbm.tree.sampling's
 
@@ -53,7 +53,7 @@ def drop_trees(weights, params, round_):
     w = np.asarray(weights, dtype=np.float64)
     total = math.fsum(weights)  # exact: the same on every machine
     weighted = params["sample_type"] == "weighted" and total > 0.0
-    draws = _uniform(_key(seed, _DROP, round_), np.arange(n))
+    draws = uniform_of(hash_key(seed, _DROP, round_), np.arange(n))
     chance = params["rate_drop"] * n * w / total if weighted else params["rate_drop"]
     dropped = np.flatnonzero(draws < chance).astype(np.int64)
     if dropped.size or not params["one_drop"]:
@@ -69,7 +69,7 @@ def drop_trees(weights, params, round_):
 
 def _draw(seed, stream, round_):
     """One uniform [0, 1) number for (seed, stream, round)."""
-    return float(_uniform(_key(seed, stream, round_), np.zeros(1, dtype=np.int64))[0])
+    return float(uniform_of(hash_key(seed, stream, round_), np.zeros(1, dtype=np.int64))[0])
 
 
 def normalized_weights(weights, dropped, n_new, learning_rate, normalize_type):

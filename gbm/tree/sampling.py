@@ -11,7 +11,7 @@ from ..kernels.hashing import splitmix64
 _ROWS, _TREE, _LEVEL, _NODE = 1, 2, 3, 4  # stream ids: each kind of draw its own numbers
 
 
-def _key(*parts):
+def hash_key(*parts):
     """One 64-bit key from small integers, by chaining the hash."""
     key = np.uint64(0x243F6A8885A308D3)
     for part in parts:
@@ -20,12 +20,12 @@ def _key(*parts):
 
 
 def _keys(prefix, last):
-    """``_key(*prefix, x)`` for every ``x`` of the int array ``last``, at once."""
-    key = _key(*prefix)
+    """``hash_key(*prefix, x)`` for every ``x`` of the int array ``last``, at once."""
+    key = hash_key(*prefix)
     return splitmix64(key ^ np.asarray(last, dtype=np.int64).astype(np.uint64))
 
 
-def _uniform(key, ids):
+def uniform_of(key, ids):
     """Uniform [0, 1) numbers, one per id, from ``key``."""
     h = splitmix64(np.asarray(ids, dtype=np.uint64) ^ key)
     return (h >> np.uint64(11)).astype(np.float64) * (1.0 / 2.0**53)
@@ -44,7 +44,7 @@ def row_sample(seed, round_, group, row_ids, rate, parallel=0):
     index among the ``num_parallel_tree`` trees of its round and group."""
     if rate >= 1.0:
         return None
-    return _uniform(_key(seed, _ROWS, *_tree_parts(round_, group, parallel)), row_ids) < rate
+    return uniform_of(hash_key(seed, _ROWS, *_tree_parts(round_, group, parallel)), row_ids) < rate
 
 
 def _choose(key, features, rate):
@@ -52,7 +52,7 @@ def _choose(key, features, rate):
     if rate >= 1.0:
         return features
     k = max(1, int(rate * features.size))
-    draws = _uniform(key, features)
+    draws = uniform_of(key, features)
     return np.sort(features[np.argsort(draws, kind="stable")[:k]])
 
 
@@ -78,13 +78,13 @@ class ColumnSampler:
         if self._tree is None:
             self._tree = np.arange(self.n_features)
             if self.by_tree < 1.0:  # no key to hash when every feature is kept
-                self._tree = _choose(_key(self.seed, _TREE, *self.parts), self._tree,
+                self._tree = _choose(hash_key(self.seed, _TREE, *self.parts), self._tree,
                                      self.by_tree)
         return self._tree
 
     def _level(self, depth):
         if depth not in self._levels:
-            key = _key(self.seed, _LEVEL, *self.parts, depth)
+            key = hash_key(self.seed, _LEVEL, *self.parts, depth)
             self._levels[depth] = _choose(key, self.tree, self.by_level)
         return self._levels[depth]
 
@@ -97,7 +97,7 @@ class ColumnSampler:
         """uint64: the key of this tree's ``colsample_bynode`` draws (a node's key is
         ``splitmix64(node_key ^ node id)``, its draw of feature ``f``
         ``splitmix64(f ^ node's key)``, as ``masks`` computes them)."""
-        return _key(self.seed, _NODE, *self.parts)
+        return hash_key(self.seed, _NODE, *self.parts)
 
     def mask(self, node_id, depth):
         """uint8 (n_features,): 1 for the features node ``node_id`` may split on."""
@@ -118,7 +118,7 @@ class ColumnSampler:
                 continue
             # each node's draws: one uniform per level feature, from its own key
             keys = _keys((self.seed, _NODE, *self.parts), node_ids[at])
-            draws = _uniform(keys[:, None], level[None, :])
+            draws = uniform_of(keys[:, None], level[None, :])
             k = max(1, int(self.by_node * level.size))
             chosen = level[np.argsort(draws, axis=1, kind="stable")[:, :k]]
             out[at[:, None], chosen] = 1
