@@ -251,6 +251,18 @@ def case_base_score():
     return _train({"objective": "binary:logistic", "base_score": 0.3}, *_binary(seed=28))
 
 
+def case_vector_leaf():
+    """Vector-leaf trees (multi_strategy="multi_output_tree") on three labels, one of them
+    rare: the outputs' hessians, and so their fixed-point scales, differ (covers, gains
+    and leaf vectors each read every output in its own scale)."""
+    X, signal, rng = _data(seed=32)
+    noisy = signal + rng.logistic(size=X.shape[0])
+    Y = np.stack([noisy > 0.5, noisy > 4.5, np.nan_to_num(X[:, 1]) > 0], 1).astype(np.float64)
+    w = rng.uniform(0.5, 2.0, size=X.shape[0])
+    return _train({"objective": "binary:logistic", "multi_strategy": "multi_output_tree",
+                   "reg_alpha": 0.3, "min_child_weight": 0.5}, X, Y, sample_weight=w)
+
+
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items())
          if name.startswith("case_")}  # name -> function returning the case's Spec
 
