@@ -3,12 +3,20 @@ margins and query groups), for scripts written against ``xgboost.train``.
 
 gbm's own functions take arrays (``train(params, X, y, ...)``); a ``DMatrix`` only holds
 them together. Its data is checked where it is used (``gbm.data``), as any ``X`` is.
-``missing`` is applied here: entries equal to it become NaN.
+``missing`` is applied here: entries equal to it become NaN. A file path or URI as the
+data (``"train.txt?format=libsvm"``, a file ``save_binary`` wrote) is read here
+(``gbm.data.uri``).
 """
 import math
 import numbers
 
 import numpy as np
+
+from . import binary_format
+from .categorical import as_frame, category_columns
+from .inputs import check_X, to_host
+from .sparse import SparseMatrix, from_dense
+from .uri import is_uri, read_uri
 
 # XGBoost's feature type codes: "c" is categorical, the rest numeric.
 _FEATURE_TYPES = ("q", "float", "int", "i", "c")
@@ -54,12 +62,20 @@ def _optional_array(value, dtype=np.float64):
     return None if value is None else np.asarray(value, dtype=dtype)
 
 
+def _given(value, stored, name):
+    """An argument, or where it is None what the file read held (``stored``)."""
+    return stored.get(name) if value is None else value
+
+
 class DMatrix:
     """Features and what goes with them, as ``xgboost.DMatrix``.
 
     Parameters
     ----------
-    data : array-like (n_samples, n_features): NumPy, pandas, SciPy sparse
+    data : array-like (n_samples, n_features): NumPy, pandas, SciPy sparse; or a file:
+        a path or URI, ``str`` or ``os.PathLike`` (``"train.txt?format=libsvm"``,
+        ``"data.csv?format=csv&label_column=0"``, a file ``save_binary`` wrote; see
+        ``gbm.data.uri``). The arguments given override what the file holds.
     label : array-like (n_samples,) or (n_samples, n_targets), optional
     weight : array-like (n_samples,), or (n_groups,) for ranking, optional
     base_margin : array-like (n_samples,) or (n_samples, n_groups), optional
@@ -90,9 +106,14 @@ class DMatrix:
                  label_upper_bound=None):
         if isinstance(data, DMatrix):
             raise TypeError("data is already a DMatrix")
-        if isinstance(data, (str, bytes)) or hasattr(data, "__fspath__"):
-            raise TypeError("DMatrix reads arrays and DataFrames, not files; load the file "
-                            "with NumPy or pandas first")
+        if isinstance(data, bytes):
+            raise TypeError("data is bytes; a file is named by a str or an os.PathLike")
+        stored = {}
+        if is_uri(data):
+            stored = read_uri(data)
+            data = stored.pop("data")
+            if group is None and qid is None:
+                group, qid = stored["group"], stored["qid"]
         self.data = replace_missing(data, missing, name="data")
         self.missing = missing
         shape = getattr(self.data, "shape", None)
@@ -100,13 +121,17 @@ class DMatrix:
             self.data = np.asarray(self.data)
             shape = self.data.shape
         self._shape = tuple(int(s) for s in shape) if len(shape) == 2 else None
-        self.label = _optional_array(label)
-        self.weight = _optional_array(weight)
-        self.base_margin = _optional_array(base_margin)
+        self.label = _optional_array(_given(label, stored, "label"))
+        self.weight = _optional_array(_given(weight, stored, "weight"))
+        self.base_margin = _optional_array(_given(base_margin, stored, "base_margin"))
         self.group = _optional_array(group, np.int64)
         self.qid = _optional_array(qid, np.int64)
-        self.label_lower_bound = _optional_array(label_lower_bound)
-        self.label_upper_bound = _optional_array(label_upper_bound)
+        self.label_lower_bound = _optional_array(
+            _given(label_lower_bound, stored, "label_lower_bound"))
+        self.label_upper_bound = _optional_array(
+            _given(label_upper_bound, stored, "label_upper_bound"))
+        feature_names = _given(feature_names, stored, "feature_names")
+        feature_types = _given(feature_types, stored, "feature_types")
         if feature_names is None and hasattr(self.data, "columns"):
             feature_names = [str(c) for c in self.data.columns]
         self.feature_names = None if feature_names is None else list(feature_names)
@@ -225,6 +250,41 @@ class DMatrix:
             self.feature_names = list(feature_names)
         if feature_types is not None:
             self.feature_types = list(feature_types)
+
+    def _features(self, what):
+        """The features as a fit reads them (``check_X``: a float32 ndarray or a
+        ``SparseMatrix``, on the host)."""
+        if self.data is None:
+            raise ValueError(f"{what}: this DMatrix holds labels only, no features")
+        frame = as_frame(self.data)
+        cats = category_columns(frame)
+        if cats:
+            raise ValueError(f"{what}: column {frame.columns[cats[0]]!r} is a pandas category "
+                             "column; give its integer codes with feature_types 'c' instead")
+        if self._shape is not None and 0 in self._shape:  # no entries (check_X refuses it)
+            return SparseMatrix(np.zeros(self._shape[0] + 1, np.int64), np.zeros(0, np.int32),
+                                np.zeros(0, np.float32), self._shape)
+        return to_host(check_X(self.data, name="data", shard=True))
+
+    def get_data(self):
+        """The features present, as a SciPy CSR matrix of float32 (XGBoost's
+        ``get_data``): missing entries are absent, stored zeros kept."""
+        import scipy.sparse as sp
+
+        X = self._features("get_data")
+        if isinstance(X, np.ndarray):
+            X = from_dense(X)
+        return sp.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape)
+
+    def save_binary(self, fname, silent=True):
+        """Write the DMatrix to ``fname`` (str or os.PathLike) in gbm's binary format,
+        which ``DMatrix(fname)`` reads back (``gbm.data.binary_format``): the features
+        as a fit reads them (float32, missing entries absent), labels, weights, base
+        margins, query groups, interval labels, feature names and types. ``silent`` is
+        accepted for XGBoost compatibility."""
+        binary_format.write(fname, self._features("save_binary"),
+                            {name: getattr(self, name) for name in binary_format.INFO_FIELDS},
+                            self.feature_names, self.feature_types)
 
     def __repr__(self):
         return f"gbm.DMatrix({self._shape[0]} rows x {self._shape[1]} features)"
