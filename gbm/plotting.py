@@ -53,7 +53,7 @@ def plot_importance(model, ax=None, importance_type="weight", max_num_features=N
     -------
     matplotlib.axes.Axes
     """
-    scores = model if isinstance(model, dict) else _booster(model).get_score(importance_type)
+    scores = model if isinstance(model, dict) else _booster(model).get_score(importance_type=importance_type)
     if not scores:
         raise ValueError("the model has no split, so no feature importance to plot")
     items = sorted(scores.items(), key=lambda kv: kv[1])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm.io import gbm_json as model_io
+from gbm.io import atomic
 
 X = np.random.default_rng(0).normal(size=(200, 3))
 
@@ -46,7 +46,7 @@ def test_failed_write_keeps_the_old_file(saved, monkeypatch):
     def no_rename(src, dst):
         raise OSError("disk full")
 
-    monkeypatch.setattr(model_io.os, "replace", no_rename)
+    monkeypatch.setattr(atomic.os, "replace", no_rename)
     with pytest.raises(OSError, match="disk full"):
         other.save_model(path)
     assert path.read_bytes() == before
@@ -64,7 +64,7 @@ def test_interrupted_write_keeps_the_old_file(saved, monkeypatch):
     def interrupt(fd):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(model_io.os, "fsync", interrupt)
+    monkeypatch.setattr(atomic.os, "fsync", interrupt)
     with pytest.raises(KeyboardInterrupt):
         booster.save_model(path)
     assert path.read_bytes() == before

@@ -44,6 +44,9 @@ def test_dmatrix_groups_and_feature_types():
                                                     feature_types=["q", "q", "q", "c"]), 3)
     assert typed.categories[3] is not None and typed.categories[:3] == [None] * 3
     same = gbm.train({"max_depth": 3}, codes, y, 3, categorical_features=[3])
+    # the same model; the DMatrix's types are recorded too (XGBoost's feature_types)
+    assert typed.feature_types == ["q", "q", "q", "c"] and same.feature_types is None
+    typed.feature_types = None
     assert typed.to_json() == same.to_json()
 
 

@@ -157,7 +157,7 @@ def test_evaluation_adds_every_parallel_tree():
 
 def test_dumps_list_every_tree():
     b = gbm.train(dict(BOOSTED, max_depth=2), X_MULTI, Y_MULTI, 2)
-    assert len(b.get_dump()) == len(b.get_dump("json")) == 18
+    assert len(b.get_dump()) == len(b.get_dump(dump_format="json")) == 18
     pytest.importorskip("pandas")
     df = b.trees_to_dataframe()
     assert sorted(df["Tree"].unique()) == list(range(18))

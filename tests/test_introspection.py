@@ -18,11 +18,11 @@ def test_get_score_counts_and_sums_the_splits():
         if not mine:
             assert f"f{f}" not in b.get_score()
             continue
-        assert b.get_score("weight")[f"f{f}"] == len(mine)
-        assert b.get_score("total_gain")[f"f{f}"] == pytest.approx(sum(s[1] for s in mine))
-        assert b.get_score("cover")[f"f{f}"] == pytest.approx(np.mean([s[2] for s in mine]))
+        assert b.get_score(importance_type="weight")[f"f{f}"] == len(mine)
+        assert b.get_score(importance_type="total_gain")[f"f{f}"] == pytest.approx(sum(s[1] for s in mine))
+        assert b.get_score(importance_type="cover")[f"f{f}"] == pytest.approx(np.mean([s[2] for s in mine]))
     with pytest.raises(ValueError, match="importance_type must be one of"):
-        b.get_score("split")
+        b.get_score(importance_type="split")
 
 
 def test_root_split_scores_equal_xgboost():
@@ -33,7 +33,7 @@ def test_root_split_scores_equal_xgboost():
     ours = gbm.train(params, X, y, 1)
     theirs = xgb.train(dict(params, tree_method="hist"), xgb.DMatrix(X, y), 1)
     for kind in ("weight", "gain", "cover"):
-        a, b = ours.get_score(kind), theirs.get_score(importance_type=kind)
+        a, b = ours.get_score(importance_type=kind), theirs.get_score(importance_type=kind)
         assert a.keys() == b.keys()
         for key in a:
             assert a[key] == pytest.approx(b[key], rel=1e-4), (kind, key)

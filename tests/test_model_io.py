@@ -46,8 +46,13 @@ def test_truncated_file_is_rejected(fitted, tmp_path):
 
 
 def test_foreign_file_is_rejected(tmp_path):
-    xgb_like = json.dumps({"learner": {"gradient_booster": {}}, "version": [3, 0, 0]})
+    foreign = json.dumps({"model": {"trees": []}, "version": [3, 0, 0]})
     with pytest.raises(ValueError, match="'format' is not 'gbm-model'"):
+        Booster.load_model(_write(tmp_path, foreign))
+    # a file in XGBoost's schema goes to its import (gbm.io.xgboost_import), whose checks
+    # name what is wrong with it
+    xgb_like = json.dumps({"learner": {"gradient_booster": {}}, "version": [3, 0, 0]})
+    with pytest.raises(ValueError, match="learner_model_param is missing"):
         Booster.load_model(_write(tmp_path, xgb_like))
     with pytest.raises(ValueError, match="not UTF-8"):
         Booster.load_model(_write(tmp_path, b"\x89PNG\r\n\x1a\n\xff\xfe"))

@@ -27,7 +27,7 @@ def close_figures():
 
 def test_plot_importance_bars_are_get_score(booster):
     ax = gbm.plot_importance(booster, importance_type="gain")
-    scores = booster.get_score("gain")
+    scores = booster.get_score(importance_type="gain")
     labels = [t.get_text() for t in ax.get_yticklabels()]
     widths = [p.get_width() for p in ax.patches]
     assert sorted(labels) == sorted(scores)

@@ -239,7 +239,8 @@ def booster_from_xgboost(xgb_booster, objective, num_class=0):
         base_margin = base_score
     params = validate_params({"objective": objective, "num_class": num_class or 1})
     n_features = int(learner["learner_model_param"]["num_feature"])
-    booster = Booster(params, n_features, None, np.asarray(base_margin, np.float64), cuts=None)
+    booster = Booster(params, n_features=n_features,
+                      base_margin=np.asarray(base_margin, np.float64))
     for tree, group in zip(model["trees"], model["tree_info"]):
         booster.add_tree(_tree_from_xgboost(tree), int(group))
     return booster

@@ -84,11 +84,11 @@ def test_importance_type_and_constructor_callbacks():
     est = gbm.GBMRegressor(n_estimators=5, max_depth=3, importance_type="gain",
                            callbacks=[Count()]).fit(X, y)
     assert Count.rounds == 5
-    gain = est.get_booster().get_score("gain")
+    gain = est.get_booster().get_score(importance_type="gain")
     expected = np.array([gain.get(f"f{i}", 0.0) for i in range(4)])
     np.testing.assert_allclose(est.feature_importances_, expected / expected.sum())
     est.set_params(importance_type="weight")
-    weight = est.get_booster().get_score("weight")
+    weight = est.get_booster().get_score(importance_type="weight")
     assert est.feature_importances_[0] == weight["f0"] / sum(weight.values())
     with pytest.raises(NotImplementedError, match="callbacks"):
         gbm.GBMRFRegressor(n_estimators=2, callbacks=[Count()]).fit(X, y)

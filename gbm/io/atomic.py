@@ -45,7 +45,11 @@ def atomic_path(path):
 
 
 def write_atomic(path, text):
-    """Write ``text`` (UTF-8) to ``path`` atomically (``atomic_path``)."""
+    """Write ``text`` (str, as UTF-8, or bytes) to ``path`` atomically (``atomic_path``)."""
     with atomic_path(path) as temp:
-        with open(temp, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        if isinstance(text, bytes):
+            with open(temp, "wb") as fh:
+                fh.write(text)
+        else:
+            with open(temp, "w", encoding="utf-8") as fh:
+                fh.write(text)

@@ -1,17 +1,15 @@
-"""Model files: versioned JSON that loads without executing code (no pickle).
+"""Model files' content: versioned JSON that loads without executing code (no pickle).
 
 The schema is documented in ``docs/model_format.md``; what a file must satisfy to load is
 checked in ``gbm.io.validation``. Every float is written with Python's shortest
-round-tripping repr, so a loaded model predicts bit for bit the same. A model is saved
-atomically: serialised first, written to a temporary file in the target's folder, then
-renamed over the target, so a failure never leaves a truncated or emptied file.
+round-tripping repr, so a loaded model predicts bit for bit the same. The same content
+in UBJSON, and the files themselves (chosen by their names, written atomically), are
+``gbm.io.model_file``'s.
 """
 import json
 import math
-import os
 
 from . import validation
-from .atomic import write_atomic
 from .validation import FORMAT, InvalidModel
 
 from ..params import OMITTED_AT_DEFAULT, RUN_SETTINGS, SPEC
@@ -20,7 +18,8 @@ from ..params import OMITTED_AT_DEFAULT, RUN_SETTINGS, SPEC
 # group); 3 added categorical features ("categories", trees' "split_type" / "cat_bits");
 # 4 leaves the run settings n_jobs and device out of "params". A DART model (params
 # "booster": "dart") adds "weight_drop", its trees' weights, in a version 4 file: other
-# models' files are as before.
+# models' files are as before. So do "attributes" (a Booster's string attributes, set_attr)
+# and "feature_types" (XGBoost's type codes of the training DMatrix), written only when set.
 VERSION = 4
 
 
@@ -52,17 +51,13 @@ def to_dict(booster, estimator=None):
         d["categories"] = booster.categories
     if booster.weight_drop is not None:
         d["weight_drop"] = list(booster.weight_drop)
+    if booster.feature_types is not None:
+        d["feature_types"] = list(booster.feature_types)
+    if booster._attributes:
+        d["attributes"] = dict(booster._attributes)
     if estimator is not None:
         d["estimator"] = estimator
     return d
-
-
-def check_model_path(path):
-    """Refuse a file name that promises another format than gbm's JSON."""
-    suffix = os.path.splitext(os.fspath(path))[1].lower()
-    if suffix in (".ubj", ".ubjson", ".bin", ".deprecated"):
-        raise ValueError(f"cannot save to {os.fspath(path)!r}: gbm writes JSON model files "
-                         f"only, not {suffix} (XGBoost's binary formats); use a .json path")
 
 
 def _first_non_finite(booster):
@@ -81,30 +76,25 @@ def _first_non_finite(booster):
     return None
 
 
-def dumps(booster, estimator=None):
-    """The model file's text; ``ValueError`` when the model holds NaN or infinity."""
+def checked_dict(booster, estimator=None):
+    """``to_dict``, after checking that the model can be written: ``ValueError`` when it
+    holds NaN or infinity, or feature names or types that do not fit its features."""
     where = _first_non_finite(booster)
     if where is not None:
         raise ValueError(f"cannot save this model: its {where} holds NaN or infinity, which "
                          "a model file cannot hold (training overflowed: check the labels, "
                          "weights and learning_rate)")
-    return json.dumps(to_dict(booster, estimator), allow_nan=False)
+    for name in ("feature_names", "feature_types"):
+        values = getattr(booster, name)
+        if values is not None and len(values) != booster.n_features:
+            raise ValueError(f"cannot save this model: its {name} has {len(values)} entries "
+                             f"but the model has {booster.n_features} features")
+    return to_dict(booster, estimator)
 
 
-def save(booster, path, estimator=None):
-    """Write atomically: the old file stays whole until the new one is complete."""
-    text = dumps(booster, estimator)  # first: a model that cannot be written leaves the file alone
-    write_atomic(path, text)
-
-
-def load(cls, path, with_estimator=False):
-    """A Booster from a file; ``with_estimator``: ``(booster, estimator section or None)``."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except UnicodeDecodeError:
-        raise ValueError(f"{path} is not a gbm model file: it is not UTF-8 text") from None
-    return loads(cls, text, source=str(path), with_estimator=with_estimator)
+def dumps(booster, estimator=None):
+    """The model file's text (``checked_dict``'s checks)."""
+    return json.dumps(checked_dict(booster, estimator), allow_nan=False)
 
 
 def loads(cls, text, source="model text", with_estimator=False):
@@ -119,11 +109,22 @@ def loads(cls, text, source="model text", with_estimator=False):
     if not isinstance(text, str):
         raise TypeError(f"a model file's text must be str, got {type(text).__name__}")
     try:
-        parts = validation.check_model(validation.parse(text))
+        parsed = validation.parse(text)
     except InvalidModel as err:
         raise ValueError(f"{source} is not a valid gbm model file: {err}") from None
-    booster = cls(parts["params"], parts["n_features"], parts["feature_names"],
-                  parts["base_margin"], parts["cuts"], parts["categories"])
+    return from_dict(cls, parsed, source, with_estimator)
+
+
+def from_dict(cls, d, source="model", with_estimator=False):
+    """A Booster from a model file's parsed content ``d`` (JSON or UBJSON), after every
+    check of ``gbm.io.validation``; ``with_estimator`` as ``loads``'."""
+    try:
+        parts = validation.check_model(d)
+    except InvalidModel as err:
+        raise ValueError(f"{source} is not a valid gbm model file: {err}") from None
+    booster = cls(parts["params"], n_features=parts["n_features"],
+                  feature_names=parts["feature_names"], base_margin=parts["base_margin"],
+                  cuts=parts["cuts"], categories=parts["categories"])
     for tree, group in zip(parts["trees"], parts["groups"]):
         booster.add_tree(tree, group)
     if parts["weight_drop"] is not None:
@@ -131,4 +132,6 @@ def loads(cls, text, source="model text", with_estimator=False):
     booster.iteration_indptr = parts["iteration_indptr"]
     booster.best_iteration = parts["best_iteration"]
     booster.best_score = parts["best_score"]
+    booster.feature_types = parts["feature_types"]
+    booster._attributes = parts["attributes"]
     return (booster, parts["estimator"]) if with_estimator else booster

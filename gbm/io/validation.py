@@ -43,7 +43,8 @@ FLOAT32_MAX = float(np.finfo(np.float32).max)
 _REQUIRED = {"format", "version", "params", "n_features", "feature_names", "base_margin",
              "cuts", "trees"}
 _OPTIONAL = {"best_iteration", "best_score"}
-_V4_OPTIONAL = {"estimator", "weight_drop"}
+_V4_OPTIONAL = {"estimator", "weight_drop", "feature_types", "attributes"}
+FEATURE_TYPES = ("q", "i", "int", "float", "c")  # XGBoost's feature type codes
 _CATEGORICAL_TREE_FIELDS = {"split_type", "cat_bits"}
 
 
@@ -174,6 +175,24 @@ def check_feature_names(names, n_features):
                               or not all(type(n) is str for n in names)):
         raise InvalidModel(f"feature_names must be null or {n_features} strings")
     return names
+
+
+def check_feature_types(types, n_features):
+    """Absent/null, or one of XGBoost's type codes (``FEATURE_TYPES``) per feature."""
+    if types is not None and (type(types) is not list or len(types) != n_features
+                              or not all(type(t) is str and t in FEATURE_TYPES for t in types)):
+        raise InvalidModel(f"feature_types must be null or {n_features} of the codes "
+                           f"{list(FEATURE_TYPES)}")
+    return types
+
+
+def check_attributes(attributes):
+    """Absent, or an object of string values (a Booster's ``set_attr`` attributes)."""
+    if attributes is None:
+        return {}
+    if type(attributes) is not dict or not all(type(v) is str for v in attributes.values()):
+        raise InvalidModel("attributes must be an object whose values are strings")
+    return dict(attributes)
 
 
 def check_base_margin(values, n_groups, params):
@@ -575,6 +594,8 @@ def check_model(d):
     check_prediction_range(trees, base_margin, weights)
     return {"params": params, "n_features": n_features,
             "feature_names": check_feature_names(d["feature_names"], n_features),
+            "feature_types": check_feature_types(d.get("feature_types"), n_features),
+            "attributes": check_attributes(d.get("attributes")),
             "base_margin": base_margin, "cuts": check_cuts(d["cuts"], n_categories),
             "categories": categories, "trees": trees, "groups": groups,
             "iteration_indptr": indptr, "best_iteration": best_iteration,

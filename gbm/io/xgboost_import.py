@@ -40,8 +40,8 @@ def from_xgboost(cls, source):
     model = check_model(_read_source(source))
     cuts = _imported_cuts(model.trees, model.n_features)
     categories, code_of = _imported_categories(model)
-    booster = cls(model.params, model.n_features, model.feature_names, model.base_margin,
-                  cuts, categories)
+    booster = cls(model.params, n_features=model.n_features, feature_names=model.feature_names,
+                  base_margin=model.base_margin, cuts=cuts, categories=categories)
     for i, (tree, group) in enumerate(zip(model.trees, model.groups)):
         weight = 1.0 if model.weights is None else model.weights[i]
         booster.add_tree(_tree_from_xgboost(tree, cuts, code_of), group, weight)

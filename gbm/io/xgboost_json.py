@@ -50,7 +50,7 @@ LOGIT_LINK = ("binary:logistic", "reg:logistic")
 _ROOT_PARENT = 2147483647  # XGBoost's "no parent"
 
 
-def _base_scores(params, margins):
+def base_scores(params, margins):
     """XGBoost's ``base_score`` values (prediction space) of gbm's base margins."""
     objective = params["objective"]
     if expectile_levels(params) > 1:  # the levels' predictions (one target)
@@ -83,7 +83,8 @@ def _num(v):
     return repr(float(np.float32(v)))
 
 
-def _objective_block(params):
+def objective_block(params):
+    """XGBoost's ``learner.objective`` block of a gbm model's parameters."""
     name = params["objective"]
     block = {"name": name}
     if name in ("reg:squarederror", "reg:gamma") + LOGIT_LINK + ("binary:logitraw",):
@@ -242,7 +243,7 @@ def to_xgboost(booster):
     """The model as a dict in XGBoost's JSON model schema (``json.dumps`` it to save)."""
     params = booster.params
     objective = params["objective"]
-    scores = _base_scores(params, booster.base_margin)
+    scores = base_scores(params, booster.base_margin)
     if len(set(scores)) == 1:
         base_score = _num(scores[0])  # scalar: readable by XGBoost 2 as well
     else:
@@ -272,7 +273,7 @@ def to_xgboost(booster):
             "base_score": base_score, "boost_from_average": "0",
             "num_class": str(params["num_class"]) if multiclass else "0",
             "num_feature": str(booster.n_features), "num_target": str(n_targets)},
-        "objective": _objective_block(params),
+        "objective": objective_block(params),
     }
     if categories is not None:
         learner["feature_types"] = ["c" if c is not None else "float" for c in categories]

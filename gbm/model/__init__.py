@@ -1,2 +1,2 @@
-"""A fitted model: ``Booster`` (predict, save, load, inspect), text and JSON dumps of its
-trees, and SHAP explanations."""
+"""A fitted model: ``Booster`` (predict, save, load, inspect, evaluate, configure,
+slice), text and JSON dumps of its trees, and SHAP explanations."""

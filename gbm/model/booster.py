@@ -2,14 +2,17 @@
 (training is ``gbm.training.loop.train``)."""
 import numpy as np
 
-from . import dump
-from ..io import gbm_json
 from ..runtime.backend import get_backend
 from ..data.categorical import encode_X
 from ..data.inputs import feature_names_of, is_device_array
 from ..data.sparse import SparseMatrix
+from .config import Configuration
+from .evaluate import Evaluating
 from .explain import predict_contributions, predict_interactions
+from .files import ModelFiles
+from .inspection import Inspection
 from .output_shape import prediction_kind, shape_output
+from .slicing import Slicing
 from ..objectives import get_objective
 from ..tree.structure import Forest
 
@@ -20,19 +23,6 @@ class _RoundCount(int):
 
     def __call__(self):
         return int(self)
-
-
-class _instance_or_class_method:
-    """A method bound to the instance when called on one, to the class otherwise."""
-
-    def __init__(self, func):
-        self.func = func
-        self.__doc__ = func.__doc__
-
-    def __get__(self, obj, cls):
-        import functools
-
-        return functools.partial(self.func, cls if obj is None else obj)
 
 
 def _is_c_float32_matrix(X, n_features):
@@ -53,8 +43,11 @@ def _is_c_float32_matrix(X, n_features):
             and X.flags.c_contiguous and X.shape[1] == n_features)
 
 
-class Booster:
+class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing):
     """A fitted model: the trees, how to start and how to turn margins into predictions.
+    Model files, inspection (dumps, importances, attributes), parameters and
+    configuration, evaluation and slicing are in the mixins' modules (``gbm.model.files``,
+    ``inspection``, ``config``, ``evaluate``, ``slicing``).
 
     Attributes
     ----------
@@ -64,7 +57,9 @@ class Booster:
         iteration_indptr[r + 1]]``: ``num_parallel_tree`` trees per output group, group by
         group (XGBoost's order and its ``iteration_indptr``)
     base_margin : float64 (n_groups,), the margin before any tree
-    feature_names : list of str or None
+    feature_names : list of str or None (a property: see ``gbm.model.inspection``)
+    feature_types : list of str or None, XGBoost's type codes ("q", "i", "int", "float",
+        "c") as the training DMatrix gave them; they shape the dumps (``get_dump``)
     n_features : int
     cuts : list of float32 arrays, the bin edges the trees were grown on
     categories : list or None
@@ -77,26 +72,33 @@ class Booster:
         model (every weight 1).
     """
 
-    def __init__(self, params=None, n_features=None, feature_names=None, base_margin=None,
-                 cuts=None, categories=None, model_file=None):
-        """``Booster()`` is an empty model to ``load_model`` into (XGBoost's idiom);
-        ``Booster(model_file=path)`` loads one; training builds one with all fields."""
-        self.params = params
+    def __init__(self, params=None, cache=None, model_file=None, *, n_features=None,
+                 feature_names=None, base_margin=None, cuts=None, categories=None):
+        """XGBoost's forms: ``Booster()`` is an empty model to ``load_model`` into;
+        ``Booster(model_file=path)`` loads one (a path, the bytes of ``save_raw``, or
+        another Booster to copy), and ``params`` given too are then set on it
+        (``set_param``); ``Booster(params, cache=[dmatrix, ...])`` is an empty model that
+        knows the DMatrices' feature names and types. Training builds one with the
+        keyword fields (``n_features`` and the rest: see the class docstring)."""
+        internal = n_features is not None
+        self.params = params if internal else None  # XGBoost's forms: set_param's below
         self.categories = categories
         self.n_features = n_features
         self.feature_names = feature_names
+        self.feature_types = None
+        self._attributes = {}
         self.base_margin = np.zeros(0) if base_margin is None else np.asarray(base_margin,
                                                                              dtype=np.float64)
         self.cuts = cuts
         self.trees, self.tree_group = [], []
-        self.weight_drop = [] if (params or {}).get("booster") == "dart" else None
+        self.weight_drop = [] if (self.params or {}).get("booster") == "dart" else None
         self.iteration_indptr = [0]
         self.evals_result = {}
         self.best_iteration = None
         self.best_score = None
         self._forest = None
-        if model_file is not None:
-            self.load_model(model_file)
+        if not internal:
+            self._init_xgboost_form(params, cache, model_file)
 
     @property
     def n_groups(self):
@@ -121,36 +123,6 @@ class Booster:
         if self.n_features is None:
             raise ValueError("this Booster is empty: load a model first "
                              "(booster.load_model(path)) or train one with gbm.train")
-
-    def __getitem__(self, index):
-        """The model of some rounds: ``booster[2:5]`` keeps rounds 2, 3 and 4 (each with
-        its ``num_parallel_tree`` trees per output group) and the base margin, as
-        XGBoost's slicing does; ``booster[3]`` is round 3 alone. Early-stopping results
-        are not kept (they described the whole model)."""
-        self._check_loaded()
-        n = self.num_boosted_rounds
-        if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
-            i = int(index) + n if index < 0 else int(index)
-            if not 0 <= i < n:
-                raise IndexError(f"round {index} is out of range for a model of {n} rounds")
-            rounds = [i]
-        elif isinstance(index, slice):
-            if index.step is not None and index.step < 1:
-                raise ValueError(f"a booster slice's step must be >= 1, got {index.step}")
-            rounds = list(range(n))[index]
-            if not rounds:
-                raise ValueError(f"the slice {index} selects no round of a model of {n} rounds")
-        else:
-            raise TypeError(f"a Booster is indexed by an int or a slice of rounds, got "
-                            f"{type(index).__name__}")
-        out = Booster(dict(self.params), self.n_features, self.feature_names, self.base_margin,
-                      self.cuts, self.categories)
-        for r in rounds:
-            lo, hi = self.iteration_indptr[r], self.iteration_indptr[r + 1]
-            for i in range(lo, hi):
-                out.add_tree(self.trees[i], self.tree_group[i], self._weight(i))
-            out.end_round()
-        return out
 
     def add_tree(self, tree, group, weight=1.0):
         """Append a tree of the round being grown; ``end_round`` closes the round.
@@ -204,9 +176,9 @@ class Booster:
         names = feature_names_of(X)
         if names is not None and self.feature_names is not None and names != self.feature_names:
             raise ValueError(
-                f"{name} has feature names {names} but the model was trained with "
-                f"{self.feature_names}; pass columns with the same names in the same order"
-            )
+                f"feature_names mismatch: {name} has feature names {names} but the model was "
+                f"trained with {self.feature_names}; pass columns with the same names in the "
+                "same order")
         X = encode_X(X, self.categories, name=name, shard=shard)
         if X.shape[1] != self.n_features:
             raise ValueError(
@@ -216,7 +188,7 @@ class Booster:
 
     def predict(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
                 pred_leaf=False, pred_contribs=False, base_margin=None, approx_contribs=False,
-                pred_interactions=False, strict_shape=False):
+                pred_interactions=False, strict_shape=False, validate_features=True):
         """Predict for raw feature rows.
 
         Parameters
@@ -261,6 +233,10 @@ class Booster:
             (n_samples, n_groups, n_features + 1), interactions (n_samples, n_groups,
             n_features + 1, n_features + 1), leaves (n_samples, n_rounds, n_groups,
             num_parallel_tree).
+        validate_features : bool
+            For a DMatrix ``X``: its feature names must be the model's (XGBoost's check:
+            a model with names refuses a DMatrix without them). A DataFrame's column names
+            are always checked.
 
         Returns
         -------
@@ -271,6 +247,8 @@ class Booster:
         from ..data.dmatrix import DMatrix
 
         if isinstance(X, DMatrix):
+            if validate_features:
+                _check_dmatrix_names(self.feature_names, X.feature_names)
             if base_margin is None:
                 base_margin = X.base_margin
             X = X.data
@@ -400,82 +378,6 @@ class Booster:
         return self._predict_checked(X, output_margin, iteration_range, base_margin=base_margin,
                                      strict_shape=strict_shape)
 
-    def get_score(self, importance_type="weight"):
-        """Feature importances as XGBoost reports them: a dict from feature name (or
-        ``f{i}``) to a number, for the features used in at least one split.
-
-        importance_type : "weight" (number of splits), "gain" / "cover" (mean loss
-        reduction / mean hessian sum of those splits), "total_gain", "total_cover".
-        """
-        kinds = ("weight", "gain", "cover", "total_gain", "total_cover")
-        if importance_type not in kinds:
-            raise ValueError(f"importance_type must be one of {list(kinds)}, got {importance_type!r}")
-        weight, total_gain, total_cover = (np.zeros(self.n_features) for _ in range(3))
-        for tree in self.trees:
-            inner = tree.left_child >= 0
-            np.add.at(weight, tree.split_feature[inner], 1)
-            np.add.at(total_gain, tree.split_feature[inner], tree.gain[inner])
-            np.add.at(total_cover, tree.split_feature[inner], tree.cover[inner])
-        used = weight > 0
-        values = {"weight": weight, "total_gain": total_gain, "total_cover": total_cover,
-                  "gain": np.divide(total_gain, weight, where=used, out=np.zeros_like(weight)),
-                  "cover": np.divide(total_cover, weight, where=used, out=np.zeros_like(weight))}
-        names = self.feature_names or [f"f{i}" for i in range(self.n_features)]
-        return {names[f]: float(values[importance_type][f]) for f in np.flatnonzero(used)}
-
-    def get_dump(self, dump_format="text", with_stats=False):
-        """One string per tree, in XGBoost's text or JSON dump form (see gbm.model.dump)."""
-        return dump.get_dump(self, dump_format, with_stats)
-
-    def trees_to_dataframe(self):
-        """A pandas DataFrame with one row per node (XGBoost's columns; see gbm.model.dump)."""
-        return dump.trees_to_dataframe(self)
-
-    def save_model(self, path, format="gbm"):
-        """Write the model as versioned JSON (see docs/model_format.md). The path should
-        end in ``.json``; ``.ubj`` (XGBoost's binary UBJSON) is refused, not written as
-        JSON under that name. With ``format="xgboost"``, in XGBoost's JSON model schema,
-        which ``xgboost.Booster(model_file=path)`` loads (see gbm.io.xgboost_json)."""
-        self._check_loaded()
-        if format == "xgboost":
-            from ..io.xgboost_json import save_xgboost
-
-            return save_xgboost(self, path)
-        if format != "gbm":
-            raise ValueError(f"format must be 'gbm' or 'xgboost', got {format!r}")
-        gbm_json.check_model_path(path)
-        gbm_json.save(self, path)
-
-    @classmethod
-    def from_xgboost(cls, model):
-        """Import an XGBoost tree model: an ``xgboost.Booster``, a path to its JSON file,
-        its JSON text or dict (see gbm.io.xgboost_import.from_xgboost)."""
-        from ..io.xgboost_import import from_xgboost
-
-        return from_xgboost(cls, model)
-
-    @_instance_or_class_method
-    def load_model(self_or_cls, path):
-        """Read a model written by ``save_model``; a bad file raises ``ValueError``.
-
-        Either ``booster = gbm.Booster(); booster.load_model(path)`` (XGBoost's form: the
-        booster becomes the file's model, and is returned) or
-        ``booster = gbm.Booster.load_model(path)`` (a new Booster).
-        """
-        if isinstance(self_or_cls, type):
-            return gbm_json.load(self_or_cls, path)
-        loaded = gbm_json.load(type(self_or_cls), path)
-        self_or_cls.__dict__.update(loaded.__dict__)
-        return self_or_cls
-
-    def to_json(self):
-        return gbm_json.dumps(self)
-
-    @classmethod
-    def from_json(cls, text):
-        return gbm_json.loads(cls, text)
-
-
 def add_raw_margins(kernels, X, forest, out):
     """``out`` (float64 (n_rows, n_groups)) += the leaf values of the trees of ``forest``
     (a ``Forest``) for raw rows ``X``: a float32 matrix, or a ``SparseMatrix`` walked as
@@ -487,6 +389,17 @@ def add_raw_margins(kernels, X, forest, out):
     else:
         kernels.predict(X, forest.walk, forest.cat_bits, forest.value, forest.tree_offsets,
                         forest.tree_group, forest.tree_depth, out)
+
+
+def _check_dmatrix_names(model_names, names):
+    """A DMatrix's feature names against the model's, as XGBoost checks them."""
+    if model_names is None or names == model_names:
+        return
+    if names is None:
+        raise ValueError(f"data did not contain feature names, but the model was trained "
+                         f"with feature_names {model_names}")
+    raise ValueError(f"feature_names mismatch: the model has {model_names}, the DMatrix "
+                     f"{names}")
 
 
 def _check_iteration_range(iteration_range, n_rounds):

@@ -40,7 +40,7 @@ def read_feature_map(path):
     return names, types
 
 
-def _escape(text):
+def escape(text):
     """A name as XGBoost writes it into a quoted label (its ``EscapeU8``)."""
     out = []
     for i, ch in enumerate(text):
@@ -83,7 +83,7 @@ def _edge(node, child, branch, missing, colors):
 def _split(tree, node, names, types, with_stats, params, colors):
     """A split node's line and its two edges."""
     feature = int(tree.split_feature[node])
-    name = _escape(names[feature]) if feature < len(names) else f"f{feature}"
+    name = escape(names[feature]) if feature < len(names) else f"f{feature}"
     left, right = int(tree.left_child[node]), int(tree.right_child[node])
     missing = left if tree.default_left[node] else right
     stats = (f"\ngain={_number(tree.gain[node])}\ncover={_number(tree.cover[node])}"

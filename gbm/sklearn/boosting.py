@@ -237,7 +237,7 @@ class _GBMBase(BaseEstimator):
         XGBoost's estimators default to "gain" (the mean gain of a feature's splits), which
         ranks features differently (docs/coming_from_xgboost.md)."""
         booster = self.get_booster()
-        gains = booster.get_score(self.importance_type or "total_gain")
+        gains = booster.get_score(importance_type=self.importance_type or "total_gain")
         names = booster.feature_names or [f"f{i}" for i in range(booster.n_features)]
         out = np.array([gains.get(name, 0.0) for name in names])
         total = out.sum()

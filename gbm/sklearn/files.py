@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..io import gbm_json
+from ..io import model_file
 from ..model.booster import Booster
 from ..io.validation import ESTIMATORS
 from ..params import MULTICLASS, RANKING, REGRESSION, SURVIVAL
@@ -67,9 +67,9 @@ def estimator_section(est):
 
 
 def save(est, booster, path):
-    """Write ``booster`` with ``est``'s section (atomically, as ``Booster.save_model``)."""
-    gbm_json.check_model_path(path)
-    gbm_json.save(booster, path, estimator=estimator_section(est))
+    """Write ``booster`` with ``est``'s section (atomically, in the format the file's name
+    chooses, as ``Booster.save_model``)."""
+    model_file.save(booster, path, estimator=estimator_section(est))
 
 
 def _classes_array(labels):
@@ -92,7 +92,7 @@ def read(est, path):
     Raises ``ValueError`` when the file was written by another kind of estimator, or
     (a booster file) its objective does not fit this one.
     """
-    booster, section = gbm_json.load(Booster, path, with_estimator=True)
+    booster, section = model_file.load(Booster, path, with_estimator=True)
     expected = estimator_class_name(type(est))
     fitted = {"_Booster": booster, "n_features_in_": booster.n_features}
     objective = booster.params["objective"]

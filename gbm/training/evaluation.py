@@ -13,6 +13,7 @@ from ..bins.quantile import BinnedRows
 from ..data.sparse import SparseMatrix
 from ..metrics import get_metric
 from ..model.booster import add_raw_margins
+from ..model.scoring import margin_view as _margin_view, score as _score
 from ..model.vector_predict import add_binned_vector_margins, add_vector_margins
 from ..tree.rebin import binned_margins, rebinned_forest, rebinned_trees, start_margins
 from ..tree.structure import Forest
@@ -225,10 +226,6 @@ def _round_trees(booster):
     return booster.forest(n - 1, n)
 
 
-def _margin_view(margin):
-    return margin[:, 0] if margin.shape[1] == 1 else margin
-
-
 def _custom_score(metric, es, pred, collective):
     """A user's metric sees the whole eval set: with several ranks, their rows gathered
     and put in the eval set's own order (by ``row_ids``; rank order without them), and
@@ -245,22 +242,6 @@ def _custom_score(metric, es, pred, collective):
         y, pred = y[order], pred[order]
         w = None if w is None else w[order]
     return collective.broadcast(metric(y, pred, w))
-
-
-def _score(metric, es, pred, margin, collective):
-    """One metric on one eval set (over every rank); ranking metrics also get its query
-    groups, survival metrics its margins (``reads_margin``) in place of the predictions.
-    With several targets, a pointwise metric is over every (row, target) entry, each with
-    its row's weight (as XGBoost scores multi-target regression)."""
-    if getattr(metric, "reads_margin", False):
-        return metric(es.y, _margin_view(margin), es.w, collective)
-    if getattr(metric, "needs_queries", False):
-        return metric(es.y, pred, es.w, es.queries, collective)
-    if es.y.ndim == 2:
-        k = es.y.shape[1]
-        w = None if es.w is None else np.repeat(es.w, k)
-        return metric(es.y.reshape(-1), np.asarray(pred).reshape(-1), w, collective)
-    return metric(es.y, pred, es.w, collective)
 
 
 def _same_edges(a, b):

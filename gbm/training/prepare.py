@@ -76,6 +76,7 @@ class Fit:
             compile_ahead.prepare()  # an empty compile cache: filled by several processes
         backend.workspace = {}  # a round's large arrays reuse the last round's memory
         X = self._features(data, init_model)
+        self.feature_types = getattr(data.dmatrix, "feature_types", None)  # XGBoost's codes
         y, p = labels_and_params(data, p, params, X.shape[0])
         self.params = p
         objective = get_objective(p)
@@ -202,7 +203,10 @@ class Fit:
                                               self.collective)
         else:
             base = self.objective.base_score_to_margin(p["base_score"])
-        booster = Booster(p, X.shape[1], names, base, self.mapper.cuts, self.categories)
+        booster = Booster(p, n_features=X.shape[1], feature_names=names, base_margin=base,
+                          cuts=self.mapper.cuts, categories=self.categories)
+        booster.feature_types = self.feature_types or (None if init is None
+                                                        else init.feature_types)
         # margins group-major: each output group's column is contiguous for the kernels;
         # the objectives see the (n_rows, n_groups) view ``margins.T``
         margins = xp.repeat(xp.asarray(base, dtype=np.float64)[:, None], X.shape[0], axis=1)
