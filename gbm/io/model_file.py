@@ -11,6 +11,7 @@ import errno
 import os
 import warnings
 
+from ..data.uri import MissingFileError
 from . import gbm_json, ubjson, validation
 from .atomic import write_atomic
 from .validation import MAX_NESTING
@@ -19,12 +20,6 @@ SUFFIXES = {".json": "json", ".ubj": "ubj"}
 RAW_FORMATS = ("json", "ubj")
 # the byte after a UBJSON object's "{": a key's length marker, a count, a type or a no-op
 _UBJSON_SECOND = frozenset(b"iUIlL#$N")
-
-
-class MissingFileError(FileNotFoundError, ValueError):
-    """No file at the path (a model file, a feature map): a ``FileNotFoundError`` as
-    Python's own, and a ``ValueError`` as XGBoost's ``XGBoostError`` for a file it cannot
-    open."""
 
 
 def format_of(path):

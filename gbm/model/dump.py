@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from ..io.model_file import MissingFileError
+from ..data.uri import MissingFileError
 from .dot import escape, read_feature_map
 
 
