@@ -47,6 +47,10 @@ CPU_THREADS=${GBM_CPU_THREADS:-16}
 OUT=${OUT:-$PWD/.gpu-out}
 SMALL=0
 [ "${NUMBA_ENABLE_CUDASIM:-0}" = 1 ] && SMALL=1
+# each step's share of the budget (seconds): tests, GPU benchmark, CPU benchmark and one of
+# its cases; the rehearsal's small steps (and its PTX process) need less
+T_TESTS=150 T_GPU=170 T_CPU=110 T_CASE=60 T_PTX=0
+[ $SMALL = 1 ] && { T_PTX=70; T_TESTS=100; T_GPU=80; T_CPU=90; T_CASE=60; }
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/gpu_check.log") 2>&1
 started=$(date +%s)
@@ -70,9 +74,12 @@ fi
 
 step "machine (mode $MODE$([ $SMALL = 1 ] && echo ', simulator: small sizes'))"
 timeout 20 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
-echo "python3: $(command -v "$PY") ($("$PY" --version 2>&1)); CUDA_HOME=${CUDA_HOME:-unset}; $(nproc) CPUs"
+echo "python3: $(command -v "$PY") ($("$PY" --version 2>&1));" \
+    "CUDA_HOME=${CUDA_HOME:-unset}; $(nproc) CPUs"
+cuda_packages='numba|numba-cuda|cupy-cuda[0-9x]+|numpy|cuda-(bindings|core|pathfinder|toolkit)'
+cuda_packages+='|nvidia-(cuda-nvrtc|cuda-runtime|nvjitlink|nvvm)[-a-z0-9]*'
 timeout 60 "$PY" -m pip list --disable-pip-version-check 2>/dev/null \
-    | grep -Ei '^(numba|numba-cuda|cupy-cuda[0-9x]+|numpy|cuda-(bindings|core|pathfinder|toolkit)|nvidia-(cuda-nvrtc|cuda-runtime|nvjitlink|nvvm)[-a-z0-9]*) ' || true
+    | grep -Ei "^($cuda_packages) " || true
 
 if [ "$MODE" = stash ]; then
     step "xgboost's first part: checked and kept for run 2"
@@ -91,10 +98,10 @@ site=$(find "$PREFIX" -maxdepth 4 -type d \( -name site-packages -o -name dist-p
 export PYTHONPATH="$site:$PWD:$PWD/bench/gpu_site${PYTHONPATH:+:$PYTHONPATH}"
 echo "PYTHONPATH=$PYTHONPATH"
 timeout 120 "$PY" -m bench.gpu_imports || { echo "a module the check needs is missing"; exit 1; }
-LIBS=gbm,xgboost,lightgbm
+LIBS=gbm,xgboost,lightgbm GPU_LIBS=xgboost,gbm
 "$PY" -c "import xgboost" 2>/dev/null || {
-    LIBS=gbm,lightgbm; echo "NOTE: no xgboost here (its parts did not all arrive): the" \
-        "benchmarks run gbm and LightGBM alone"; }
+    LIBS=gbm,lightgbm GPU_LIBS=gbm; echo "NOTE: no xgboost here (its parts did not all" \
+        "arrive): the benchmarks run gbm and LightGBM alone"; }
 
 status=0
 note() { [ "$status" -eq 0 ] && status=$1; }
@@ -116,27 +123,28 @@ if [ $SMALL = 1 ]; then  # the simulator: a few tests; dask-cuda's skip (no GPU)
            tests/test_dask_cuda.py)
     # the PTX checks need the real CUDA target (NVVM; no GPU): a process without the
     # simulator, the FMA trap and the kernels' products
-    bounded "$(share 70 360)" env -u NUMBA_ENABLE_CUDASIM "$PY" -m pytest -q -p no:cacheprovider \
-        tests/test_cuda_ptx.py -k "trap or no_fused" || note $?
+    bounded "$(share $T_PTX $((T_TESTS + T_GPU + T_CPU)))" env -u NUMBA_ENABLE_CUDASIM \
+        "$PY" -m pytest -q -p no:cacheprovider tests/test_cuda_ptx.py -k "trap or no_fused" \
+        || note $?
 fi
-bounded "$(share 150 280)" env "${gpu_env[@]}" "$PY" -m pytest -v -p no:cacheprovider \
-    --junitxml="$OUT/gpu_tests.xml" "${tests[@]}" || note $?
+bounded "$(share $T_TESTS $((T_GPU + T_CPU)))" env "${gpu_env[@]}" \
+    "$PY" -m pytest -v -p no:cacheprovider --junitxml="$OUT/gpu_tests.xml" "${tests[@]}" \
+    || note $?
 
-step "GPU benchmark (clf-10m, reg-10m; libraries: ${LIBS%,lightgbm})"
+step "GPU benchmark (clf-10m, reg-10m; libraries: $GPU_LIBS)"
 gpu_size=()
 [ $SMALL = 1 ] && gpu_size=(--rows 2000 --rounds 2 --depth 3 --max-bin 16)
-bounded "$(share 170 110)" "$PY" -m bench gpu --repeats 1 --libs "${LIBS%,lightgbm}" \
+bounded "$(share $T_GPU $T_CPU)" "$PY" -m bench gpu --repeats 1 --libs "$GPU_LIBS" \
     "${gpu_size[@]}" --out "$OUT/GPU_RESULTS.md" --json "$OUT/gpu.json" || note $?
 
 cases=(clf-1m reg-1m multi-73k evals-20k)
 cpu_size=(--repeats 2)
-case_s=60
 # the rehearsal: one thread (OpenMP's spinning threads crawl on a busy 2-core machine)
-[ $SMALL = 1 ] && { cases=(clf-1m reg-1m); cpu_size=(--rows 5000 --repeats 1); CPU_THREADS=1; case_s=90; }
+[ $SMALL = 1 ] && { cases=(clf-1m reg-1m); cpu_size=(--rows 5000 --repeats 1); CPU_THREADS=1; }
 step "CPU benchmark at $CPU_THREADS threads (${LIBS}; ${cases[*]})"
 : > "$OUT/CPU_RESULTS.md"
 for case in "${cases[@]}"; do  # one case at a time: a cut run keeps the cases it finished
-    bounded "$(share $case_s 5)" "$PY" -m bench --cases "$case" --libs "$LIBS" --n-jobs "$CPU_THREADS" \
+    bounded "$(share $T_CASE 5)" "$PY" -m bench --cases "$case" --libs "$LIBS" --n-jobs "$CPU_THREADS" \
         --no-probes "${cpu_size[@]}" --out "$OUT/cpu-$case.md" \
         && cat "$OUT/cpu-$case.md" >> "$OUT/CPU_RESULTS.md" || note $?
     rm -f "$OUT/cpu-$case.md"

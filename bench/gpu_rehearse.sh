@@ -73,15 +73,17 @@ offline() {
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
+echo "--- load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 if [ $COLD = 0 ]; then
     send .gpu-wheels/run1
     start=$(date +%s)
     offline "$WORK/out1" bash bench/gpu_check.sh stash
-    echo "--- run 1: $(( $(date +%s) - start )) s"
+    echo "--- run 1: $(( $(date +%s) - start )) s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 else
     echo "--- cold: no run 1"
 fi
 send .gpu-wheels/run2
 start=$(date +%s)
 offline "$WORK/out2" bash bench/gpu_check.sh || echo "--- run 2 exited $?"
-echo "--- run 2: $(( $(date +%s) - start )) s; its \$OUT: $(ls "$WORK/out2" | paste -sd' ')"
+echo "--- run 2: $(( $(date +%s) - start )) s (load average $(cut -d' ' -f1-3 /proc/loadavg));" \
+    "its \$OUT: $(ls "$WORK/out2" | paste -sd' ')"

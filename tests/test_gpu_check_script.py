@@ -215,6 +215,8 @@ def test_the_script_is_bounded_and_names_its_two_runs():
     for match in re.finditer(r"(?:timeout|bounded) (\S+)", text):
         value = match.group(1)
         assert value.startswith(('"$(share', '"$seconds"')) or int(value) <= 120, match.group(0)
+    shares = dict(re.findall(r"\b(T_[A-Z]+)=(\d+)", text.split("[ $SMALL = 1 ] && { T_PTX")[0]))
+    assert int(shares["T_TESTS"]) + int(shares["T_GPU"]) + int(shares["T_CPU"]) + 30 <= budget
     assert 'command "bash bench/gpu_check.sh stash"  carry [".gpu-wheels/run1"]' in text
     assert 'command "bash bench/gpu_check.sh"  carry [".gpu-wheels/run2"]' in text
     assert "pip install" in text and "--no-index" in text
