@@ -22,7 +22,7 @@
 # Run 2's steps, each printed as it goes (and into $OUT/gpu_check.log):
 #   1. packages (30 s): xgboost's parts joined, every wheel's SHA-256 checked, pip install
 #      --no-index --no-deps into /tmp/gbm-gpu-prefix, every module the check needs imported;
-#   2. same model on the GPU (150 s): GBM_TEST_GPU=1 pytest tests/cuda (every objective
+#   2. same model on the GPU (150 s): GBM_TEST_GPU=1 pytest -n 8 tests/cuda (every objective
 #      family, categorical, constraints, sampling, lossguide, forests, vector leaves,
 #      sparse and bundled bins, external-memory pages with the asynchronous copies, and the
 #      reference models at full size against tests/fixtures/models), the PTX checks with the
@@ -50,7 +50,7 @@ SMALL=0
 # each step's share of the budget (seconds): tests, GPU benchmark, CPU benchmark and one of
 # its cases; the rehearsal's small steps (and its PTX process) need less
 T_TESTS=150 T_GPU=170 T_CPU=110 T_CASE=60 T_PTX=0
-[ $SMALL = 1 ] && { T_PTX=70; T_TESTS=100; T_GPU=80; T_CPU=90; T_CASE=60; }
+[ $SMALL = 1 ] && { T_PTX=60; T_TESTS=100; T_GPU=70; T_CPU=180; T_CASE=90; }
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/gpu_check.log") 2>&1
 started=$(date +%s)
@@ -127,8 +127,12 @@ if [ $SMALL = 1 ]; then  # the simulator: a few tests; dask-cuda's skip (no GPU)
         "$PY" -m pytest -q -p no:cacheprovider tests/test_cuda_ptx.py -k "trap or no_fused" \
         || note $?
 fi
-bounded "$(share $T_TESTS $((T_GPU + T_CPU)))" env "${gpu_env[@]}" \
-    "$PY" -m pytest -v -p no:cacheprovider --junitxml="$OUT/gpu_tests.xml" "${tests[@]}" \
+# pytest-xdist (in the image): processes side by side on the one GPU, so that NVVM
+# compiles the kernels on several cores
+workers=()
+"$PY" -c "import xdist" 2>/dev/null && workers=(-n "$([ $SMALL = 1 ] && echo 2 || echo 8)")
+bounded "$(share $T_TESTS $((T_GPU + T_CPU)))" env "${gpu_env[@]}" "$PY" -m pytest -v \
+    -p no:cacheprovider "${workers[@]}" --junitxml="$OUT/gpu_tests.xml" "${tests[@]}" \
     || note $?
 
 step "GPU benchmark (clf-10m, reg-10m; libraries: $GPU_LIBS)"

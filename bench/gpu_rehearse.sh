@@ -34,7 +34,7 @@ if [ ! -x "$VENV/bin/python3" ]; then
     "$VENV/bin/python3" -m pip install --quiet "numpy==2.5.2" "cupy-cuda13x==14.2.0" numba \
         numba-cuda "cuda-toolkit[nvrtc,cudart]==13.*" cuda-bindings cuda-core cuda-pathfinder \
         nvidia-nvjitlink nvidia-ml-py scipy pandas pyarrow scikit-learn narwhals pytest \
-        pytest-timeout hypothesis psutil cloudpickle toolz msgpack pyyaml click jinja2 fsspec \
+        pytest-timeout pytest-xdist hypothesis psutil cloudpickle toolz msgpack pyyaml click jinja2 fsspec \
         sortedcontainers packaging setuptools wheel threadpoolctl joblib urllib3
 fi
 "$VENV/bin/python3" - "$VENV" <<'EOF'
