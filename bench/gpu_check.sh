@@ -50,7 +50,7 @@ SMALL=0
 # each step's share of the budget (seconds): tests, GPU benchmark, CPU benchmark and one of
 # its cases; the rehearsal's small steps (and its PTX process) need less
 T_TESTS=150 T_GPU=170 T_CPU=110 T_CASE=60 T_PTX=0
-[ $SMALL = 1 ] && { T_PTX=60; T_TESTS=100; T_GPU=70; T_CPU=180; T_CASE=90; }
+[ $SMALL = 1 ] && { T_PTX=60; T_TESTS=90; T_GPU=60; T_CPU=150; T_CASE=75; }
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/gpu_check.log") 2>&1
 started=$(date +%s)
