@@ -28,7 +28,16 @@ CUDA_SIM = ["numba-cuda[cu12]==0.30.*"]
 # distributed pinned: gbm.dask.collective adds comm handlers to ``worker.handlers``, not a
 # documented API; the dev extra includes it so that CI runs tests/test_dask.py
 DASK = ["dask[distributed]==2026.7.1", "distributed==2026.7.1"]
-GPU = ["numba-cuda[cu12]==0.30.*", "cupy-cuda12x", "dask-cuda==26.10.*"]
+# The GPU extras, one per CUDA major version (no marker can tell which CUDA a machine has):
+# gpu-cu12 runs on drivers from 525 on, gpu-cu13 needs a CUDA 13 driver (580 on); "gpu" is
+# gpu-cu12. Never both in one environment (an NVVM 13 writes PTX that a CUDA 12 driver
+# cannot load): numba-cuda's cu12 and cu13 extras pin cuda-bindings 12 and 13, which no
+# install satisfies (pip backtracked for over 6 minutes here without finding one). dev goes
+# with gpu / gpu-cu12 (its simulator deps are CUDA 12).
+# numpy < 2.5: numba-cuda 0.30 overloads numpy.row_stack, which NumPy 2.5 removed, and its
+# CUDA target then fails to import (bench/gpu_site/sitecustomize.py works around it there).
+GPU_CU12 = ["numba-cuda[cu12]==0.30.*", "cupy-cuda12x", "dask-cuda[cu12]==26.10.*", "numpy<2.5"]
+GPU_CU13 = ["numba-cuda[cu13]==0.30.*", "cupy-cuda13x", "dask-cuda[cu13]==26.10.*", "numpy<2.5"]
 GRAPHVIZ = ["graphviz>=0.20"]  # gbm.to_graphviz
 
 setup(
@@ -46,7 +55,8 @@ setup(
     # tbb: Numba's fork- and thread-safe threading layer (see gbm/runtime/threading_layer.py)
     install_requires=["numpy>=1.24", "numba>=0.60", "scipy>=1.10", "scikit-learn>=1.5",
                       "tbb>=2021.6"],
-    extras_require={"dev": DEV + CUDA_SIM + DASK, "cuda-sim": CUDA_SIM, "dask": DASK, "gpu": GPU,
+    extras_require={"dev": DEV + CUDA_SIM + DASK, "cuda-sim": CUDA_SIM, "dask": DASK,
+                    "gpu": GPU_CU12, "gpu-cu12": GPU_CU12, "gpu-cu13": GPU_CU13,
                     "graphviz": GRAPHVIZ},
     license="Apache-2.0",
 )

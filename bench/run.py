@@ -302,6 +302,8 @@ def main(argv=None, prog=None):
     ap.add_argument("--n-jobs", type=int, default=os.cpu_count(), help="threads (default: all cores)")
     ap.add_argument("--out", help="Markdown file to write (default bench/RESULTS.md, but only with "
                     "the standard --rows)")
+    ap.add_argument("--no-probes", action="store_true",
+                    help="skip gbm's compile probes (two fresh processes; bench/gpu_check.sh)")
     args = ap.parse_args(argv)
     cases, libs = args.cases.split(","), args.libs.split(",")
     bad = [c for c in cases if c not in CASES] + [lib for lib in libs if lib not in LIBS]
@@ -311,7 +313,7 @@ def main(argv=None, prog=None):
     command = f"cd {shlex.quote(os.getcwd())} && {prog or sys.executable + ' ' + sys.argv[0]} {shlex.join(argv)}"
     load_start, nbi_before, probes = os.getloadavg()[0], numba_cache_files(), None
     with tempfile.TemporaryDirectory(prefix="gbm-bench-") as tmp:
-        if "gbm" in libs:
+        if "gbm" in libs and not args.no_probes:
             print("[bench] gbm compile probes", file=sys.stderr, flush=True)
             (Path(tmp) / "numba-cache").mkdir()
             probes = (compile_probe(args.n_jobs, Path(tmp) / "numba-cache"), compile_probe(args.n_jobs))
