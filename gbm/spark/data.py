@@ -112,7 +112,10 @@ def training_frame(dataset, features_col, label_col, num_workers, weight_col=Non
         pos = F.monotonically_increasing_id() - F.shiftleft(part.cast("long"), _POS_BITS)
         frame = dataset.select(*cols, part.alias(PART), pos.alias(POS))
     else:  # positions among the partition's rows of the same kind: one pass in order
-        frame = frame.mapInArrow(_positions, frame.schema.add(POS, "long", False))
+        from pyspark.sql.types import LongType, StructField, StructType
+
+        schema = StructType(list(frame.schema.fields) + [StructField(POS, LongType(), False)])
+        frame = frame.mapInArrow(_positions, schema)
     layout["n_parts"] = dataset.rdd.getNumPartitions()
     if qid_col is not None:  # a query's rows on one rank, in order there (sorted by id)
         frame = frame.repartition(num_workers, QID)
