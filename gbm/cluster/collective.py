@@ -21,7 +21,10 @@ class Exchanging:
     """``allreduce`` / ``allgather`` / ``broadcast`` over numbered exchanges. A subclass
     sets ``rank``, ``world_size``, ``timeout``, ``_socks`` (the mesh, or None) and
     ``_seq = n_exchanges = 0``, ``seconds = 0.0``, and defines ``failure()`` (why the
-    training was stopped, or None) and ``_without_mesh(seq, value, senders, others)``."""
+    training was stopped, or None) and ``_without_mesh(seq, value, senders, others)``.
+    ``_grace``: how long a closed peer's reason is waited for (``failure()``)."""
+
+    _grace = 1.0
 
     def allreduce(self, array, op="sum"):
         """Over host memory: a GPU rank's array (CuPy) is copied to the host, reduced
@@ -57,7 +60,7 @@ class Exchanging:
             targets = [r for r in range(self.world_size) if r != self.rank] \
                 if self.rank in senders else []
             got = sockets.exchange(self._socks, seq, value, targets, others, self.timeout,
-                                   self.failure)
+                                   self.failure, self._grace)
         else:
             got = self._without_mesh(seq, value, senders, others)
         got[self.rank] = value
@@ -81,6 +84,7 @@ class MeshCollective(Exchanging):
     """
 
     transport = "tcp"
+    _grace = 0.0  # no channel beside the mesh: a closed connection is all a peer says
 
     def __init__(self, rank, world_size, host, gather, timeout):
         self.rank, self.world_size, self.timeout = int(rank), int(world_size), float(timeout)

@@ -226,13 +226,15 @@ class _Reader:
         return pickle.loads(self.parts[2], buffers=self.parts[3:])
 
 
-def exchange(socks, seq, value, send_to, receive_from, timeout, stopped):
+def exchange(socks, seq, value, send_to, receive_from, timeout, stopped, grace=1.0):
     """Send ``value`` to the ranks ``send_to`` and read exchange ``seq`` from the ranks
     ``receive_from``; ``{rank: value}``.
 
     ``stopped()`` returns a reason to give up (another rank said so over Dask) or None;
-    it is polled while waiting. Raises ``CollectiveError`` on a peer that closed, a
-    reason from ``stopped``, or ``timeout`` seconds without completion.
+    it is polled while waiting, and for up to ``grace`` seconds after a peer closed its
+    connection (a failing peer's reason may come just after). Raises
+    ``CollectiveError`` on a peer that closed, a reason from ``stopped``, or ``timeout``
+    seconds without completion.
     """
     frames = _frames(seq, value) if send_to else []
     sending = {r: list(frames) for r in send_to}
@@ -270,7 +272,7 @@ def exchange(socks, seq, value, send_to, receive_from, timeout, stopped):
                         if not sending[r]:
                             del sending[r]
                 except (EOFError, OSError) as err:
-                    raise _lost(r, seq, err, stopped) from None
+                    raise _lost(r, seq, err, stopped, grace) from None
                 _update(sel, key.fileobj, r, sending, readers, done)
     finally:
         sel.close()
