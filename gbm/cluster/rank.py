@@ -11,15 +11,18 @@ from .progress import Progress, resumed
 
 
 def train_rank(collective, params, X, y, num_boost_round, *, row_ids, evals=(),
-               early_stopping_rounds=None, callbacks=(), resume=None, **kwargs):
+               early_stopping_rounds=None, callbacks=(), resume=None, progress=None,
+               after=(), **kwargs):
     """``(booster, digest of its model file)`` of this rank's part of a training.
 
     ``resume``: a ``gbm.cluster.progress.Resume`` to go on from (its model continued as
     ``init_model``, its eval scores and early stopping's state put back), or None. A
     collective that loses a peer stops the rank with ``RankStopped``, carrying the state
-    of its last completed round (``Progress``). ``kwargs`` go to ``gbm.train``.
+    of its last completed round (``Progress``: ``progress``, or a new one). ``after``:
+    callbacks run after it (which may read its ``state()``, e.g. to checkpoint it).
+    ``kwargs`` go to ``gbm.train``.
     """
-    progress = Progress(early_stopping_rounds)
+    progress = Progress(early_stopping_rounds) if progress is None else progress
     first = []
     if resume is not None:
         kwargs.pop("xgb_model", None)  # the state holds the model continued from
@@ -29,7 +32,7 @@ def train_rank(collective, params, X, y, num_boost_round, *, row_ids, evals=(),
     try:
         booster = train(params, X, y, num_boost_round=num_boost_round, evals=evals,
                         early_stopping_rounds=early_stopping_rounds,
-                        callbacks=first + list(callbacks or ()) + [progress],
+                        callbacks=first + list(callbacks or ()) + [progress] + list(after),
                         collective=collective, row_ids=row_ids, **kwargs)
     except CollectiveError as err:
         raise RankStopped.of(err, progress.state(), progress.times()) from None

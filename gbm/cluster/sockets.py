@@ -72,13 +72,23 @@ def connect(rank, peers, secret):
             left = deadline - time.monotonic()
             if left <= 0:
                 raise OSError("timed out")
-            sock = socket.create_connection((host, port), timeout=left)
-            sock.sendall(_HELLO.pack(_MAGIC, secret, rank))
-            socks[r] = sock
+            socks[r] = dial(host, port, secret, rank, left)
     except OSError:
         close_all(socks)
         return None
     return socks
+
+
+def dial(host, port, secret, rank, timeout):
+    """A connection to ``(host, port)`` that has sent its hello (``secret``, ``rank``);
+    raises OSError when it cannot be made in ``timeout`` seconds."""
+    sock = socket.create_connection((host, port), timeout=timeout)
+    try:
+        sock.sendall(_HELLO.pack(_MAGIC, secret, rank))
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def accept(listener, rank, world_size, secret):
