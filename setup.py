@@ -28,6 +28,11 @@ CUDA_SIM = ["numba-cuda[cu12]==0.30.*"]
 # distributed pinned: gbm.dask.collective adds comm handlers to ``worker.handlers``, not a
 # documented API; the dev extra includes it so that CI runs tests/test_dask.py
 DASK = ["dask[distributed]==2026.7.1", "distributed==2026.7.1"]
+# gbm.spark: Spark ML estimators (barrier mode, mapInArrow(barrier=True): Spark >= 3.5;
+# pinned to the series tested here, Java 17). gbm.ray: Ray Train's v2 DataParallelTrainer,
+# whose module path gbm imports (ray.train.v2.api), and Ray Data: pinned to the tested release
+SPARK = ["pyspark==4.3.*"]
+RAY = ["ray[train,data]==2.60.*"]
 GPU = ["numba-cuda[cu12]==0.30.*", "cupy-cuda12x", "dask-cuda==26.10.*"]
 GRAPHVIZ = ["graphviz>=0.20"]  # gbm.to_graphviz
 
@@ -37,9 +42,9 @@ setup(
     description="Deterministic histogram gradient boosting on CPU (Numba), GPU and Dask",
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
-    packages=["gbm", "gbm.cli", "gbm.dask", "gbm.data", "gbm.io", "gbm.linear", "gbm.metrics",
-              "gbm.model", "gbm.numerics", "gbm.objectives", "gbm.runtime", "gbm.sklearn",
-              "gbm.training", "gbm.tree",
+    packages=["gbm", "gbm.cli", "gbm.cluster", "gbm.dask", "gbm.data", "gbm.io", "gbm.linear",
+              "gbm.metrics", "gbm.model", "gbm.numerics", "gbm.objectives", "gbm.ray",
+              "gbm.runtime", "gbm.sklearn", "gbm.spark", "gbm.training", "gbm.tree",
               "gbm.kernels", "gbm.kernels.cpu", "gbm.kernels.cuda", "gbm.kernels.reference"],
     package_dir={"gbm": "gbm", "gbm.kernels": "kernels"},
     python_requires=">=3.10",
@@ -47,6 +52,6 @@ setup(
     install_requires=["numpy>=1.24", "numba>=0.60", "scipy>=1.10", "scikit-learn>=1.5",
                       "tbb>=2021.6"],
     extras_require={"dev": DEV + CUDA_SIM + DASK, "cuda-sim": CUDA_SIM, "dask": DASK, "gpu": GPU,
-                    "graphviz": GRAPHVIZ},
+                    "graphviz": GRAPHVIZ, "spark": SPARK, "ray": RAY},
     license="Apache-2.0",
 )
