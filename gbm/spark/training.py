@@ -140,6 +140,8 @@ def _rank_task(estimator, layout, resume, attempt, keeper_address, secret, num_w
     ctx = BarrierTaskContext.get()
     rank = ctx.partitionId()
     host = ctx.getTaskInfos()[rank].address.rsplit(":", 1)[0]
+    if getattr(estimator, "n_jobs", None) is None:  # the task's CPUs, not the machine's
+        estimator.n_jobs = max(1, int(ctx.cpus()))
     collective = None
     try:  # every rank makes the mesh's all-gathers, whatever its rows
         collective = MeshCollective(rank, num_workers, host, ctx.allGather, timeout)
