@@ -23,8 +23,6 @@ import pickle
 import re
 import time
 
-import numpy as np
-
 from ..cluster.errors import RankStopped
 from ..cluster.progress import newer
 from ..collective import CollectiveError
@@ -178,7 +176,3 @@ def _picklable(err):
         return err
     except Exception:  # noqa: BLE001 - an exception type the driver cannot rebuild
         return RuntimeError(f"{type(err).__name__}: {err}")
-
-
-def as_float_array(values):
-    return np.asarray(values, dtype=np.float64)
