@@ -38,6 +38,11 @@ DASK = ["dask[distributed]==2026.7.1", "distributed==2026.7.1"]
 # CUDA target then fails to import (bench/gpu_site/sitecustomize.py works around it there).
 GPU_CU12 = ["numba-cuda[cu12]==0.30.*", "cupy-cuda12x", "dask-cuda[cu12]==26.10.*", "numpy<2.5"]
 GPU_CU13 = ["numba-cuda[cu13]==0.30.*", "cupy-cuda13x", "dask-cuda[cu13]==26.10.*", "numpy<2.5"]
+# gbm.spark: Spark ML estimators (barrier mode, mapInArrow(barrier=True): Spark >= 3.5;
+# pinned to the series tested here, Java 17). gbm.ray: Ray Train's v2 DataParallelTrainer,
+# whose module path gbm imports (ray.train.v2.api), and Ray Data: pinned to the tested release
+SPARK = ["pyspark==4.3.*"]
+RAY = ["ray[train,data]==2.60.*"]
 GRAPHVIZ = ["graphviz>=0.20"]  # gbm.to_graphviz
 
 setup(
@@ -46,9 +51,9 @@ setup(
     description="Deterministic histogram gradient boosting on CPU (Numba), GPU and Dask",
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
-    packages=["gbm", "gbm.bins", "gbm.cli", "gbm.dask", "gbm.data", "gbm.io", "gbm.linear",
-              "gbm.metrics", "gbm.model", "gbm.numerics", "gbm.objectives", "gbm.runtime",
-              "gbm.sklearn", "gbm.training", "gbm.tree",
+    packages=["gbm", "gbm.bins", "gbm.cli", "gbm.cluster", "gbm.dask", "gbm.data", "gbm.io",
+              "gbm.linear", "gbm.metrics", "gbm.model", "gbm.numerics", "gbm.objectives",
+              "gbm.ray", "gbm.runtime", "gbm.sklearn", "gbm.spark", "gbm.training", "gbm.tree",
               "gbm.kernels", "gbm.kernels.cpu", "gbm.kernels.cuda", "gbm.kernels.reference"],
     package_dir={"gbm": "gbm", "gbm.kernels": "kernels"},
     python_requires=">=3.10",
@@ -57,6 +62,6 @@ setup(
                       "tbb>=2021.6"],
     extras_require={"dev": DEV + CUDA_SIM + DASK, "cuda-sim": CUDA_SIM, "dask": DASK,
                     "gpu": GPU_CU12, "gpu-cu12": GPU_CU12, "gpu-cu13": GPU_CU13,
-                    "graphviz": GRAPHVIZ},
+                    "graphviz": GRAPHVIZ, "spark": SPARK, "ray": RAY},
     license="Apache-2.0",
 )

@@ -10,7 +10,9 @@
 * ``sparse``: wide sparse data against xgboost and LightGBM (``bench/sparse.py``);
 * ``extmem``: data larger than memory, streamed batches (``bench/extmem.py``);
 * ``multiclass``: many classes and targets, one tree per output against vector leaves
-  (``bench/multiclass.py``).
+  (``bench/multiclass.py``);
+* ``spark``, ``ray``: fit times against xgboost.spark and Ray Train's XGBoostTrainer on
+  the same workers (``bench/spark.py``, ``bench/ray.py``).
 """
 import importlib
 import sys
@@ -20,6 +22,7 @@ SUBCOMMANDS = {"binning": "bench.binning", "gpu": "bench.gpu", "linear": "bench.
                "profile": "bench.profile_small", "sparse": "bench.sparse",
                "multiclass": "bench.multiclass"}
 SUBCOMMANDS["extmem"] = "bench.extmem"
+SUBCOMMANDS.update(spark="bench.spark", ray="bench.ray")
 
 if __name__ == "__main__":
     argv = sys.argv[1:]

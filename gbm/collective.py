@@ -22,6 +22,7 @@ import threading
 import numpy as np
 
 _OPS = ("sum", "max", "min")
+_REDUCE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
 
 
 def check_op(array, op):
@@ -30,6 +31,15 @@ def check_op(array, op):
     if op == "sum" and array.dtype.kind not in "iub":
         raise TypeError(f"allreduce 'sum' takes integer arrays (an order-free sum), got "
                         f"{array.dtype}; sum floats with gbm.numerics.exact")
+
+
+def reduce_parts(parts, op):
+    """The element-wise reduction (``op``: "sum", "max" or "min") of the ranks' arrays
+    ``parts``, a new array (integer sums: the order of the ranks does not matter)."""
+    out = np.array(parts[0], copy=True)
+    for part in parts[1:]:
+        _REDUCE[op](out, part, out=out)
+    return out
 
 
 class LocalCollective:
@@ -119,12 +129,7 @@ class ThreadCollective:
     def allreduce(self, array, op="sum"):
         array = np.asarray(array)
         check_op(array, op)
-        parts = self.group.exchange(self.rank, array.copy())
-        reduce = {"sum": np.add, "max": np.maximum, "min": np.minimum}[op]
-        out = parts[0].copy()
-        for part in parts[1:]:
-            reduce(out, part, out=out)
-        return out
+        return reduce_parts(self.group.exchange(self.rank, array.copy()), op)
 
     def allgather(self, value):
         return self.group.exchange(self.rank, value)

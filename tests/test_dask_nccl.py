@@ -202,7 +202,7 @@ def test_a_lost_rank_s_survivors_rebuild_the_nccl_communicator(nccl, rank_of_thr
     attempt (another split of the rows) joins a new communicator and ends with the
     local model."""
     import gbm.dask.training as dask_training
-    from gbm.dask.errors import RankStopped
+    from gbm.cluster.errors import RankStopped
 
     monkeypatch.setattr(dask_training, "worker_threads", lambda: 1)  # no Dask worker here
     rng = np.random.default_rng(1)

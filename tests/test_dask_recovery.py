@@ -405,7 +405,7 @@ class _StopAfterScores(TrainingCallback):
 
 @pytest.mark.parametrize("params", [PARAMS, dict(PARAMS, booster="dart", rate_drop=0.5)])
 def test_a_stopped_rank_keeps_its_last_completed_round(params):
-    from gbm.dask.progress import Progress
+    from gbm.cluster.progress import Progress
 
     X, y = _data(15, n=800)
     Xv, yv = _data(16, n=300)

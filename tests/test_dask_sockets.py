@@ -1,4 +1,4 @@
-"""The direct TCP mesh of the Dask collective (``gbm.dask.sockets``), without a cluster:
+"""The direct TCP mesh of the Dask collective (``gbm.cluster.sockets``), without a cluster:
 ranks are threads of this process, connected over real loopback sockets."""
 import socket
 import threading
@@ -7,6 +7,7 @@ import time
 import numpy as np
 import pytest
 
+from gbm.cluster import sockets as cs
 from gbm.dask import sockets as ds
 from gbm.collective import CollectiveError, ThreadGroup
 from gbm.dask.collective import DaskCollective
@@ -18,10 +19,10 @@ def _collective_set_up(addresses, monkeypatch=None, fail_connect=(), fail_accept
     """Every rank's ``DaskCollective._connect`` (its Dask exchanges replaced by a
     ``ThreadGroup``'s), with ``connect``/``accept`` failing on the ranks named."""
     if fail_connect or fail_accept:
-        connect, accept = ds.connect, ds.accept
-        monkeypatch.setattr(ds, "connect", lambda rank, *a: None if rank in fail_connect
+        connect, accept = cs.connect, cs.accept  # the mesh's own (gbm.cluster.sockets)
+        monkeypatch.setattr(cs, "connect", lambda rank, *a: None if rank in fail_connect
                             else connect(rank, *a))
-        monkeypatch.setattr(ds, "accept", lambda listener, rank, *a: None
+        monkeypatch.setattr(cs, "accept", lambda listener, rank, *a: None
                             if rank in fail_accept else accept(listener, rank, *a))
 
     def body(group_rank):
@@ -50,7 +51,7 @@ def _run(n, fn):
     for t in threads:
         t.join(60)
     for m in meshes:
-        ds.close_all(m)
+        cs.close_all(m)
     return out
 
 
@@ -69,7 +70,7 @@ def test_all_to_all_exchanges_deliver_every_value(n):
         got = []
         for seq, v in enumerate(values):
             others = [s for s in range(n) if s != r]
-            got.append(ds.exchange(socks, seq, v, others, others, 30, _never))
+            got.append(cs.exchange(socks, seq, v, others, others, 30, _never))
         return got
 
     out = _run(n, fn)
@@ -90,51 +91,51 @@ def test_a_broadcast_sends_from_the_root_only():
     def fn(r, socks):
         send_to = [1, 2] if r == 0 else []
         receive = [] if r == 0 else [0]
-        return ds.exchange(socks, 0, f"from {r}", send_to, receive, 30, _never)
+        return cs.exchange(socks, 0, f"from {r}", send_to, receive, 30, _never)
 
     assert _run(3, fn) == [{}, {0: "from 0"}, {0: "from 0"}]
 
 
 def test_a_connection_with_a_wrong_secret_is_closed_and_ignored():
-    listener = ds.listen(HOST)
+    listener = cs.listen(HOST)
     port = listener.getsockname()[1]
-    secret = ds.new_secret()
+    secret = cs.new_secret()
     intruder = socket.create_connection((HOST, port))
-    intruder.sendall(ds._HELLO.pack(ds._MAGIC, b"x" * 16, 1))
+    intruder.sendall(cs._HELLO.pack(cs._MAGIC, b"x" * 16, 1))
     impostor = socket.create_connection((HOST, port))
-    impostor.sendall(ds._HELLO.pack(ds._MAGIC, secret, 7))  # a rank that does not exist
-    good = ds.connect(1, [(HOST, port)], secret)
-    got = ds.accept(listener, 0, 2, secret)
+    impostor.sendall(cs._HELLO.pack(cs._MAGIC, secret, 7))  # a rank that does not exist
+    good = cs.connect(1, [(HOST, port)], secret)
+    got = cs.accept(listener, 0, 2, secret)
     listener.close()
     assert set(got) == {1}
     for s in (intruder, impostor):  # closed by the acceptor, nothing read from them
         s.settimeout(5)
         assert s.recv(1) == b""
         s.close()
-    ds.close_all(got)
-    ds.close_all(good)
+    cs.close_all(got)
+    cs.close_all(good)
 
 
 def test_accept_gives_up_when_a_rank_does_not_connect(monkeypatch):
-    monkeypatch.setattr(ds, "_CONNECT_S", 0.3)
-    listener = ds.listen(HOST)
+    monkeypatch.setattr(cs, "_CONNECT_S", 0.3)
+    listener = cs.listen(HOST)
     port = listener.getsockname()[1]
     start = time.monotonic()
-    assert ds.accept(listener, 0, 2, ds.new_secret()) is None
+    assert cs.accept(listener, 0, 2, cs.new_secret()) is None
     assert time.monotonic() - start < 5
     listener.close()
-    assert ds.connect(1, [(HOST, port)], b"s" * 16) is None  # nobody listens there now
+    assert cs.connect(1, [(HOST, port)], b"s" * 16) is None  # nobody listens there now
 
 
 def test_a_peer_that_closes_ends_the_wait_at_once():
     def fn(r, socks):
         if r == 1:
             time.sleep(0.2)
-            ds.close_all(socks)  # as a killed process's sockets are
+            cs.close_all(socks)  # as a killed process's sockets are
             return "closed"
         start = time.monotonic()
         try:
-            ds.exchange(socks, 0, np.ones(3, np.int64), [1], [1], 60, _never)
+            cs.exchange(socks, 0, np.ones(3, np.int64), [1], [1], 60, _never)
         except CollectiveError as err:
             return str(err), time.monotonic() - start
 
@@ -154,7 +155,7 @@ def test_a_reason_from_the_other_ranks_stops_the_wait():
             return "said"
         start = time.monotonic()
         try:
-            ds.exchange(socks, 0, 1, [1], [1], 60,
+            cs.exchange(socks, 0, 1, [1], [1], 60,
                         lambda: "rank 1 failed: ValueError" if said.is_set() else None)
         except CollectiveError as err:
             return str(err), time.monotonic() - start
@@ -171,7 +172,7 @@ def test_a_hung_peer_times_out():
             return "hung"
         start = time.monotonic()
         try:
-            ds.exchange(socks, 3, 1, [1], [1], 0.4, _never)
+            cs.exchange(socks, 3, 1, [1], [1], 0.4, _never)
         except CollectiveError as err:
             return str(err), time.monotonic() - start
 
@@ -182,7 +183,7 @@ def test_a_hung_peer_times_out():
 
 def test_ranks_out_of_step_are_caught():
     def fn(r, socks):
-        return ds.exchange(socks, r, "v", [1 - r], [1 - r], 30, _never)  # 0 and 1
+        return cs.exchange(socks, r, "v", [1 - r], [1 - r], 30, _never)  # 0 and 1
 
     out = _run(2, fn)
     assert all(isinstance(e, CollectiveError) and "lost step" in str(e) for e in out)
@@ -191,7 +192,7 @@ def test_ranks_out_of_step_are_caught():
 def test_the_collective_builds_a_full_mesh_of_three_ranks():
     def fn(r, socks):
         others = [s for s in range(3) if s != r]
-        return sorted(socks), ds.exchange(socks, 0, r * 10, others, others, 30, _never)
+        return sorted(socks), cs.exchange(socks, 0, r * 10, others, others, 30, _never)
 
     assert _run(3, fn) == [([1, 2], {1: 10, 2: 20}), ([0, 2], {0: 0, 2: 20}),
                            ([0, 1], {0: 0, 1: 10})]

@@ -22,7 +22,6 @@ per-row hashes keyed by each row's global index, so it does not depend on how th
 are partitioned or which worker holds them. Not covered: user callables (``obj``,
 ``custom_metric``, callbacks) and changes to X that leave every bin edge as it was.
 """
-import copy
 import hashlib
 import json
 import os
@@ -33,6 +32,7 @@ from ..model.booster import Booster
 from ..callback import TrainingCallback
 from ..io.atomic import write_atomic
 from ..params import RUN_SETTINGS, validate_params
+from ..cluster.progress import Checkpoint, _refuse, _Resumed, resumed  # noqa: F401
 
 FILE = "gbm-checkpoint.json"
 FORMAT = "gbm-checkpoint"
@@ -129,16 +129,6 @@ def with_rows_digest(collective, expected, parts):
 
 
 # -- the file ----------------------------------------------------------------------------
-class Checkpoint:
-    """A checkpoint file's content: ``booster``, ``fingerprint`` and early stopping's
-    ``best_iteration``, ``best_score``, ``stopped``, ``evals_result``."""
-
-    def __init__(self, booster, fingerprint, best_iteration, best_score, stopped, evals_result):
-        self.booster, self.fingerprint = booster, fingerprint
-        self.best_iteration, self.best_score = best_iteration, best_score
-        self.stopped, self.evals_result = stopped, evals_result
-
-
 def dumps(booster, fingerprint, stopped):
     return json.dumps({"format": FORMAT, "version": VERSION, "fingerprint": fingerprint,
                        "best_iteration": booster.best_iteration,
@@ -192,12 +182,6 @@ def differences(saved, expected):
     return out
 
 
-def _refuse(path, what):
-    return ValueError(f"checkpoint_dir holds {path}, a checkpoint of another training ("
-                      f"{'; '.join(what)}); delete it to start afresh, or give another "
-                      "checkpoint_dir")
-
-
 # -- on the ranks ------------------------------------------------------------------------
 def resume(collective, folder, expected, rounds, patience):
     """Rank 0 reads the checkpoint and every rank gets it (one exchange).
@@ -249,14 +233,6 @@ def saver(collective, folder, expected, patience):
     return [_Save(path, expected, patience)] if collective.rank == 0 else []
 
 
-def resumed(resume):
-    """The callback that puts a recovery's state (a ``gbm.dask.progress.Resume``) back
-    before the first new round, as a resumed checkpoint's (its bin edges checked)."""
-    b = resume.booster
-    ck = Checkpoint(b, None, b.best_iteration, b.best_score, resume.stopped, b.evals_result)
-    return _Resumed(ck, None)
-
-
 def _stopped(booster, epoch, patience):
     """Early stopping's rule (``gbm.callback.EarlyStopping``): no better score for
     ``patience`` rounds."""
@@ -278,27 +254,3 @@ class _Save(TrainingCallback):
         write_atomic(self.path, dumps(booster, self.fingerprint,
                                       _stopped(booster, epoch, self.patience)))
         return False
-
-
-class _Resumed(TrainingCallback):
-    """On every rank of a resumed fit: the data's bin edges must be the checkpoint's, and
-    the booster goes on with the checkpoint's eval scores and early stopping's best round
-    (``EarlyStopping`` counts from the booster's ``best_iteration``). ``path`` None: a
-    recovery's state held in memory (``resumed``)."""
-
-    def __init__(self, ck, path):
-        self.ck, self.path = ck, path
-
-    def before_training(self, booster):
-        saved = self.ck.booster.cuts
-        if len(saved) != len(booster.cuts) or not all(
-                np.array_equal(a, b) for a, b in zip(saved, booster.cuts)):
-            if self.path is None:  # a recovery's state: the same data, in another plan
-                raise RuntimeError("the bin edges after a recovery differ from the lost "
-                                   "ranks'; the data changed between attempts (a "
-                                   "non-deterministic graph?), or this is a bug: please "
-                                   "report it")
-            raise _refuse(self.path, ["the bin edges: X differs"])
-        booster.evals_result = copy.deepcopy(self.ck.evals_result)
-        booster.best_iteration, booster.best_score = self.ck.best_iteration, self.ck.best_score
-        return booster

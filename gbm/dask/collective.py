@@ -8,7 +8,7 @@ scheduler. An exchange is all-to-all: every rank sends its value to every other 
 waits for theirs (a handful of workers; a ring pays off only for many workers).
 
 Where every worker's address is ``tcp://`` (``transport="auto"``, the default), the ranks
-first build direct TCP connections of their own (``gbm.dask.sockets``: a fifth or less of
+first build direct TCP connections of their own (``gbm.cluster.sockets``: a fifth or less of
 the latency of Dask's comms) and exchange over them; the set-up, aborts and loss notices
 still go over Dask's comms, and ranks that cannot all connect keep using them.
 
@@ -30,17 +30,15 @@ import asyncio
 import threading
 import time
 
-import numpy as np
 
-from ..collective import CollectiveError, check_op
-from ..data.inputs import is_device_array, to_host
-from .errors import PeerLost
+from ..cluster.collective import Exchanging
+from ..collective import CollectiveError
+from ..cluster.errors import PeerLost
 
 _MESSAGE = "gbm_collective_message"  # the worker's comm handlers
 _ABORT = "gbm_collective_abort"
 WORKER_PLUGIN = "gbm-collective"
 SCHEDULER_PLUGIN = "gbm-collective-loss-notice"
-_REDUCE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
 TRANSPORTS = ("auto", "dask")
 
 
@@ -195,7 +193,7 @@ def end_session(client, session):
         pass
 
 
-class DaskCollective:
+class DaskCollective(Exchanging):
     """One rank of a training over Dask workers (built inside the rank's task).
 
     Parameters
@@ -225,93 +223,22 @@ class DaskCollective:
         self.transport = "tcp" if self._socks is not None else "dask"
 
     def _connect(self):
-        """Direct connections to every other rank (``gbm.dask.sockets``), or None where
-        any rank could not make its own (they then all keep Dask's comms)."""
-        from . import sockets as ds
+        """Direct connections to every other rank (``gbm.cluster.sockets.mesh``), or None
+        where any rank could not make its own (they then all keep Dask's comms)."""
+        from ..cluster.sockets import mesh
+        from .sockets import tcp_host
 
-        hosts = [ds.tcp_host(a) for a in self.addresses]
-        host = hosts[self.rank]
-        listener = ds.listen(host) if None not in hosts else None
-        offer = None if listener is None else (host, listener.getsockname()[1],
-                                               ds.new_secret() if self.rank == 0 else None)
-        socks, made = {}, False
-        try:
-            offers = self._exchange(offer, range(self.world_size))
-            if any(o is None for o in offers):
-                return None
-            secret = offers[0][2]
-            lower = ds.connect(self.rank, [o[:2] for o in offers], secret)
-            socks.update(lower or {})
-            if not self._everyone(lower is not None):
-                return None
-            higher = ds.accept(listener, self.rank, self.world_size, secret)
-            socks.update(higher or {})
-            if not self._everyone(higher is not None):
-                return None
-            ds.ready(socks)
-            made = True
-            return socks
-        finally:
-            if listener is not None:
-                listener.close()
-            if not made:
-                ds.close_all(socks)
-
-    def _everyone(self, flag):
-        """Whether ``flag`` holds on every rank (over Dask's comms)."""
-        return all(self._exchange(flag, range(self.world_size)))
-
-    # -- the interface of gbm.collective ------------------------------------------------
-    def allreduce(self, array, op="sum"):
-        """Over host memory: a GPU rank's array (CuPy) is copied to the host, reduced
-        there and returned as a CuPy array (``gbm.dask.nccl`` sends them GPU to GPU
-        when every rank has a GPU of its own)."""
-        on_device = is_device_array(array)
-        host = np.asarray(to_host(array))
-        if self._socks is None:  # Dask's comms send it later: the caller may overwrite it
-            host = np.array(host, copy=True)
-        check_op(host, op)
-        parts = self._exchange(host, range(self.world_size))
-        out = np.array(parts[0], copy=True)
-        for part in parts[1:]:  # integer sums: the order of the ranks does not matter
-            _REDUCE[op](out, part, out=out)
-        if on_device:
-            import cupy
-
-            return cupy.asarray(out)
-        return out
-
-    def allgather(self, value):
-        return self._exchange(value, range(self.world_size))
-
-    def broadcast(self, value, root=0):
-        return self._exchange(value, [root])[0]
+        hosts = [tcp_host(a) for a in self.addresses]
+        host = hosts[self.rank] if None not in hosts else None
+        return mesh(self.rank, self.world_size, host,
+                    lambda value: self._exchange(value, range(self.world_size)))
 
     # -- messages -----------------------------------------------------------------------
-    def _exchange(self, value, senders):
-        """The values of the ranks ``senders`` (in that order): each sender sends its own to
-        every other rank. Every rank makes the same calls in the same order."""
-        seq, self._seq = self._seq, self._seq + 1
-        if self.world_size == 1:
-            return [value]
-        start = time.perf_counter()
-        senders = list(senders)
-        others = [s for s in senders if s != self.rank]
-        if self._socks is not None:
-            from .sockets import exchange
-
-            targets = [r for r in range(self.world_size) if r != self.rank] \
-                if self.rank in senders else []
-            got = exchange(self._socks, seq, value, targets, others, self.timeout,
-                           self.failure)
-        else:
-            if self.rank in senders:
-                self._send_all(seq, value)
-            got = self._mailbox.take(self.session, seq, others, self.timeout)
-        got[self.rank] = value
-        self.n_exchanges += 1
-        self.seconds += time.perf_counter() - start
-        return [got[s] for s in senders]
+    def _without_mesh(self, seq, value, senders, others):
+        """Exchange ``seq`` over Dask's comms (``Exchanging._exchange`` without a mesh)."""
+        if self.rank in senders:
+            self._send_all(seq, value)
+        return self._mailbox.take(self.session, seq, others, self.timeout)
 
     def _send_all(self, seq, value):
         """Send ``value`` to every other rank without waiting for their replies (the
@@ -355,7 +282,7 @@ class DaskCollective:
 
     def close(self):
         if self._socks is not None:
-            from .sockets import close_all
+            from ..cluster.sockets import close_all
 
             close_all(self._socks)
             self._socks = None

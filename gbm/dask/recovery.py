@@ -30,23 +30,12 @@ import logging
 import time
 
 from ..collective import CollectiveError
-from .progress import newer
-from .errors import RanksLost
+from ..cluster.progress import DEFAULT_MAX_RECOVERIES, check_max_recoveries, newer  # noqa: F401
+from ..cluster.errors import RanksLost
 from .spmd import alive_workers
 
 LOG = logging.getLogger("gbm.dask")
-DEFAULT_MAX_RECOVERIES = 3
 _WAIT_FOR_WORKERS_S = 0.1  # polling the scheduler for a worker when none is left
-
-
-def check_max_recoveries(value):
-    """``value`` as an int, or ValueError (an integer >= 0: 0 fails fast at a loss)."""
-    import numbers
-
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise ValueError(f"max_recoveries must be an integer >= 0 (0: fail at the first lost "
-                         f"worker), got {value!r}")
-    return int(value)
 
 
 def run(client, addresses, attempt, layouts, max_recoveries, timeout, fixed=None):

@@ -20,7 +20,7 @@ import uuid
 
 from . import data as dask_data
 from ..collective import CollectiveError
-from .errors import RanksLost, RankStopped
+from ..cluster.errors import RanksLost, RankStopped
 
 _GRACE_S = 3.0  # after the first failing rank: how long the others get to report theirs
 _POLL_S = 0.5  # while waiting for the ranks' reports: how often the scheduler is asked

@@ -16,8 +16,8 @@ from . import checkpoint as dask_checkpoint, data as dask_data, nccl as dask_ncc
 from . import paged as dask_paged, recovery
 from ..collective import CollectiveError
 from ..data.eval_sets import EvalSpec, eval_specs
-from .progress import Progress
-from .errors import RankStopped
+from ..cluster.progress import Progress
+from ..cluster.errors import RankStopped
 from .spmd import alive_workers, run_ranks, worker_threads
 from ..params import validate_params, with_default
 from ..training.loop import train as _train

@@ -17,9 +17,24 @@ with the eval scores and early stopping's state put back before the first new ro
 (``gbm.dask.checkpoint``'s ``_Resumed``): the model file, ``best_iteration`` and
 ``evals_result`` an uninterrupted fit ends with.
 """
+import copy
 import time
 
+import numpy as np
+
 from ..callback import TrainingCallback
+
+DEFAULT_MAX_RECOVERIES = 3
+
+
+def check_max_recoveries(value):
+    """``value`` as an int, or ValueError (an integer >= 0: 0 fails fast at a loss)."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ValueError(f"max_recoveries must be an integer >= 0 (0: fail at the first lost "
+                         f"worker), got {value!r}")
+    return int(value)
 
 
 class Resume:
@@ -102,3 +117,51 @@ class Progress(TrainingCallback):
                                 for name, scores in lengths.items()}
         booster.best_iteration, booster.best_score = best
         return Resume(booster, stopped, self.end)
+
+
+class Checkpoint:
+    """A checkpoint file's content: ``booster``, ``fingerprint`` and early stopping's
+    ``best_iteration``, ``best_score``, ``stopped``, ``evals_result``."""
+
+    def __init__(self, booster, fingerprint, best_iteration, best_score, stopped, evals_result):
+        self.booster, self.fingerprint = booster, fingerprint
+        self.best_iteration, self.best_score = best_iteration, best_score
+        self.stopped, self.evals_result = stopped, evals_result
+
+
+def _refuse(path, what):
+    return ValueError(f"checkpoint_dir holds {path}, a checkpoint of another training ("
+                      f"{'; '.join(what)}); delete it to start afresh, or give another "
+                      "checkpoint_dir")
+
+
+def resumed(resume):
+    """The callback that puts a recovery's state (a ``gbm.dask.progress.Resume``) back
+    before the first new round, as a resumed checkpoint's (its bin edges checked)."""
+    b = resume.booster
+    ck = Checkpoint(b, None, b.best_iteration, b.best_score, resume.stopped, b.evals_result)
+    return _Resumed(ck, None)
+
+
+class _Resumed(TrainingCallback):
+    """On every rank of a resumed fit: the data's bin edges must be the checkpoint's, and
+    the booster goes on with the checkpoint's eval scores and early stopping's best round
+    (``EarlyStopping`` counts from the booster's ``best_iteration``). ``path`` None: a
+    recovery's state held in memory (``resumed``)."""
+
+    def __init__(self, ck, path):
+        self.ck, self.path = ck, path
+
+    def before_training(self, booster):
+        saved = self.ck.booster.cuts
+        if len(saved) != len(booster.cuts) or not all(
+                np.array_equal(a, b) for a, b in zip(saved, booster.cuts)):
+            if self.path is None:  # a recovery's state: the same data, in another plan
+                raise RuntimeError("the bin edges after a recovery differ from the lost "
+                                   "ranks'; the data changed between attempts (a "
+                                   "non-deterministic graph?), or this is a bug: please "
+                                   "report it")
+            raise _refuse(self.path, ["the bin edges: X differs"])
+        booster.evals_result = copy.deepcopy(self.ck.evals_result)
+        booster.best_iteration, booster.best_score = self.ck.best_iteration, self.ck.best_score
+        return booster
