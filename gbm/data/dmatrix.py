@@ -10,6 +10,9 @@ import numbers
 
 import numpy as np
 
+from .inputs import column_names
+from .queries import qid_array
+
 # XGBoost's feature type codes: "c" is categorical, the rest numeric.
 _FEATURE_TYPES = ("q", "float", "int", "i", "c")
 
@@ -104,11 +107,11 @@ class DMatrix:
         self.weight = _optional_array(weight)
         self.base_margin = _optional_array(base_margin)
         self.group = _optional_array(group, np.int64)
-        self.qid = _optional_array(qid, np.int64)
+        self.qid = None if qid is None else qid_array(qid)
         self.label_lower_bound = _optional_array(label_lower_bound)
         self.label_upper_bound = _optional_array(label_upper_bound)
-        if feature_names is None and hasattr(self.data, "columns"):
-            feature_names = [str(c) for c in self.data.columns]
+        if feature_names is None:
+            feature_names = column_names(self.data)
         self.feature_names = None if feature_names is None else list(feature_names)
         if feature_types is not None:
             feature_types = list(feature_types)
