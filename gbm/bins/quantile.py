@@ -54,6 +54,7 @@ class BinnedRows:
         """The bin matrix on ``backend``'s device (paged bins: read page by page, each
         page copied to the device while it is used)."""
         if isinstance(self.matrix, PagedBins):  # a page at a time copied to the device
+            self.matrix.check_open()
             return self.matrix if backend.name == "cpu" else self.matrix.on_device(backend.xp)
         if backend.name == "cpu":
             return self.matrix
