@@ -102,8 +102,7 @@ def _build(data, label, missing, max_bin, ref, nthread, feature_names, feature_t
         scan.Xs = scan.ws = None  # the sample: not held beside the bins
         mapper.sample = None
         categories = scan.categories
-    matrix = sink(bin_batches(it, scan, mapper, categories, missing, fitted=ref is None), scan,
-                  mapper)
+    matrix = sink(bin_batches(it, scan, mapper, categories, fitted=ref is None), scan, mapper)
     return scan, BinnedRows(matrix, mapper, categories, scan.feature_names)
 
 

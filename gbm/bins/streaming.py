@@ -51,8 +51,9 @@ class Scan:
         self.feature_names = self.feature_types = None
         self._fields = {name: [] for name in BATCH_FIELDS}
         self._cats, self._order = [], {}
-        self._empty = []  # per batch, the columns holding no value (frames only)
+        self._empty = []  # per batch, the columns holding no value
         self.fingerprints = []  # per batch, ``_fingerprint``'s
+        self._first_pass = True
         self._ids, self._rows, self._w = [], [], []
         self._held, self._kept = 0, 0  # sample rows held; held after the last filtering
         self.has_missing = None
@@ -88,23 +89,25 @@ class Scan:
                 self.feature_names)
         if self.collect_sample:
             self._final_sample()
+        self._first_pass = False
         return self
 
     def read(self, i, batch):
         """Batch ``i`` read as both passes read it: ``(frame or None, features (float32
         matrix or ``SparseMatrix``; a categorical column holds codes into the batch's own
         categories), the batch's categories (per feature None or its list; None),
-        fingerprint)``. Pass 1 (``i`` first seen) takes its feature names and types."""
+        fingerprint)``. Pass 1's first batch gives the feature names and types."""
         name = f"batch {i}"
         X = replace_missing(batch["data"], self.missing, name=f"{name} data")
-        if i == 0 and not self.fingerprints:
+        first = i == 0 and self._first_pass
+        if first:
             self.feature_names = self.feature_names or batch.get("feature_names")
             self.feature_types = self.feature_types or batch.get("feature_types")
         cat_features = None
         if self.feature_types is not None:
             cat_features = [f for f, t in enumerate(self.feature_types) if t == "c"] or None
         frame = as_frame(X)
-        if frame is not None and self.feature_names is None and i == 0:
+        if frame is not None and self.feature_names is None and first:
             self.feature_names = [str(c) for c in frame.columns]
         if frame is not None and self.feature_names is not None \
                 and [str(c) for c in frame.columns] != list(self.feature_names):
@@ -140,11 +143,10 @@ class Scan:
         if isinstance(arr, SparseMatrix):
             stored = arr.stored_per_feature()
             missing, empty = stored < n, np.flatnonzero(stored == 0).tolist()
-        else:  # a frame's columns without a value (a category column read as numbers)
+        else:  # the columns without a value (a category column may come as numbers)
             missing = missing_columns(arr)
-            empty = [] if frame is None else [
-                f for f in np.flatnonzero(missing).tolist()
-                if np.isnan(arr[0, f]) and np.isnan(arr[:, f]).all()]
+            empty = [f for f in np.flatnonzero(missing).tolist()
+                     if np.isnan(arr[0, f]) and np.isnan(arr[:, f]).all()]
         self.has_missing |= missing.astype(np.uint8)
         self._empty.append(set(range(width)) if n == 0 else set(empty))
         if self.collect_sample:
@@ -283,7 +285,7 @@ def fit_mapper(scan, max_bin, sample_size, seed, n_threads=1):
                              n_threads)
 
 
-def bin_batches(it, scan, mapper, categories, missing, fitted):
+def bin_batches(it, scan, mapper, categories, fitted):
     """Pass 2: ``(i, row offset, bins uint8/uint16 (rows, n_features))`` for each batch,
     checked against pass 1 (``scan``): the same batches, each with the same fingerprint
     (its rows, their order, labels and every field, categories)."""
@@ -298,8 +300,8 @@ def bin_batches(it, scan, mapper, categories, missing, fitted):
         frame, arr, own, fingerprint = scan.read(i, batch)
         _check_same_batch(i, fingerprint, scan.fingerprints[i], arr.shape,
                           (scan.batch_rows[i], scan.n_features))
-        numeric = [f for f, c in enumerate(own or []) if c is not None
-                   and f not in category_columns(frame)]
+        pandas = category_columns(frame)
+        numeric = [f for f, c in enumerate(own or []) if c is not None and f not in pandas]
         arr = recode(arr, own, categories, numeric, scan.feature_names, f"batch {i} data")
         yield i, offset, mapper.transform(arr, fitted_on_X=fitted)
         offset += arr.shape[0]
