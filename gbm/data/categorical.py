@@ -262,7 +262,7 @@ def recode(arr, own, categories, numeric_columns=(), feature_names=None, name="X
     for f, labels in enumerate(categories):
         if labels is None or not own[f]:
             continue  # numeric, or the part holds no category there (all missing)
-        if f in numeric_columns and not any(not isinstance(c, str) for c in labels):
+        if f in numeric_columns and labels and all(isinstance(c, str) for c in labels):
             raise ValueError(
                 f"{name} column {_column_name(feature_names, f)} holds numbers, but the "
                 "categories of this feature are strings; pass it as a pandas 'category' "
