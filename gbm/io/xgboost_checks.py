@@ -88,6 +88,11 @@ def check_model(d):
     n_groups, base_margin = _base_margin(lmp, params, n_trees)
     # a vector-leaf model: one tree per round for every output (tree_info all 0)
     tree_groups = 1 if n_outputs > 1 else n_groups
+    if n_trees % tree_groups:
+        raise ValueError(f"trees has {n_trees} trees, not a multiple of the model's "
+                         f"{tree_groups} outputs (learner_model_param.num_class "
+                         f"{lmp.get('num_class', '0')}, num_target {lmp.get('num_target', '1')}"
+                         "): each round grows a tree for every output")
     groups = _tree_groups(model, n_trees, tree_groups)
     weights = (_tree_weights(gb, n_trees) if booster_kind == "dart"
                else _tree_weights(gb if "weight_drop" in gb else model, n_trees,
