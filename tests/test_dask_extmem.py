@@ -235,3 +235,13 @@ class _FailBefore(gbm.callback.TrainingCallback):
         if epoch < self.epoch:
             raise RuntimeError(f"round {epoch} trained again: not resumed")
         return False
+
+
+def test_nthread_alias_with_external_memory(client):
+    """XGBoost's ``nthread`` for ``n_jobs`` on the paged path (before: KeyError 'n_jobs')."""
+    X, y = regression_data()
+    params = dict(PARAMS, nthread=1)
+    local = gbm.train(params, X, y, 3).to_json()
+    dX, dy = as_dask(X, y)
+    model = gbm.dask.train(client, params, dX, dy, 3, external_memory=True)
+    assert model.to_json() == local

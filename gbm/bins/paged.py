@@ -49,6 +49,7 @@ class PageFiles:
         self.offsets = np.asarray(offsets, np.int64)
         self.n_features, self.dtype = int(n_features), np.dtype(dtype)
         self._lock = threading.Lock()
+        self.closed = False  # close() removed the files
         self.folder = None  # a temporary folder of these files only: removed with them
         _OPEN.add(self)  # removed at exit too (an object alive then is not collected)
 
@@ -103,6 +104,7 @@ class PageFiles:
         with self._lock:
             paths, self.paths = self.paths, []
             folder, self.folder = self.folder, None
+            self.closed = True
         for path in paths:
             try:
                 os.remove(path)
@@ -161,6 +163,13 @@ class PagedBins:
         view = PagedBins(self.files, self.n_bins)
         view.xp, view.device = xp, True
         return view
+
+    def check_open(self):
+        """Raise ``ValueError`` when the page files were removed (``close()``)."""
+        if self.files.closed:
+            raise ValueError("the ExtMemQuantileDMatrix is closed (close(), or the end of its "
+                             "with block, removed its page files): a closed matrix cannot be "
+                             "trained on or evaluated; make it again from its iterator")
 
     def _reader(self):
         """The thread that reads the next pages (one, kept: starting a thread per page
@@ -237,6 +246,7 @@ class PagedBins:
         starts page ``i + 1``'s asynchronous copy to the device (``_copies``), and the
         arrays yielded are device buffers reused page after page: valid until the next
         page is asked for."""
+        self.check_open()
         files, n = self.files, self.files.n_pages
         self.passes += 1
         if n == 0:

@@ -54,6 +54,7 @@ class BinnedRows:
         """The bin matrix on ``backend``'s device (paged bins: read page by page, each
         page copied to the device while it is used)."""
         if isinstance(self.matrix, PagedBins):  # a page at a time copied to the device
+            self.matrix.check_open()
             return self.matrix if backend.name == "cpu" else self.matrix.on_device(backend.xp)
         if backend.name == "cpu":
             return self.matrix
@@ -101,8 +102,7 @@ def _build(data, label, missing, max_bin, ref, nthread, feature_names, feature_t
         scan.Xs = scan.ws = None  # the sample: not held beside the bins
         mapper.sample = None
         categories = scan.categories
-    matrix = sink(bin_batches(it, scan, mapper, categories, missing, fitted=ref is None), scan,
-                  mapper)
+    matrix = sink(bin_batches(it, scan, mapper, categories, fitted=ref is None), scan, mapper)
     return scan, BinnedRows(matrix, mapper, categories, scan.feature_names)
 
 

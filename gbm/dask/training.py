@@ -178,9 +178,10 @@ def _train_rank(collective, share, eval_shares, spec):
                 kwargs.pop("xgb_model", None)  # the state holds the model continued from
                 kwargs["init_model"] = init
         if spec.get("external_memory"):  # the rank's bins in page files (gbm.dask.paged)
-            X = dask_paged.paged_rows(share, validate_params(params), w, ids, collective,
+            checked = validate_params(params)  # n_jobs under any alias (nthread)
+            X = dask_paged.paged_rows(share, checked, w, ids, collective,
                                       spec.get("cache_dir"), spec.get("page_bytes"),
-                                      n_threads=params["n_jobs"],
+                                      n_threads=checked["n_jobs"],
                                       categorical_features=kwargs.pop("categorical_features",
                                                                       None),
                                       init_model=kwargs.get("init_model",

@@ -116,11 +116,12 @@ def _check_labels(labels, column, name):
 
 
 def fit_categories(X, categorical_features=None, feature_names=None, name="X",
-                   collective=LOCAL):
+                   collective=LOCAL, part=False):
     """Check ``X`` for training; learn the categories of its categorical features.
 
     With several ranks (``collective``), each holding some rows, the categories are those
     seen on any rank, in the same order as one rank holding every row would list them.
+    ``part``: ``X`` is a part of the data (a batch of a stream): it may have no rows.
 
     Returns
     -------
@@ -131,7 +132,8 @@ def fit_categories(X, categorical_features=None, feature_names=None, name="X",
     frame = as_frame(X)
     cat_cols = category_columns(frame)
     shard = collective.world_size > 1
-    arr = check_X(X if frame is None else frame, name=name, allow_category=True, shard=shard)
+    arr = check_X(X if frame is None else frame, name=name, allow_category=True,
+                  shard=shard or part)
     if feature_names is None:
         feature_names = feature_names_of(frame) if frame is not None else None
     if feature_names is not None and len(feature_names) != arr.shape[1]:
@@ -242,6 +244,39 @@ def encode_X(X, categories, name="X", shard=False):
     arr = _writable_copy(arr, X)
     _encode(frame, arr, categories, cat_cols, names, name)
     return arr
+
+
+def recode(arr, own, categories, numeric_columns=(), feature_names=None, name="X"):
+    """``arr`` (a part of the data as ``fit_categories`` returned it: each categorical
+    column holds codes into that part's own categories ``own``) with those columns
+    holding codes into ``categories`` (the whole data's), matched by label as
+    ``encode_X`` matches them: a category ``categories`` lacks becomes missing (a sparse
+    entry dropped). ``numeric_columns``: the categorical columns that held numbers (not
+    pandas ``category`` columns), whose labels must be numbers in ``categories`` too.
+    ``arr`` itself is overwritten (a dense one); returns the re-coded matrix."""
+    if categories is None:
+        return arr
+    own = own or [None] * len(categories)
+    sparse = isinstance(arr, SparseMatrix)
+    data = arr.data.copy() if sparse else arr
+    for f, labels in enumerate(categories):
+        if labels is None or not own[f]:
+            continue  # numeric, or the part holds no category there (all missing)
+        if f in numeric_columns and labels and all(isinstance(c, str) for c in labels):
+            raise ValueError(
+                f"{name} column {_column_name(feature_names, f)} holds numbers, but the "
+                "categories of this feature are strings; pass it as a pandas 'category' "
+                "column")
+        index = {label: i for i, label in enumerate(labels)}
+        table = np.array([index.get(label, np.nan) for label in own[f]] + [np.nan], FLOAT)
+        at = arr.indices == f if sparse else (slice(None), f)
+        codes = data[at]
+        data[at] = table[np.where(np.isnan(codes), -1, codes).astype(np.int64)]
+    if not sparse:
+        return data
+    out = SparseMatrix(arr.indptr, arr.indices, data, arr.shape)
+    missing = np.isnan(data)
+    return out.keep_entries(~missing) if missing.any() else out
 
 
 def _writable_copy(arr, X):

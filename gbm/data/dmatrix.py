@@ -14,7 +14,8 @@ import numpy as np
 
 from . import binary_format
 from .categorical import as_frame, category_columns
-from .inputs import check_X, to_host
+from .inputs import check_X, column_names, to_host
+from .queries import qid_array
 from .sparse import SparseMatrix, from_dense
 from .uri import is_uri, read_uri
 
@@ -125,15 +126,15 @@ class DMatrix:
         self.weight = _optional_array(_given(weight, stored, "weight"))
         self.base_margin = _optional_array(_given(base_margin, stored, "base_margin"))
         self.group = _optional_array(group, np.int64)
-        self.qid = _optional_array(qid, np.int64)
+        self.qid = None if qid is None else qid_array(qid)
         self.label_lower_bound = _optional_array(
             _given(label_lower_bound, stored, "label_lower_bound"))
         self.label_upper_bound = _optional_array(
             _given(label_upper_bound, stored, "label_upper_bound"))
         feature_names = _given(feature_names, stored, "feature_names")
         feature_types = _given(feature_types, stored, "feature_types")
-        if feature_names is None and hasattr(self.data, "columns"):
-            feature_names = [str(c) for c in self.data.columns]
+        if feature_names is None:
+            feature_names = column_names(self.data)
         self.feature_names = None if feature_names is None else list(feature_names)
         if feature_types is not None:
             feature_types = list(feature_types)

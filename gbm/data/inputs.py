@@ -70,6 +70,17 @@ def _is_pandas_frame(X):
     return type(X).__module__.startswith("pandas") and hasattr(X, "dtypes") and hasattr(X, "columns")
 
 
+def column_names(X):
+    """The column labels of a pandas DataFrame or an Arrow table, as str (an Arrow
+    table's ``columns`` are its data: its names are ``column_names``); None for other
+    inputs."""
+    if type(X).__module__.startswith("pyarrow") and hasattr(X, "column_names"):
+        return [str(c) for c in X.column_names]
+    if hasattr(X, "columns"):
+        return [str(c) for c in X.columns]
+    return None
+
+
 def feature_names_of(X):
     """Column names of a DataFrame or Arrow table as a list of str, or None for other inputs."""
     if type(X).__module__.startswith("pyarrow") and hasattr(X, "column_names"):
@@ -324,10 +335,14 @@ def _sparse_frame(frame, allow_category, name):
 
 
 def _is_nan(value):
+    """Whether a sparse column's fill value means missing: NaN, or pandas' ``NA`` (the
+    fill of a sparse column made from a nullable ``Float64`` one)."""
+    import pandas as pd
+
     try:
         return bool(np.isnan(value))
     except TypeError:
-        return False
+        return value is pd.NA
 
 
 def _object_to_float(arr, name):

@@ -53,16 +53,64 @@ class QueryGroups:
 
 
 def _integers(value, name):
-    arr = np.asarray(value)
+    """``value`` as 1-d integers: int64, or (query ids of 2**63 or more, which XGBoost
+    keeps as uint64) uint64; the ids' order and equality are what query groups read."""
+    arr = np.asarray(value, dtype=object) if isinstance(value, (list, tuple)) else \
+        np.asarray(value)  # a list's Python integers as they are (not float64)
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.ravel()
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-dimensional, got shape {arr.shape}")
+    if arr.dtype.kind == "O":  # Python integers beyond int64 (a list of uint64 ids)
+        arr = _object_integers(arr, name)
     if arr.dtype.kind == "f" and np.isfinite(arr).all() and (arr == np.floor(arr)).all():
-        arr = arr.astype(np.int64)
+        big = arr.size and arr.max() >= 2.0**63
+        if arr.size and (arr.min() < (0 if big else -2.0**63) or arr.max() >= 2.0**64):
+            raise ValueError(_NOT_64_BITS.format(name=name))
+        arr = arr.astype(np.uint64 if big else np.int64)
     if arr.dtype.kind not in "iub":
         raise ValueError(f"{name} must hold integers, got dtype {arr.dtype}")
+    if arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and arr.size \
+            and arr.max() >= np.uint64(2**63):
+        return arr.astype(np.uint64)
     return arr.astype(np.int64)
+
+
+_NOT_64_BITS = ("{name} holds values beyond 64-bit integers: query ids are int64, or "
+                "uint64 as XGBoost keeps them (not both negative ids and ids of 2**63 or "
+                "more)")
+
+
+def _object_integers(arr, name):
+    """Objects (a list's items) as int64, else uint64, else as NumPy reads them (floats,
+    strings: refused by the caller)."""
+    items = arr.tolist()
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items):
+        return np.asarray(items)
+    for dtype in (np.int64, np.uint64):
+        try:
+            return np.array(items, dtype=dtype)
+        except OverflowError:
+            continue
+    raise ValueError(_NOT_64_BITS.format(name=name))
+
+
+def qid_array(value, name="qid"):
+    """Query ids as ``_integers`` reads them: int64, or uint64 when one is 2**63 or
+    more (never wrapped around to negative ids, nor an ``OverflowError``)."""
+    return _integers(value, name)
+
+
+def join_qids(parts):
+    """The query ids of several batches (``qid_array``'s, each) as one array: int64, or
+    uint64 when a batch has ids of 2**63 or more (then no batch may have negative ones)."""
+    if not any(p.dtype == np.uint64 for p in parts):
+        return np.concatenate(parts)
+    negative = [i for i, p in enumerate(parts) if p.dtype != np.uint64 and (p < 0).any()]
+    if negative:
+        raise ValueError(f"batch {negative[0]} has negative query ids and another batch ids "
+                         "of 2**63 or more: no 64-bit integer type holds both")
+    return np.concatenate([p.astype(np.uint64) for p in parts])
 
 
 def pop_qid(X, qid):

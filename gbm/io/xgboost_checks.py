@@ -84,10 +84,15 @@ def check_model(d):
     names = _listed(learner, "feature_names")
     types = _listed(learner, "feature_types")
     n_features = _n_features(lmp, names, types)
-    params, n_outputs = _vector_leaf_params(raw_trees, lmp, params)
+    params, n_outputs = _output_params(raw_trees, lmp, params)
     n_groups, base_margin = _base_margin(lmp, params, n_trees)
     # a vector-leaf model: one tree per round for every output (tree_info all 0)
     tree_groups = 1 if n_outputs > 1 else n_groups
+    if n_trees % tree_groups:
+        raise ValueError(f"trees has {n_trees} trees, not a multiple of the model's "
+                         f"{tree_groups} outputs (learner_model_param.num_class "
+                         f"{lmp.get('num_class', '0')}, num_target {lmp.get('num_target', '1')}"
+                         "): each round grows a tree for every output")
     groups = _tree_groups(model, n_trees, tree_groups)
     weights = (_tree_weights(gb, n_trees) if booster_kind == "dart"
                else _tree_weights(gb if "weight_drop" in gb else model, n_trees,
@@ -209,34 +214,44 @@ def _n_features(lmp, names, types):
 
 # --- output groups and the base margin ------------------------------------------------------
 
-def _vector_leaf_params(raw_trees, lmp, params):
-    """``(params, n_outputs)``: for a model of vector-leaf trees (XGBoost's
-    ``multi_strategy="multi_output_tree"``: the first tree's ``size_leaf_vector`` k > 1),
-    gbm's parameters with ``multi_strategy`` and (several targets) ``num_target`` set,
-    and k; else ``(params, 1)``. Each tree's own size is checked against k."""
-    k = leaf_vector_size(raw_trees[0], "trees[0]") if raw_trees else 1
-    if k == 1:
-        return params, 1
+def _output_params(raw_trees, lmp, params):
+    """``(params, n_outputs)``: gbm's parameters for the model's outputs, and the size k
+    of its leaf vectors (1: one-output trees). ``learner_model_param`` gives the outputs
+    (``num_class``, else ``num_target``); those an objective does not make itself (its
+    quantile or expectile levels, its classes) are targets, each with its trees
+    (``num_target``: XGBoost's default ``multi_strategy``, a multi-label model too), or,
+    for a model of vector-leaf trees (``multi_strategy="multi_output_tree"``: the first
+    tree's ``size_leaf_vector`` k > 1; each tree's own size is checked against k), one
+    vector tree for all of them. A model of 0 rounds is read as one tree per output (its
+    predictions are the same)."""
     num_class = fields.count(lmp.get("num_class", "0"), "learner_model_param.num_class", 0)
     num_target = fields.count(lmp.get("num_target", "1"), "learner_model_param.num_target", 0)
     outputs = num_class or num_target or 1
-    if k != outputs:
+    k = leaf_vector_size(raw_trees[0], "trees[0]") if raw_trees else 1
+    if k > 1 and k != outputs:
         raise ValueError(f"trees[0].tree_param.size_leaf_vector is {k}, but the model has "
                          f"{outputs} outputs (learner_model_param.num_class {num_class}, "
                          f"num_target {num_target}): a vector leaf holds one value per output")
-    extra = {"multi_strategy": "multi_output_tree"}
-    if not num_class:
-        extra["num_target"] = k
+    extra = {"multi_strategy": "multi_output_tree"} if k > 1 else {}
+    if not num_class and outputs > 1 and get_objective(params).n_groups == 1:
+        extra["num_target"] = outputs  # several targets, not the objective's own outputs
+    if not extra:
+        return params, k
     try:
         return validate_params(dict(params, **extra)), k
     except (TypeError, ValueError) as err:
-        raise ValueError(f"{err} (a vector-leaf model of {k} outputs)") from None
+        kind = f"a vector-leaf model of {k} outputs" if k > 1 else \
+            f"learner_model_param.num_target {num_target}"
+        raise ValueError(f"{err} ({kind})") from None
 
 
 def _base_margin(lmp, params, n_trees):
     """``(n_groups, base_margin)``: the output groups (``num_class``, else ``num_target``,
     as many as the objective has) and each one's starting margin from ``base_score``
-    (one for all, or one per output)."""
+    (one for all, or one per output). A model without trees whose ``boost_from_average``
+    is set never estimated its base score: XGBoost then takes ``base_score`` as the margin
+    itself, its objective's link not applied (``LearnerModelParam``'s "dummy" score),
+    and so does gbm."""
     num_class = fields.count(lmp.get("num_class", "0"), "learner_model_param.num_class", 0)
     num_target = fields.count(lmp.get("num_target", "1"), "learner_model_param.num_target", 0)
     n_groups = num_class or num_target or 1
@@ -254,6 +269,8 @@ def _base_margin(lmp, params, n_trees):
         raise ValueError(f"{path} has {len(scores)} values for {n_groups} outputs")
     if len(scores) == 1:
         scores = scores * n_groups
+    if n_trees == 0 and str(lmp.get("boost_from_average", "1")) not in ("0", "false", "False"):
+        return n_groups, [float(np.float32(s)) for s in scores]
     if expectile_levels(params) > 1:
         return n_groups, scores_to_margins([float(np.float32(s)) for s in scores]).tolist()
     return n_groups, [_base_score_to_margin(params["objective"], float(np.float32(s)))

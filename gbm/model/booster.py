@@ -170,8 +170,8 @@ class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing):
 
     def _check_predict_X(self, X, name="X", shard=False):
         """``X`` checked against the model (names, categories, column count); ``name``
-        says which argument it is in the messages; ``shard``: one rank's part of a
-        distributed data set (it may have no rows)."""
+        says which argument it is in the messages; ``shard``: ``X`` may have no rows (one
+        rank's part of a distributed data set; rows to predict, as XGBoost takes them)."""
         self._check_loaded()
         names = feature_names_of(X)
         if names is not None and self.feature_names is not None and names != self.feature_names:
@@ -255,9 +255,10 @@ class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing):
             if hasattr(X, "mapper") and hasattr(X, "matrix"):  # gbm.bins.quantile.BinnedRows
                 raise TypeError("a QuantileDMatrix holds bins only, and predict reads feature "
                                 "values: predict on the arrays (or a DMatrix of them)")
-        return self._predict_checked(self._check_predict_X(X), output_margin, iteration_range,
-                                     n_jobs, pred_leaf, pred_contribs, base_margin,
-                                     approx_contribs, pred_interactions, strict_shape)
+        return self._predict_checked(self._check_predict_X(X, shard=True), output_margin,
+                                     iteration_range, n_jobs, pred_leaf, pred_contribs,
+                                     base_margin, approx_contribs, pred_interactions,
+                                     strict_shape)
 
     def _predict_checked(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
                          pred_leaf=False, pred_contribs=False, base_margin=None,

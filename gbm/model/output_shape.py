@@ -61,7 +61,7 @@ def shape_output(result, kind, n_groups, strict_shape, rounds=1):
                              f"{rounds} rounds of {n_groups} output groups")
         return result.reshape(n_rows, rounds, n_groups, per_round)
     if kind == "value":
-        return result.reshape(n_rows, -1) if strict_shape else result
+        return result.reshape(n_rows, 1) if strict_shape and result.ndim == 1 else result
     if strict_shape or n_groups > 1:
         return result
     return result[:, 0].copy()  # contiguous, as the arrays of several groups are

@@ -18,7 +18,8 @@ class CallbackContainer:
 
     def __init__(self, own, given, collective, rounds):
         given = list(given)
-        for cb in given:
+        for i, cb in enumerate(given):
+            _check_callback(cb, i)
             plan = getattr(cb, "plan_rounds", None)
             if plan is not None:
                 plan(*rounds)
@@ -28,7 +29,7 @@ class CallbackContainer:
 
     def before_training(self, booster):
         for cb in self.callbacks:
-            booster = cb.before_training(booster)
+            booster = _model_returned(cb, "before_training", booster)
         self.agree = agree(self.collective, self.given)  # whether any rank has the caller's
         return booster
 
@@ -44,7 +45,7 @@ class CallbackContainer:
 
     def after_training(self, booster):
         for cb in self.callbacks:
-            booster = cb.after_training(booster)
+            booster = _model_returned(cb, "after_training", booster)
         return booster
 
     def _stop(self, asked):
@@ -54,3 +55,28 @@ class CallbackContainer:
 def agree(collective, flag):
     """True on every rank when ``flag`` is True on any."""
     return bool(collective.allreduce(np.array([bool(flag)], dtype=np.uint8), "max")[0])
+
+
+_HOOKS = ("before_training", "after_training", "before_iteration", "after_iteration")
+_WHAT = ("a callback is a gbm.callback.TrainingCallback (a subclass of it, as "
+         "xgboost.callback.TrainingCallback's): before_training(model) and "
+         "after_training(model) return the model, before_iteration and "
+         "after_iteration(model, epoch, evals_log) return True to stop training")
+
+
+def _check_callback(cb, i):
+    """``callbacks[i]`` must have every hook (a plain function has none of them)."""
+    missing = [hook for hook in _HOOKS if not callable(getattr(cb, hook, None))]
+    if missing:
+        raise TypeError(f"callbacks[{i}] is {cb!r}, which has no {', '.join(missing)}: "
+                        f"{_WHAT}")
+
+
+def _model_returned(cb, hook, model):
+    """``cb``'s ``hook`` (before_training or after_training) called with ``model``: it
+    must return the model (a Booster; in ``gbm.cv``, the folds' ``CVBooster``)."""
+    returned = getattr(cb, hook)(model)
+    if not isinstance(returned, type(model)):
+        raise TypeError(f"the callback {type(cb).__name__}'s {hook} returned {returned!r}, "
+                        f"not the model: {_WHAT}")
+    return returned

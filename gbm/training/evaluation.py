@@ -15,7 +15,7 @@ from ..metrics import get_metric
 from ..model.booster import add_raw_margins
 from ..model.scoring import margin_view as _margin_view, score as _score
 from ..model.vector_predict import add_binned_vector_margins, add_vector_margins
-from ..tree.rebin import binned_margins, rebinned_forest, rebinned_trees, start_margins
+from ..tree.rebin import binned_margins, rebinned_trees, start_margins
 from ..tree.structure import Forest
 
 
@@ -31,6 +31,10 @@ class EvalSet:
         self.name, self.y, self.w, self.queries = (checked.name, checked.y, checked.weight,
                                                    checked.queries)
         self.row_ids = checked.row_ids
+        # a continued model's trees (their split bins are bins of its own edges), as a
+        # round that changes earlier trees' weights (DART) walks them again: on the raw
+        # rows (``raw_walk``), or rebinned to this set's edges (``old_trees``)
+        self.raw_walk, self.old_trees = False, None
         if isinstance(checked.X, BinnedRows):  # a QuantileDMatrix: binned already
             self._binned(checked, booster, mapper, backend)
             return
@@ -48,6 +52,7 @@ class EvalSet:
         self.rows = backend.xp.arange(self.X.shape[0])
         self.base_margin = checked.base_margin
         self.margin = self._start(booster, backend, checked.base_margin)
+        self.raw_walk = bool(booster.trees)
         # a DART model's tree weights that the margins hold (None: every weight 1)
         self.weights = None if booster.weight_drop is None else list(booster.weight_drop)
 
@@ -74,8 +79,9 @@ class EvalSet:
                 add_binned_vector_margins(backend, self.bins, self.rows, trees, self.margin)
         elif booster.trees:  # a continued model: its trees on the bins (gbm.tree.rebin)
             check_same_categories(booster.categories, X.categories, "the model")
-            forest = rebinned_forest(booster.trees, booster.tree_group, booster.weight_drop,
-                                     X.mapper.cuts, booster.feature_names, "the model")
+            self.old_trees = rebinned_trees(booster.trees, X.mapper.cuts,
+                                            booster.feature_names, "the model")
+            forest = Forest(self.old_trees, booster.tree_group, booster.weight_drop)
             self.margin = binned_margins(
                 backend, self.bins, forest, booster.base_margin,
                 None if checked.base_margin is None else backend.to_host(checked.base_margin).T,
@@ -114,14 +120,18 @@ class EvalSet:
             start = (backend.xp.tile(backend.asarray(booster.base_margin), (self.X.shape[0], 1))
                      if self.base_margin is None else backend.asarray(self.base_margin.T))
             self.margin[...] = start
-            self.add_trees(backend, booster.forest())
+            trees = booster.forest() if self.old_trees is None else Forest(
+                self.old_trees + booster.trees[len(self.old_trees):], booster.tree_group,
+                weights)
+            self.add_trees(backend, trees, raw=self.raw_walk)
         self.weights = None if weights is None else list(weights)
 
-    def add_trees(self, backend, f):
+    def add_trees(self, backend, f, raw=False):
         """Add the margins of the trees of ``f``: a ``Forest``, or a list of vector-leaf
         ``Tree``s, each walked once per row and its leaf vector added
         (``gbm.model.vector_predict``: the same additions in the same order as the
-        ``Forest`` of their one-output trees, so the same bits)."""
+        ``Forest`` of their one-output trees, so the same bits). ``raw``: a ``Forest``
+        walked on the raw rows even where they are binned (the leaves are the same)."""
         if isinstance(f, list):
             if not self.binned and backend.name != "cpu":  # raw device rows: the
                 f = Forest(f, [0] * len(f))  # one-output trees' kernels read them
@@ -133,7 +143,7 @@ class EvalSet:
                         add_vector_margins(backend.kernels, self.X, f, self.margin)
                 return
         with backend.threads(self.X.size * max(1, f.n_trees // 8)):
-            if self.binned:
+            if self.binned and not raw:
                 self.bins.predict_binned(backend.kernels, self.rows, f.walk_binned, f.cat_bits,
                                          f.value, f.tree_offsets, f.tree_group, f.tree_depth,
                                          self.margin)

@@ -43,7 +43,7 @@ from ..tree.vector_leaf import check_supported as check_vector_leaf
 from ..tree.vector_leaf import dense_data
 from .arguments import check_rounds
 from .callbacks import agree
-from .dropout import Dropout
+from .dropout import ContinuedTrees, Dropout
 from .evaluation import EvalSet
 
 
@@ -236,7 +236,10 @@ class Fit:
             # the margins above are not its sums in a continued fit, nor (zeros' signs
             # aside) with rows' own base margins: the first round computes them again
             self.dropout = Dropout(xp.ascontiguousarray(start),
-                                   init is None and rows_start is None)
+                                   init is None and rows_start is None,
+                                   None if init is None else ContinuedTrees(
+                                       init.trees, self.mapper.cuts,
+                                       None if isinstance(X, BinnedRows) else X, names))
         self.y_fit, self.w_fit = backend.asarray(self.y), backend.asarray(self.w_grad)
         if backend.name == "cpu" and self.w_grad is self.w and self.refresh_weights is None \
                 and self.queries is None:

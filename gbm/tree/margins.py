@@ -27,6 +27,13 @@ def weighted_margins(backend, data, trees, groups, weights, start, margins):
     after another give these bits too. The cost: every row walks every tree once.
     """
     margins[...] = start
+    add_weighted(backend, data, trees, groups, weights, margins)
+
+
+def add_weighted(backend, data, trees, groups, weights, margins):
+    """``margins +=`` each tree's leaf values times its weight, on the binned rows, tree by
+    tree in order (``weighted_margins`` without the start): calls one after another add
+    the trees as one call would, the same bits."""
     rows = all_rows(backend, margins.shape[1])
     for group in range(margins.shape[0]):
         ids = [i for i, g in enumerate(groups) if g == group]

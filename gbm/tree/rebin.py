@@ -34,7 +34,7 @@ def rebinned_forest(trees, groups, weights, cuts, feature_names=None, what="init
     Raises ``ValueError`` when a numeric split's threshold is not one of its feature's
     cuts (the bins cannot tell its rows apart).
     """
-    return Forest([_rebinned(t, i, cuts, feature_names, what) for i, t in enumerate(trees)],
+    return Forest([rebinned_tree(t, i, cuts, feature_names, what) for i, t in enumerate(trees)],
                   groups, weights)
 
 
@@ -43,12 +43,13 @@ def rebinned_trees(trees, cuts, feature_names=None, what="init_model"):
     ``split_bin`` the index of its threshold among the cuts ``cuts``, unpacked (e.g. for
     ``gbm.model.vector_predict``, which walks a vector-leaf tree once for all outputs).
     Raises ``ValueError`` as ``rebinned_forest`` does."""
-    return [_rebinned(t, i, cuts, feature_names, what) for i, t in enumerate(trees)]
+    return [rebinned_tree(t, i, cuts, feature_names, what) for i, t in enumerate(trees)]
 
 
-def _rebinned(tree, index, cuts, feature_names, what):
-    """``tree`` with each numeric split's ``split_bin`` the index of its threshold among its
-    feature's cuts."""
+def rebinned_tree(tree, index, cuts, feature_names=None, what="init_model"):
+    """``tree`` (tree ``index`` of ``what``) with each numeric split's ``split_bin`` the
+    index of its threshold among its feature's cuts (``tree`` itself when they are);
+    raises ``ValueError`` as ``rebinned_forest`` does."""
     split_bin = tree.split_bin.copy()
     lowest = np.finfo(np.float32).min
     for node in np.flatnonzero((tree.left_child >= 0) & (tree.split_type == 0)).tolist():

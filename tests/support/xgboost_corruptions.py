@@ -239,6 +239,13 @@ CASES = [
     ("num_class_disagrees", "multi", "dict", _lmp("num_class", "4"),
      r"learner_model_param gives 4 outputs \(num_class 4, num_target 1\), but the objective "
      r"multi:softprob \(its parameters\) has 3"),
+    ("num_target_not_whole_rounds", "reg", "dict", _lmp("num_target", "3"),
+     r"trees has 2 trees, not a multiple of the model's 3 outputs \(learner_model_param\."
+     r"num_class 0, num_target 3\): each round grows a tree for every output"),
+    ("num_target_of_ranking", "reg", "dict",
+     lambda d: (lmp(d).__setitem__("num_target", "2"),
+                learner(d).__setitem__("objective", {"name": "rank:pairwise"})),
+     r"num_target > 1 .* \(learner_model_param\.num_target 2\)"),
     ("base_score_count", "multi", "dict", _lmp("base_score", "[5E-1,5E-1]"),
      r"learner_model_param\.base_score has 2 values for 3 outputs"),
     ("base_score_nan", "reg", "dict", _lmp("base_score", "nan"),
