@@ -3,13 +3,14 @@
 Parameters are validated here, once; the rest of the package trusts a validated dict.
 Names follow XGBoost's learning API (``eta`` and friends are accepted as aliases).
 """
-import math
 import numbers
 
 import numpy as np
 
 from .kernels.layout import AFT_DISTRIBUTIONS
 from .metrics.names import SURVIVAL_METRICS, check_metric_name
+from .param_checks import boolean as _bool, choice as _choice, integer as _int, optional as _optional
+from .param_checks import real as _real
 
 OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror", "reg:pseudohubererror",
               "count:poisson", "reg:gamma", "reg:tweedie", "binary:logistic", "multi:softprob",
@@ -52,57 +53,6 @@ MULTI_STRATEGIES = ("one_output_per_tree", "multi_output_tree")
 OMITTED_AT_DEFAULT += ("multi_strategy", "gradient_projection", "projection_dim")
 
 
-# Real parameters are at most float32's largest value in magnitude (XGBoost keeps them as
-# float32): products such as learning_rate x leaf weight, reg_lambda + hessian sum or
-# max_delta_step^2 then stay finite in float64 for labels and weights in gbm.data's range.
-REAL_LIMIT = float(np.finfo(np.float32).max)
-# Integer parameters fit in int64: a model file holds them as 64-bit integers.
-INT_LIMITS = (-(2**63), 2**63 - 1)
-
-
-def _real(low=None, high=REAL_LIMIT, low_open=False, high_open=False):
-    """Validator for a real number in a (half-)open or closed interval; by default at most
-    ``REAL_LIMIT`` in magnitude."""
-
-    def check(name, value):
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
-        value = float(value)
-        if not math.isfinite(value):
-            raise ValueError(f"{name} must be finite, got {value!r}")
-        if abs(value) > REAL_LIMIT:
-            raise ValueError(f"{name} must be at most {REAL_LIMIT:.7g} in magnitude (float32's "
-                             f"range; products with it would overflow), got {value!r}")
-        if low is not None and (value <= low if low_open else value < low):
-            op = ">" if low_open else ">="
-            raise ValueError(f"{name} must be {op} {low}, got {value!r}")
-        if high is not None and (value >= high if high_open else value > high):
-            op = "<" if high_open else "<="
-            raise ValueError(f"{name} must be {op} {high}, got {value!r}")
-        return value
-
-    return check
-
-
-def _int(low=INT_LIMITS[0], high=INT_LIMITS[1]):
-    """Validator for an integer in a closed interval (by default, int64's)."""
-
-    def check(name, value):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            if isinstance(value, float) and value.is_integer():
-                value = int(value)
-            else:
-                raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
-        value = int(value)
-        if low is not None and value < low:
-            raise ValueError(f"{name} must be >= {low}, got {value}")
-        if high is not None and value > high:
-            raise ValueError(f"{name} must be <= {high}, got {value}")
-        return value
-
-    return check
-
-
 def _projection(name, value):
     """``gradient_projection``: True, False or "auto"."""
     if isinstance(value, str):
@@ -110,31 +60,6 @@ def _projection(name, value):
             raise ValueError(f"{name} must be True, False or 'auto', got {value!r}")
         return value
     return _bool(name, value)
-
-
-def _optional(check):
-    """``check``, letting None through (None = a default decided later)."""
-    def optional(name, value):
-        return None if value is None else check(name, value)
-
-    return optional
-
-
-def _choice(options):
-    def check(name, value):
-        if value not in options:
-            raise ValueError(f"{name} must be one of {list(options)}, got {value!r}")
-        return value
-
-    return check
-
-
-def _bool(name, value):
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, numbers.Integral) and value in (0, 1):
-        return bool(value)
-    raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
 
 
 def _num_pair(name, value):
