@@ -17,6 +17,8 @@ from .curves import auc, aucpr
 # the floor of the probabilities whose log logloss and mlogloss take: XGBoost's 1e-16, so
 # that predictions at or beyond 0 and 1 (binary:logitraw's margins) score as in XGBoost
 _EPS = 1e-16
+# gamma-deviance's shift of labels and predictions (XGBoost's kRtEps)
+_GAMMA_SHIFT = 1e-6
 
 
 def rmse(y, pred, w, collective=LOCAL):
@@ -85,6 +87,30 @@ def gamma_nloglik(y, pred, w, collective=LOCAL):
     return float(exact_mean(y / p + elementwise.log(p), w, collective))
 
 
+def gamma_deviance(y, pred, w, collective=LOCAL):
+    """Twice the mean gamma deviance ``log(p / y) + y / p - 1`` (scikit-learn's
+    ``mean_gamma_deviance``), each of ``y`` and ``p`` shifted by XGBoost's 1e-6 (so a zero
+    label scores); both must be > -1e-6 (XGBoost returns NaN; gbm names the row)."""
+    for name, values in (("y", y), ("prediction", pred)):
+        bad = ~(values + _GAMMA_SHIFT > 0.0)
+        if bad.any():
+            row = _first_row(bad)
+            raise ValueError(f"eval_metric 'gamma-deviance' needs values > -1e-6: "
+                             f"{name}[{row}] = {values[row]}")
+    p, t = pred + _GAMMA_SHIFT, y + _GAMMA_SHIFT
+    return float(2.0 * exact_mean(elementwise.log(p / t) + t / p - 1.0, w, collective))
+
+
+def error_at(threshold):
+    """Binary error rate at ``threshold`` (XGBoost's ``error@t``): a probability above it
+    predicts 1."""
+    def metric(y, pred, w, collective=LOCAL):
+        wrong = (pred > threshold) != (y > 0.5)
+        return float(exact_mean(wrong.astype(np.float64), w, collective))
+
+    return metric
+
+
 def tweedie_nloglik(rho):
     def metric(y, pred, w, collective=LOCAL):
         p = np.maximum(pred, _EPS)
@@ -144,7 +170,8 @@ def expectile_loss(alphas):
 
 METRICS = {"rmse": rmse, "rmsle": rmsle, "mae": mae, "mape": mape, "error": error, "auc": auc, "aucpr": aucpr,
            "logloss": logloss, "mlogloss": mlogloss, "merror": merror,
-           "poisson-nloglik": poisson_nloglik, "gamma-nloglik": gamma_nloglik}
+           "poisson-nloglik": poisson_nloglik, "gamma-nloglik": gamma_nloglik,
+           "gamma-deviance": gamma_deviance}
 # the metrics of gbm.metrics.names.PARAMETRIC: a factory taking the parameter's value
 PARAMETRIC = {"quantile": quantile_loss, "mphe": pseudo_huber_error,
               "expectile": expectile_loss}
