@@ -9,6 +9,8 @@ import numpy as np
 
 from .kernels.layout import AFT_DISTRIBUTIONS
 from .metrics.names import SURVIVAL_METRICS, check_metric_name
+from . import param_checks as checks
+from .config import default_threads
 from .param_checks import boolean as _bool, choice as _choice, integer as _int, optional as _optional
 from .param_checks import real as _real
 
@@ -39,6 +41,13 @@ RUN_SETTINGS = ("n_jobs", "device", "tree_method", "verbosity", "validate_parame
 # How the binned rows are stored (gbm.bins): never changes a model
 BIN_LAYOUTS = ("auto", "dense", "sparse", "bundled")
 RUN_SETTINGS += ("bin_layout",)
+# XGBoost's settings of how its own code runs, accepted and without effect in gbm (see
+# their SPEC entries), and disable_default_eval_metric (what is scored, not the model)
+RUN_SETTINGS += ("max_cached_hist_node", "debug_synchronize", "updater",
+                 "disable_default_eval_metric")
+# Per-feature weights of the column sampling (XGBoost's DMatrix field): they shape the
+# model but, as in XGBoost, belong to the data, and model files leave them out.
+RUN_SETTINGS += ("feature_weights",)
 # Parameters added after model file version 4: a file records them only when they differ
 # from their default, so files of models that do not use them stay as they were.
 OMITTED_AT_DEFAULT = ("scale_pos_weight", "num_target", "expectile_alpha",
@@ -51,6 +60,10 @@ BOOSTERS = ("gbtree", "dart")
 # one tree per round whose leaves hold one value per output (vector leaves)
 MULTI_STRATEGIES = ("one_output_per_tree", "multi_output_tree")
 OMITTED_AT_DEFAULT += ("multi_strategy", "gradient_projection", "projection_dim")
+# XGBoost's parameters that gbm takes at their defaults only (gbm.param_checks), and the
+# bias norm that only lambdarank_unbiased reads
+OMITTED_AT_DEFAULT += ("sampling_method", "process_type", "lambdarank_unbiased",
+                       "lambdarank_bias_norm")
 
 
 def _projection(name, value):
@@ -177,7 +190,8 @@ SPEC = {
     # at least float32's smallest normal: sigma^2 and sigma times a bound stay > 0
     "aft_loss_distribution_scale": (1.0, _real(float(np.finfo(np.float32).tiny)),
                                     "survival:aft: the scale sigma of that noise, > 0"),
-    "learning_rate": (0.3, _real(0, None, low_open=True), "shrinkage of each tree's leaf values"),
+    "learning_rate": (0.3, _real(0, None), "shrinkage of each tree's leaf values (0, as in "
+                      "XGBoost: trees that add nothing)"),
     "max_depth": (6, _int(0), "deepest level a tree may grow; 0 = no limit (lossguide only)"),
     "max_leaves": (0, _int(0), "most leaves per tree; 0 = no limit"),
     "grow_policy": ("depthwise", _choice(GROW_POLICIES), "level by level, or best leaf first"),
@@ -197,7 +211,8 @@ SPEC = {
     "max_bin": (256, _int(2, 1024), "most value bins per numeric feature (one more holds missing "
                 "values); above 256 the bins are stored as uint16"),
     "base_score": (None, _optional(_real()), "initial prediction; None = estimated from the labels"),
-    "n_jobs": (None, _n_jobs, "CPU threads; None or -1 = all cores"),
+    "n_jobs": (None, _n_jobs, "CPU threads; None or -1 = all cores (None: the global "
+               "nthread of gbm.set_config, when set)"),
     "random_state": (0, _seed, "seed of the binning sample and of row and column sampling"),
     "device": ("cpu", _choice(DEVICES), "where training runs"),
     "monotone_constraints": (None, _passthrough, "+1 / -1 / 0 per feature (see gbm.tree.constraints)"),
@@ -236,6 +251,27 @@ SPEC = {
                        "the projected gradients"),
     "tree_method": ("hist", _tree_method, "'hist' or 'auto' (the same); 'exact' and "
                     "'approx' are refused"),
+    "sampling_method": ("uniform", checks.sampling_method, "how subsample draws rows: 'uniform' "
+                        "(XGBoost's 'gradient_based' is refused)"),
+    "feature_weights": (None, checks.feature_weights, "one weight >= 0 per feature: colsample_* "
+                        "draw features in proportion to them (a DMatrix's feature_weights "
+                        "too); a zero-weight feature only when no other is left to draw"),
+    "updater": (None, checks.updater, "XGBoost's updater sequence: 'grow_quantile_histmaker' (or "
+                "'grow_gpu_hist' with device='cuda'), optionally ',prune' / ',sync': "
+                "gbm's hist growth either way"),
+    "process_type": ("default", checks.process_type, "'default' only (XGBoost's 'update' is "
+                     "refused)"),
+    "max_cached_hist_node": (65536, _int(1), "XGBoost's cap on cached histograms: accepted, "
+                             "no effect (gbm keeps a level's histograms)"),
+    "debug_synchronize": (False, _bool, "XGBoost's GPU debugging switch: accepted, no "
+                          "effect"),
+    "disable_default_eval_metric": (False, _bool, "True: without eval_metric, eval sets are "
+                                    "scored by custom_metric only (not the objective's "
+                                    "metric)"),
+    "lambdarank_unbiased": (False, checks.lambdarank_unbiased, "False only (XGBoost's position-debiased "
+                            "LambdaMART is refused)"),
+    "lambdarank_bias_norm": (1.0, _real(0), "XGBoost's p-norm of the position-bias "
+                             "regulariser: used only with lambdarank_unbiased"),
     "verbosity": (1, _int(0, 3), "0 silent, 1 warnings, 2 info, 3 debug (as XGBoost)"),
     "validate_parameters": (True, _bool, "False: unknown parameter names are ignored "
                             "instead of raising"),
@@ -274,23 +310,47 @@ def with_default(params, name, value):
     return out
 
 
+def params_dict(params):
+    """``params`` as a dict: None is ``{}``, a dict is itself, and XGBoost's list of
+    ``(name, value)`` pairs is read in order, a name given again replacing its value except
+    ``eval_metric``, whose values accumulate (as XGBoost sets them one by one)."""
+    if params is None:
+        return {}
+    if isinstance(params, dict):
+        return params
+    if not isinstance(params, (list, tuple)):
+        raise TypeError(f"params must be a dict or a list of (name, value) pairs, got "
+                        f"{type(params).__name__}")
+    out = {}
+    for i, pair in enumerate(params):
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and isinstance(pair[0], str)):
+            raise TypeError(f"params[{i}] must be a (name, value) pair, got {pair!r}")
+        key, value = pair
+        if key == "eval_metric" and out.get(key) is not None and value is not None:
+            out[key] = _as_list(out[key]) + _as_list(value)
+        else:
+            out[key] = value
+    return out
+
+
+def _as_list(value):
+    return [value] if isinstance(value, str) else list(value)
+
+
 def validate_params(params):
     """Return a full, validated copy of ``params`` with defaults filled in.
 
     Parameters
     ----------
-    params : dict
-        User parameters, XGBoost names or aliases.
+    params : dict, or a list of (name, value) pairs (``params_dict``)
+        User parameters, XGBoost names or aliases; numbers may be given as text ("0.1").
 
     Raises
     ------
     ValueError, TypeError
         Unknown name, a name given twice through an alias, or a value out of range.
     """
-    if params is None:
-        params = {}
-    if not isinstance(params, dict):
-        raise TypeError(f"params must be a dict, got {type(params).__name__}")
+    params = params_dict(params)
     out = {}
     lenient = "validate_parameters" in params and not _bool("validate_parameters",
                                                             params["validate_parameters"])
@@ -306,6 +366,8 @@ def validate_params(params):
     for name, (default, check, _) in SPEC.items():
         if name not in out:
             out[name] = check(name, default) if default is not None else None
+    if out["n_jobs"] is None:  # the global nthread (gbm.config), 0 there: all cores
+        out["n_jobs"] = default_threads()
     if out["lambdarank_num_pair_per_sample"] is None:
         out["lambdarank_num_pair_per_sample"] = 32 if out["lambdarank_pair_method"] == "topk" else 1
     if out["max_delta_step"] is None:
@@ -330,6 +392,9 @@ def validate_params(params):
                          f"objective={out['objective']!r}")
     _check_survival_metrics(out)
     _check_dart(out)
+    if (out["updater"] or "").startswith("grow_gpu_hist") and out["device"] != "cuda":
+        raise ValueError(f"updater={out['updater']!r} grows trees on a GPU: set "
+                         "device='cuda' (or use 'grow_quantile_histmaker')")
     if out["objective"] in ("binary:logistic", "reg:logistic") and out["base_score"] is not None:
         if not 0.0 < out["base_score"] < 1.0:
             raise ValueError(f"base_score must be in (0, 1) for {out['objective']}, got "
