@@ -26,8 +26,9 @@ REGRESSION = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
               "reg:logistic", "reg:squaredlogerror", "reg:expectileerror")
 RANKING = ("rank:pairwise", "rank:ndcg", "rank:map")
 SURVIVAL = ("survival:cox", "survival:aft")
-# multi-label classification: binary:logistic with y of shape (n, k), one output per label
-MULTI_LABEL = ("binary:logistic",)
+# multi-label classification: y of 0/1 of shape (n, k), one output per label (XGBoost 3.2
+# takes all three)
+MULTI_LABEL = ("binary:logistic", "binary:logitraw", "binary:hinge")
 # the logistic losses, whose rows labelled 1 scale_pos_weight weighs (as XGBoost's)
 POSITIVE_WEIGHTED = ("binary:logistic", "reg:logistic", "binary:logitraw")
 PAIR_METHODS = ("topk", "mean")
