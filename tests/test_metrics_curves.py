@@ -166,3 +166,68 @@ def test_every_xgboost_metric_name_is_known():
     for bad in ["error@x", "ams@2", "ams", "gamma-deviance@1"]:
         with pytest.raises(ValueError, match="not a known metric"):
             check_metric_name(bad)
+
+
+def _groups(rng, n_groups=40):
+    from gbm.data.queries import QueryGroups
+
+    sizes = rng.integers(2, 25, n_groups)
+    ptr = np.concatenate(([0], np.cumsum(sizes)))
+    return sizes, ptr, QueryGroups(ptr, rng.uniform(0.5, 2.0, n_groups))
+
+
+def test_aucpr_with_query_groups_equals_xgboost():
+    from gbm.metrics.curves import aucpr_by_query
+
+    rng = np.random.default_rng(17)
+    sizes, ptr, queries = _groups(rng)
+    n = ptr[-1]
+    y = (rng.random(n) < 0.3).astype(np.float64)
+    p = (np.round(rng.random(n) * 8) / 8 + 0.3 * y * rng.random(n)).astype(np.float32)
+    d = xgb.DMatrix(np.zeros((n, 1), np.float32), label=y, base_margin=p)
+    d.set_group(sizes)
+    d.set_weight(queries.weight)  # scales both counts of a group: no effect
+    booster = xgb.train({"objective": "rank:pairwise", "eta": 0.0, "eval_metric": "aucpr",
+                         "base_score": 0.0}, d, 1)
+    theirs = float(booster.eval(d).split(":")[-1])
+    assert aucpr_by_query(y, p.astype(np.float64), queries) == pytest.approx(theirs, rel=1e-9)
+    with pytest.raises(ValueError, match=r"y\[0\] = 2.0; aucpr with query groups needs"):
+        aucpr_by_query(np.full(n, 2.0), p.astype(np.float64), queries)
+
+
+def test_auc_with_query_groups_is_each_groups_pairwise_share():
+    """The oracle: every pair of a group with different labels, by brute force."""
+    from gbm.metrics.curves import auc_by_query
+
+    rng = np.random.default_rng(19)
+    _, ptr, queries = _groups(rng)
+    y = rng.integers(0, 3, ptr[-1]).astype(np.float64)  # graded relevance
+    p = np.round(rng.random(ptr[-1]) * 6) / 6 + 0.2 * y
+    shares = []
+    for g in range(ptr.shape[0] - 1):
+        ys, ps = y[ptr[g]:ptr[g + 1]], p[ptr[g]:ptr[g + 1]]
+        hi, lo = np.nonzero(ys[:, None] > ys[None, :])
+        if hi.size:
+            shares.append(np.mean((ps[hi] > ps[lo]) + 0.5 * (ps[hi] == ps[lo])))
+    assert auc_by_query(y, p, queries) == pytest.approx(np.mean(shares), rel=1e-12)
+    with pytest.raises(ValueError, match="needs a group with two labels"):
+        auc_by_query(np.ones(ptr[-1]), p, queries)
+
+
+def test_a_ranking_eval_set_is_scored_per_group():
+    import gbm
+
+    rng = np.random.default_rng(23)
+    sizes, ptr, queries = _groups(rng, 30)
+    X = rng.random((ptr[-1], 4))
+    y = (X[:, 0] + 0.3 * rng.random(ptr[-1]) > 0.7).astype(np.float64)
+    result = {}
+    booster = gbm.train({"objective": "rank:pairwise", "eval_metric": ["auc", "aucpr"]}, X, y,
+                        3, group=sizes, evals=[{"X": X, "y": y, "group": sizes, "name": "t"}],
+                        evals_result=result)
+    from gbm.metrics.curves import auc_by_query, aucpr_by_query
+
+    margin = booster.predict(X)
+    assert result["t"]["auc"][-1] == pytest.approx(auc_by_query(y, margin, queries), rel=1e-9)
+    assert result["t"]["aucpr"][-1] == pytest.approx(aucpr_by_query(y, margin, queries),
+                                                     rel=1e-9)

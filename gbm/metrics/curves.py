@@ -1,12 +1,13 @@
 """Metrics of the rows ranked by score: ``auc``, ``aucpr`` and ``ams(k)``, called as the
-pointwise metrics are (``metric(y, pred, w, collective=LOCAL)``). They rank all rows: the ranks
+pointwise metrics are (``metric(y, pred, w, collective=LOCAL)``); on an eval set with
+query groups, ``auc`` and ``aucpr`` are their ``by_query`` forms (per group, averaged). They rank all rows: the ranks
 gather them, and ties are put in one canonical order.
 """
 import numpy as np
 
 from ..collective import LOCAL
 from ..numerics.elementwise import log
-from ..numerics.exact import exact_sum
+from ..numerics.exact import exact_sum, exact_sums
 
 
 def _gathered(collective, *arrays):
@@ -110,14 +111,20 @@ def _binary_aucpr(y, score, w):
 def pr_area(tps, fps):
     """The area under the precision-recall curve through the points ``(tps, fps)``
     (cumulative true and false positive counts from (0, 0)), each segment interpolated
-    as XGBoost does: ``h`` false positives per true positive along it, so that at recall
-    ``r`` the precision is ``r / (a r + b)`` with ``a = 1 + h`` and ``b = (fp0 - h tp0) /
-    P``, whose integral over recall is closed-form (Keilwagen et al. 2014, eq. 6). A
-    segment with no true positive adds no recall and no area."""
-    total = tps[-1]
-    tp0, tp1, fp0, fp1 = tps[:-1], tps[1:], fps[:-1], fps[1:]
+    as XGBoost does (``segment_areas``)."""
+    return float(np.sum(segment_areas(tps[:-1], tps[1:], fps[:-1], fps[1:], tps[-1])))
+
+
+def segment_areas(tp0, tp1, fp0, fp1, total):
+    """Each segment's area under the precision-recall curve from ``(tp0, fp0)`` to
+    ``(tp1, fp1)`` (true and false positive counts; ``total``: the positives, a number
+    or one per segment): along it ``h`` false positives per true positive, so that at
+    recall ``r`` the precision is ``r / (a r + b)`` with ``a = 1 + h`` and ``b = (fp0 - h
+    tp0) / total``, whose integral over recall is closed-form (Keilwagen et al. 2014, eq.
+    6). A segment with no true positive adds no recall and no area."""
+    total = np.broadcast_to(np.asarray(total, dtype=np.float64), tp0.shape)
     moving = tp1 > tp0
-    tp0, tp1, fp0, fp1 = tp0[moving], tp1[moving], fp0[moving], fp1[moving]
+    tp0, tp1, fp0, fp1, total = tp0[moving], tp1[moving], fp0[moving], fp1[moving], total[moving]
     h = (fp1 - fp0) / (tp1 - tp0)
     a, b = 1.0 + h, (fp0 - h * tp0) / total
     r0, r1 = tp0 / total, tp1 / total
@@ -127,7 +134,79 @@ def pr_area(tps, fps):
     curved = b != 0.0
     logs[curved] = (log(a[curved] * r1[curved] + b[curved])
                     - log(a[curved] * r0[curved] + b[curved]))
-    return float(np.sum((r1 - r0 - shift * logs) / a))
+    out = np.zeros(moving.shape[0])
+    out[moving] = (r1 - r0 - shift * logs) / a
+    return out
+
+
+def aucpr_by_query(y, pred, queries, collective=LOCAL):
+    """``aucpr`` of an eval set with query groups, XGBoost's: each group's area on its
+    own rows (binary relevance, labels in [0, 1]; a group's weight scales both counts
+    and changes nothing), averaged over the groups with both labels, on every rank."""
+    bad = (y < 0.0) | (y > 1.0)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"y[{row}] = {y[row]}; aucpr with query groups needs relevance "
+                         "labels in [0, 1] (binary relevance), as in XGBoost")
+    ptr = queries.ptr
+    n_groups = ptr.shape[0] - 1
+    group_of = np.repeat(np.arange(n_groups), np.diff(ptr))
+    order = np.lexsort((-y, -pred, group_of))  # each group's rows, best score first
+    group, score, label = group_of[order], pred[order], y[order]
+    tps, fps = np.cumsum(label), np.cumsum(1.0 - label)
+    start_tp = np.concatenate(([0.0], tps))[ptr[:-1]][group]  # counts before each group
+    start_fp = np.concatenate(([0.0], fps))[ptr[:-1]][group]
+    tps, fps = tps - start_tp, fps - start_fp
+    last = np.ones(order.shape[0], dtype=bool)  # the last row of each score in a group
+    last[:-1] = (group[1:] != group[:-1]) | (score[1:] != score[:-1])
+    g, tp1, fp1 = group[last], tps[last], fps[last]
+    first = np.ones(g.shape[0], dtype=bool)  # a group's first point starts from (0, 0)
+    first[1:] = g[1:] != g[:-1]
+    tp0 = np.where(first, 0.0, np.concatenate(([0.0], tp1[:-1])))
+    fp0 = np.where(first, 0.0, np.concatenate(([0.0], fp1[:-1])))
+    positives = np.bincount(group_of, weights=y, minlength=n_groups)
+    negatives = np.diff(ptr) - positives
+    areas = np.bincount(g, weights=segment_areas(tp0, tp1, fp0, fp1, positives[g]),
+                        minlength=n_groups)
+    valid = (positives > 0) & (negatives > 0)
+    return _mean_of_groups(np.where(valid, areas, 0.0), valid, collective, "aucpr")
+
+
+def auc_by_query(y, pred, queries, collective=LOCAL):
+    """``auc`` of an eval set with query groups: in each group, the share of its pairs of
+    documents with different labels that the scores order as the labels (a tie counts
+    half), averaged over the groups that have such a pair, on every rank. (XGBoost also
+    counts the pairs of equal labels, in the order the rows are given, and leaves out
+    groups of fewer than 3 documents.)"""
+    ptr = queries.ptr
+    scores = np.zeros(ptr.shape[0] - 1)
+    valid = np.zeros(ptr.shape[0] - 1, dtype=bool)
+    for g in range(ptr.shape[0] - 1):
+        labels, preds = y[ptr[g]:ptr[g + 1]], pred[ptr[g]:ptr[g + 1]]
+        right = pairs = 0.0
+        for level in np.unique(labels)[1:]:  # each label against the lower ones
+            lower = np.sort(preds[labels < level])
+            above = preds[labels == level]
+            below = np.searchsorted(lower, above, "left")
+            ties = np.searchsorted(lower, above, "right") - below
+            right += np.sum(below) + 0.5 * np.sum(ties)
+            pairs += above.shape[0] * lower.shape[0]
+        if pairs > 0:
+            scores[g], valid[g] = right / pairs, True
+    return _mean_of_groups(scores, valid, collective, "auc")
+
+
+def _mean_of_groups(scores, valid, collective, name):
+    """The mean of the valid groups' scores over every rank (exact sums)."""
+    total, count = exact_sums(np.stack([scores, valid.astype(np.float64)]), collective)
+    if count == 0:
+        raise ValueError(f"{name} with query groups needs a group with two labels (a "
+                         "relevant and a less relevant document)")
+    return float(total / count)
+
+
+auc.by_query = auc_by_query
+aucpr.by_query = aucpr_by_query
 
 
 # AMS's regularisation term b_r (Adam-Bourdarios et al. 2014, the Higgs challenge's)
