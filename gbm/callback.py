@@ -98,13 +98,32 @@ class EvaluationMonitor(TrainingCallback):
     ``[round]\tname-metric:score...`` (scores to 5 decimals); the last round is printed
     too when training ends between two periods. (``train(verbose_eval=N)`` adds one on
     the first rank only.) ``show_stdv``: under ``gbm.cv``, print each score as
-    ``mean+std`` (XGBoost's form), else the mean alone."""
+    ``mean+std`` (XGBoost's form), else the mean alone. As XGBoost's: ``rank``, the rank
+    of a distributed fit that prints (the others stay silent), and ``logger``, a function
+    called with each line instead of printing it."""
 
-    def __init__(self, period=1, show_stdv=False):
+    def __init__(self, period=1, show_stdv=False, *, rank=0, logger=None):
         if isinstance(period, bool) or not isinstance(period, numbers.Integral) or period < 1:
             raise ValueError(f"period must be an integer >= 1, got {period!r}")
+        if isinstance(rank, bool) or not isinstance(rank, numbers.Integral) or rank < 0:
+            raise ValueError(f"rank must be an integer >= 0, got {rank!r}")
+        if logger is not None and not callable(logger):
+            raise TypeError(f"logger must be a function of a line of text, got {logger!r}")
         self.period, self.unprinted = int(period), None
         self.show_stdv = bool(show_stdv)
+        self.rank, self.logger, self.silent = int(rank), logger, False
+
+    def on_rank(self, rank):
+        """Called by ``train`` with this process's rank: print on ``self.rank`` only."""
+        self.silent = rank != self.rank
+
+    def _print(self, line):
+        if self.silent:
+            return
+        if self.logger is None:
+            print(line, flush=True)
+        else:
+            self.logger(line)
 
     def after_iteration(self, booster, epoch, evals_log):
         scores = self._round_scores(evals_log)
@@ -113,7 +132,7 @@ class EvaluationMonitor(TrainingCallback):
         line = "\t".join([f"[{epoch}]"] + [f"{name}-{metric}:{self._format(score)}"
                                             for name, metric, score in scores])
         if epoch % self.period == 0:
-            print(line, flush=True)
+            self._print(line)
             self.unprinted = None
         else:
             self.unprinted = line
@@ -121,7 +140,7 @@ class EvaluationMonitor(TrainingCallback):
 
     def after_training(self, booster):
         if self.unprinted is not None:
-            print(self.unprinted, flush=True)
+            self._print(self.unprinted)
         self.unprinted = None
         return booster
 

@@ -142,3 +142,30 @@ def test_evals_log_type():
     assert set(gbm.callback.__all__) >= {"EarlyStopping", "EvaluationMonitor",
                                          "LearningRateScheduler", "TrainingCheckPoint",
                                          "TrainingCallback"}
+
+
+def test_evaluation_monitor_logger_and_rank():
+    from gbm.callback import EvaluationMonitor
+    from gbm.collective import ThreadGroup
+
+    lines = []
+    gbm.train(PARAMS, DTRAIN, 3, evals=[(DTRAIN, "t")],
+              callbacks=[EvaluationMonitor(period=2, logger=lines.append)])
+    assert [line.split("\t")[0] for line in lines] == ["[0]", "[2]"]
+    assert lines[0].startswith("[0]\tt-logloss:")
+
+    by_rank = [[], []]
+    halves = [np.arange(200), np.arange(200, 400)]
+
+    def fit(collective):
+        rows = halves[collective.rank]
+        monitor = EvaluationMonitor(rank=1, logger=by_rank[collective.rank].append)
+        gbm.train(PARAMS, X[rows], y[rows], 2, evals=[(X[rows], y[rows], "t")],
+                  callbacks=[monitor], collective=collective, row_ids=rows)
+
+    ThreadGroup(2).run(fit)
+    assert by_rank[0] == [] and len(by_rank[1]) == 2
+    with pytest.raises(ValueError, match="rank must be an integer >= 0"):
+        EvaluationMonitor(rank=-1)
+    with pytest.raises(TypeError, match="logger must be a function"):
+        EvaluationMonitor(logger="stdout")

@@ -22,6 +22,9 @@ class CallbackContainer:
             plan = getattr(cb, "plan_rounds", None)
             if plan is not None:
                 plan(*rounds)
+            on_rank = getattr(cb, "on_rank", None)  # e.g. EvaluationMonitor(rank=...)
+            if on_rank is not None:
+                on_rank(collective.rank)
         self.callbacks, self.collective = list(own) + given, collective
         self.given = any(not getattr(cb, "never_stops", False) for cb in given)
         self.agree = False
