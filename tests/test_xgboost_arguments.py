@@ -29,6 +29,13 @@ def test_positional_evals_after_a_dmatrix_are_xgboosts_order():
     assert by_position.num_boosted_rounds == 4
 
 
+def test_xgboosts_defaults_none_are_taken():
+    booster = gbm.train({}, DTRAIN, 2, None, None, None, None, None, True, None, None, None)
+    assert booster.num_boosted_rounds == 2
+    gbm.cv({}, DTRAIN, 2, nfold=2, callbacks=None, fpreproc=None, verbose_eval=None,
+           folds=None, as_pandas=False)
+
+
 def test_positional_arguments_with_arrays_keep_gbms_order():
     a = gbm.train({}, X, y, 3)
     assert a.num_boosted_rounds == 3

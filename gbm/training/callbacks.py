@@ -17,7 +17,7 @@ class CallbackContainer:
     ``[begin, end)`` of the rounds to train (a progress bar's total)."""
 
     def __init__(self, own, given, collective, rounds):
-        given = list(given)
+        given = [] if given is None else list(given)  # XGBoost's default: None
         for cb in given:
             plan = getattr(cb, "plan_rounds", None)
             if plan is not None:
