@@ -1,6 +1,9 @@
 """XGBoost's ``aucpr`` (the interpolated precision-recall area, binary and multiclass),
 ``ams@k``, ``error@t`` and ``gamma-deviance``: closed forms against an independent
 numeric integral and scikit-learn, and each equal to xgboost's on the same predictions."""
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy import integrate
@@ -231,3 +234,15 @@ def test_a_ranking_eval_set_is_scored_per_group():
     assert result["t"]["auc"][-1] == pytest.approx(auc_by_query(y, margin, queries), rel=1e-9)
     assert result["t"]["aucpr"][-1] == pytest.approx(aucpr_by_query(y, margin, queries),
                                                      rel=1e-9)
+
+
+def test_the_metrics_coming_from_xgboost_lists_exist():
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "coming_from_xgboost.md").read_text()
+    listed = doc.split("- Metrics gbm has:")[1].split("every metric of")[0]
+    examples = {"tweedie-nloglik@rho": "tweedie-nloglik@1.5", "error@t": "error@0.7",
+                "ams@k": "ams@0.1", "@k": None, "-": None}
+    names = [examples.get(n, n) for n in re.findall(r"`([^`]+)`", listed)]
+    names = [n for n in names if n is not None]
+    assert len(names) >= 25
+    for name in names:
+        assert check_metric_name(name) == name
