@@ -197,3 +197,17 @@ def feature_weights(name, value):
         return None
     w.setflags(write=False)
     return w
+
+
+def base_score(name, value):
+    """None, one real number, or XGBoost 3.2's vector: one per output (a list of floats;
+    its length is checked against the outputs when the fit starts)."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple, np.ndarray)):
+        values = np.asarray(value, dtype=object).reshape(-1).tolist()
+        if not values:
+            raise ValueError(f"{name} must be a number or a non-empty list of them, got "
+                             f"{value!r}")
+        return [real()(f"{name}[{i}]", v) for i, v in enumerate(values)]
+    return real()(name, value)

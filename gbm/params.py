@@ -211,7 +211,8 @@ SPEC = {
                           "learning_rate 1 and one round is a random forest"),
     "max_bin": (256, _int(2, 1024), "most value bins per numeric feature (one more holds missing "
                 "values); above 256 the bins are stored as uint16"),
-    "base_score": (None, _optional(_real()), "initial prediction; None = estimated from the labels"),
+    "base_score": (None, checks.base_score, "initial prediction; None = estimated from the "
+                   "labels; a list: one per output (XGBoost 3.2)"),
     "n_jobs": (None, _n_jobs, "CPU threads; None or -1 = all cores (None: the global "
                "nthread of gbm.set_config, when set)"),
     "random_state": (0, _seed, "seed of the binning sample and of row and column sampling"),
@@ -397,7 +398,8 @@ def validate_params(params):
         raise ValueError(f"updater={out['updater']!r} grows trees on a GPU: set "
                          "device='cuda' (or use 'grow_quantile_histmaker')")
     if out["objective"] in ("binary:logistic", "reg:logistic") and out["base_score"] is not None:
-        if not 0.0 < out["base_score"] < 1.0:
+        scores = out["base_score"] if isinstance(out["base_score"], list) else [out["base_score"]]
+        if not all(0.0 < s < 1.0 for s in scores):
             raise ValueError(f"base_score must be in (0, 1) for {out['objective']}, got "
                              f"{out['base_score']}")
     if out["objective"] == "reg:expectileerror" and out["expectile_alpha"] is None:

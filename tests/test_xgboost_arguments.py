@@ -162,3 +162,33 @@ def test_in_xgboost_prune_after_hist_changes_no_tree(gamma):
     plain = xgb.train(params, d, 5).get_dump()
     pruned = xgb.train(dict(params, updater="grow_quantile_histmaker,prune"), d, 5).get_dump()
     assert plain == pruned
+
+
+def test_a_base_score_per_output_is_xgboosts():
+    xgb = pytest.importorskip("xgboost")
+    Y = np.stack([y, 1.0 - y], axis=1)
+    labels = (Y > 0.5).astype(np.float64)
+    for objective, target, scores in (("reg:squarederror", Y, [0.1, 0.2]),
+                                      ("binary:logistic", labels, np.array([0.2, 0.7]))):
+        params = {"objective": objective, "base_score": scores, "eta": 0}
+        ours = gbm.train(params, X, target, 1)  # eta 0: each output stays at its start
+        theirs = xgb.train(dict(params, tree_method="hist"), xgb.DMatrix(X, label=target), 1)
+        np.testing.assert_allclose(ours.predict(X, output_margin=True),
+                                   theirs.predict(xgb.DMatrix(X), output_margin=True),
+                                   rtol=1e-6)
+        np.testing.assert_allclose(ours.predict(X), np.tile(scores, (X.shape[0], 1)),
+                                   rtol=1e-12)
+    quantiles = gbm.train({"objective": "reg:quantileerror", "quantile_alpha": [0.1, 0.5],
+                           "base_score": np.zeros(2, np.float32)}, X, y, 1)
+    np.testing.assert_array_equal(quantiles.base_margin, [0.0, 0.0])
+
+
+def test_a_base_score_vector_must_fit_the_outputs():
+    with pytest.raises(ValueError, match="base_score has 3 values but the model has 1"):
+        gbm.train({"base_score": [0.1, 0.2, 0.3]}, X, y, 1)
+    with pytest.raises(ValueError, match=r"base_score must be in \(0, 1\) for binary:logistic"):
+        validate_params({"objective": "binary:logistic", "base_score": [0.5, 1.5]})
+    with pytest.raises(TypeError, match=r"base_score\[1\] must be a real number"):
+        validate_params({"base_score": [0.5, "x"]})
+    with pytest.raises(ValueError, match="non-empty list"):
+        validate_params({"base_score": []})

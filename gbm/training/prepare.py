@@ -28,6 +28,7 @@ from ..objectives import OBJECTIVES, get_objective
 from ..objectives.custom import CustomObjective
 from ..objectives.gradients import unit_weights
 from ..params import validate_params
+from .intercept import base_score_margins
 from ..runtime import compile_ahead
 from ..runtime.backend import get_backend
 from ..runtime.memory import release_free_memory
@@ -201,7 +202,7 @@ class Fit:
             base = self.objective.base_margin(self.y, self.w_grad if weighted else None,
                                               self.collective)
         else:
-            base = self.objective.base_score_to_margin(p["base_score"])
+            base = base_score_margins(self.objective, p["base_score"])
         booster = Booster(p, X.shape[1], names, base, self.mapper.cuts, self.categories)
         # margins group-major: each output group's column is contiguous for the kernels;
         # the objectives see the (n_rows, n_groups) view ``margins.T``
