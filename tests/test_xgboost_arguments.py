@@ -39,13 +39,16 @@ def test_xgboosts_defaults_none_are_taken():
 def test_positional_arguments_with_arrays_keep_gbms_order():
     a = gbm.train({}, X, y, 3)
     assert a.num_boosted_rounds == 3
+    # a DMatrix then y=None: gbm's order still (the round count third)
+    b = gbm.train({}, DTRAIN, None, 3, evals=[(DTRAIN, "t")])
+    assert b.num_boosted_rounds == 3 and _file(b) == _file(gbm.train({}, DTRAIN, 3))
 
 
 def test_positional_and_named_twice_or_too_many_are_refused():
     with pytest.raises(TypeError, match="evals both by position"):
         gbm.train({}, DTRAIN, 2, [(DTRAIN, "t")], evals=[(DTRAIN, "t")])
     with pytest.raises(TypeError, match="at most 12 positional arguments after a DMatrix"):
-        gbm.train({}, DTRAIN, *([None] * 11))
+        gbm.train({}, DTRAIN, 2, *([None] * 10))
 
 
 def test_cv_takes_xgboosts_positional_order():

@@ -18,14 +18,15 @@ XGBOOST_CV_ORDER = ("num_boost_round", "nfold", "stratified", "folds", "metrics"
 
 
 def xgboost_positional(order):
-    """Decorator of ``train`` / ``cv(params, X, ...)``: called with a DMatrix as ``X``,
-    the positional arguments after it are XGBoost's, in ``order``
-    (``train(params, dtrain, 10, evals)``: the round count, then the eval sets), passed
-    on by name; called with arrays, gbm's own order (``train(params, X, y, 10)``)."""
+    """Decorator of ``train`` / ``cv(params, X, ...)``: called with a DMatrix as ``X``
+    and a value after it, the positional arguments after the DMatrix are XGBoost's, in
+    ``order`` (``train(params, dtrain, 10, evals)``: the round count, then the eval sets),
+    passed on by name; called with arrays, or with a DMatrix and ``y=None`` after it,
+    gbm's own order (``train(params, X, y, 10)``, ``train(params, dtrain, None, 10)``)."""
     def wrap(func):
         @functools.wraps(func)
         def inner(params, *args, **kwargs):
-            if len(args) < 2 or not isinstance(args[0], DMatrix):
+            if len(args) < 2 or not isinstance(args[0], DMatrix) or args[1] is None:
                 return func(params, *args, **kwargs)
             rest = args[1:]
             if len(rest) > len(order):
