@@ -19,14 +19,14 @@ XGBOOST_CV_ORDER = ("num_boost_round", "nfold", "stratified", "folds", "metrics"
 
 def xgboost_positional(order):
     """Decorator of ``train`` / ``cv(params, X, ...)``: called with a DMatrix as ``X``
-    and a value after it, the positional arguments after the DMatrix are XGBoost's, in
-    ``order`` (``train(params, dtrain, 10, evals)``: the round count, then the eval sets),
-    passed on by name; called with arrays, or with a DMatrix and ``y=None`` after it,
-    gbm's own order (``train(params, X, y, 10)``, ``train(params, dtrain, None, 10)``)."""
+    and an integer after it (the round count), the positional arguments after the DMatrix
+    are XGBoost's, in ``order`` (``train(params, dtrain, 10, evals)``), passed on by name;
+    otherwise gbm's own order (``train(params, X, y, 10)``, ``train(params, dtrain, None,
+    10)``; a ``y`` array after a DMatrix gets ``train``'s own error)."""
     def wrap(func):
         @functools.wraps(func)
         def inner(params, *args, **kwargs):
-            if len(args) < 2 or not isinstance(args[0], DMatrix) or args[1] is None:
+            if len(args) < 2 or not isinstance(args[0], DMatrix) or not _is_int(args[1]):
                 return func(params, *args, **kwargs)
             rest = args[1:]
             if len(rest) > len(order):
@@ -72,6 +72,10 @@ def check_period(verbose):
         return int(verbose)  # XGBoost's verbose_eval=N: every N rounds
     raise ValueError(f"verbose_eval must be True, False or an integer >= 0 (print every "
                      f"that many rounds), got {verbose!r}")
+
+
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 def with_feature_weights(params, dmatrix):
