@@ -246,3 +246,15 @@ def test_the_metrics_coming_from_xgboost_lists_exist():
     assert len(names) >= 25
     for name in names:
         assert check_metric_name(name) == name
+
+
+def test_gamma_regressions_default_metric_is_xgboosts():
+    import gbm
+
+    rng = np.random.default_rng(29)
+    X, y = rng.random((200, 3)), rng.gamma(2.0, 2.0, 200)
+    theirs = {}
+    xgb.train({"objective": "reg:gamma"}, xgb.DMatrix(X, label=y), 1,
+              evals=[(xgb.DMatrix(X, label=y), "t")], evals_result=theirs, verbose_eval=False)
+    booster = gbm.train({"objective": "reg:gamma"}, X, y, 1, evals=[(X, y, "t")])
+    assert list(booster.evals_result["t"]) == list(theirs["t"]) == ["gamma-deviance"]
