@@ -185,8 +185,9 @@ MUTANTS = [
            "ColumnSampler(p, data.n_features, round_, 0, parallel)", SAMPLING,
            "every class of a round shares one column sample"),
     Mutant("levels_not_nested", "gbm/tree/sampling.py",
-           "self._levels[depth] = _choose(key, self.tree, self.by_level)",
-           "self._levels[depth] = _choose(key, np.arange(self.n_features), self.by_level)",
+           "self._levels[depth] = _choose(key, self.tree, self.by_level, self.weights)",
+           "self._levels[depth] = _choose(key, np.arange(self.n_features), self.by_level,\n"
+           "                                          self.weights)",
            SAMPLING, "a level draws from all features, not from the tree's"),
     Mutant("column_count_plus_one", "gbm/tree/sampling.py",
            "    k = max(1, int(rate * features.size))\n    draws",

@@ -8,7 +8,8 @@ import importlib.util
 import sys
 
 from .runtime import threading_layer  # noqa: F401  (first: picks Numba's layer before any kernel runs)
-from . import callback
+from . import callback, config
+from .config import config_context, get_config, set_config
 from .model.booster import Booster
 from .data.dmatrix import DMatrix
 from .bins.quantile import ExtMemQuantileDMatrix, QuantileDMatrix
@@ -22,6 +23,7 @@ __all__ = ["Booster", "DMatrix", "QuantileDMatrix", "train", "callback", "GBMCla
            "GBMRanker", "GBMRegressor", "GBMRFClassifier", "GBMRFRegressor", "plot_importance",
            "plot_tree", "plot_metric", "to_graphviz", "__version__", "cv"]
 __all__ += ["DataIter", "ExtMemQuantileDMatrix", "ParquetIter"]
+__all__ += ["config", "config_context", "get_config", "set_config"]
 
 _LAZY = {"GBMClassifier": "sklearn", "GBMRanker": "sklearn", "GBMRegressor": "sklearn",
          "GBMRFClassifier": "sklearn", "GBMRFRegressor": "sklearn",

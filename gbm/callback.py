@@ -10,15 +10,34 @@ just trained when ``after_iteration`` is called. Under ``gbm.cv`` (as under
 
 ``train`` runs its own callbacks first: the eval sets' scoring, ``EvaluationMonitor``
 (``verbose_eval``) and ``EarlyStopping`` (``early_stopping_rounds``); these are XGBoost's
-and may also be passed directly.
+and may also be passed directly, as may ``LearningRateScheduler`` and
+``TrainingCheckPoint``.
+
+``epoch`` is the round's index in the model: a continued model's first new round is
+its ``num_boosted_rounds`` (XGBoost counts from 0 in every ``train`` call; its callbacks
+here, ``LearningRateScheduler`` and ``TrainingCheckPoint``, count as XGBoost's do).
 """
+import collections.abc
 import numbers
+import os
+import pickle
+from typing import Dict, List, Tuple, Union
+
+import numpy as np
 
 from .metrics.names import maximizes
+from .param_checks import real
+
+__all__ = ["TrainingCallback", "EarlyStopping", "EvaluationMonitor", "LearningRateScheduler",
+           "TrainingCheckPoint", "ProgressBar"]
 
 
 class TrainingCallback:
     """Base class; every hook is optional."""
+
+    # ``evals_log``'s type: {eval set: {metric: [score per round]}} (under cv, each score
+    # a (mean, std) pair), XGBoost's ``TrainingCallback.EvalsLog``
+    EvalsLog = Dict[str, Dict[str, Union[List[float], List[Tuple[float, float]]]]]
 
     def before_training(self, booster):
         return booster
@@ -79,13 +98,32 @@ class EvaluationMonitor(TrainingCallback):
     ``[round]\tname-metric:score...`` (scores to 5 decimals); the last round is printed
     too when training ends between two periods. (``train(verbose_eval=N)`` adds one on
     the first rank only.) ``show_stdv``: under ``gbm.cv``, print each score as
-    ``mean+std`` (XGBoost's form), else the mean alone."""
+    ``mean+std`` (XGBoost's form), else the mean alone. As XGBoost's: ``rank``, the rank
+    of a distributed fit that prints (the others stay silent), and ``logger``, a function
+    called with each line instead of printing it."""
 
-    def __init__(self, period=1, show_stdv=False):
+    def __init__(self, period=1, show_stdv=False, *, rank=0, logger=None):
         if isinstance(period, bool) or not isinstance(period, numbers.Integral) or period < 1:
             raise ValueError(f"period must be an integer >= 1, got {period!r}")
+        if isinstance(rank, bool) or not isinstance(rank, numbers.Integral) or rank < 0:
+            raise ValueError(f"rank must be an integer >= 0, got {rank!r}")
+        if logger is not None and not callable(logger):
+            raise TypeError(f"logger must be a function of a line of text, got {logger!r}")
         self.period, self.unprinted = int(period), None
         self.show_stdv = bool(show_stdv)
+        self.rank, self.logger, self.silent = int(rank), logger, False
+
+    def on_rank(self, rank):
+        """Called by ``train`` with this process's rank: print on ``self.rank`` only."""
+        self.silent = rank != self.rank
+
+    def _print(self, line):
+        if self.silent:
+            return
+        if self.logger is None:
+            print(line, flush=True)
+        else:
+            self.logger(line)
 
     def after_iteration(self, booster, epoch, evals_log):
         scores = self._round_scores(evals_log)
@@ -94,7 +132,7 @@ class EvaluationMonitor(TrainingCallback):
         line = "\t".join([f"[{epoch}]"] + [f"{name}-{metric}:{self._format(score)}"
                                             for name, metric, score in scores])
         if epoch % self.period == 0:
-            print(line, flush=True)
+            self._print(line)
             self.unprinted = None
         else:
             self.unprinted = line
@@ -102,7 +140,7 @@ class EvaluationMonitor(TrainingCallback):
 
     def after_training(self, booster):
         if self.unprinted is not None:
-            print(self.unprinted, flush=True)
+            self._print(self.unprinted)
         self.unprinted = None
         return booster
 
@@ -121,7 +159,7 @@ class EvaluationMonitor(TrainingCallback):
 class EarlyStopping(TrainingCallback):
     """Stops training when a metric on an eval set has not improved for ``rounds``
     rounds (XGBoost's rule); the booster's ``best_iteration`` and ``best_score`` tell the
-    best round. All trees trained are kept.
+    best round. All trees trained are kept unless ``save_best``.
 
     Parameters
     ----------
@@ -130,20 +168,48 @@ class EarlyStopping(TrainingCallback):
         The metric and eval set watched; default: the last metric of the last eval set.
     maximize : bool, optional
         Whether larger is better; default: by the metric (e.g. AUC, NDCG: larger).
+    save_best : bool
+        Return the model cut after its best round (``booster[:best_iteration + 1]``,
+        keeping ``best_iteration``, ``best_score`` and the scores of every round trained),
+        as XGBoost's; not with ``gbm.cv``, which returns no model.
     min_delta : float >= 0
         How much a score must improve on the best one to count as better.
 
     The best round so far is the booster's ``best_iteration`` / ``best_score``: a fit
     resumed with those set (a Dask checkpoint) counts from its best round.
+    ``stopping_history`` is XGBoost's record of the scores watched: ``{eval set: {metric:
+    [score of each round of the last fit]}}``.
     """
 
-    def __init__(self, rounds, metric_name=None, data_name=None, maximize=None, min_delta=0.0):
+    def __init__(self, rounds, metric_name=None, data_name=None, maximize=None,
+                 save_best=False, min_delta=0.0):
         if isinstance(rounds, bool) or not isinstance(rounds, numbers.Integral) or rounds < 1:
             raise ValueError(f"rounds must be an integer >= 1, got {rounds!r}")
         if not min_delta >= 0:
             raise ValueError(f"min_delta must be >= 0, got {min_delta!r}")
         self.rounds, self.metric_name, self.data_name = int(rounds), metric_name, data_name
         self.maximize, self.min_delta = maximize, float(min_delta)
+        self.save_best = bool(save_best)
+        self.stopping_history = {}
+
+    def before_training(self, booster):
+        if self.save_best and hasattr(booster, "cvfolds"):
+            raise ValueError("EarlyStopping(save_best=True) does not apply to gbm.cv, which "
+                             "returns no model")
+        self.stopping_history = {}
+        return booster
+
+    def after_training(self, booster):
+        if not self.save_best or booster.best_iteration is None:
+            return booster
+        best, score, log = booster.best_iteration, booster.best_score, booster.evals_result
+        rounds = num_rounds(booster)
+        if best + 1 >= rounds:
+            return booster
+        booster = booster[:best + 1]
+        booster.best_iteration, booster.best_score = best, score
+        booster.evals_result = log  # every round trained, as XGBoost's evals_result
+        return booster
 
     def after_iteration(self, booster, epoch, evals_log):
         if not evals_log:
@@ -156,6 +222,8 @@ class EarlyStopping(TrainingCallback):
         if metric not in metrics:
             raise ValueError(f"EarlyStopping's metric_name {metric!r} is not scored on {data!r}; "
                              f"its metrics are {list(metrics)}")
+        self.stopping_history.setdefault(data, {}).setdefault(metric, []).append(
+            metrics[metric][-1])
         score = score_mean(metrics[metric][-1])
         maximize = maximizes(metric) if self.maximize is None else bool(self.maximize)
         best = booster.best_score
@@ -172,6 +240,87 @@ class EarlyStopping(TrainingCallback):
         if metric is None and evals_log.get(data):
             metric = list(evals_log[data])[-1]
         return data, metric
+
+
+class LearningRateScheduler(TrainingCallback):
+    """Sets ``learning_rate`` after each round, for the rounds after it, as XGBoost's:
+    after round ``i`` of this fit (0 = its first), to ``learning_rates(i)`` (a function)
+    or ``learning_rates[i]`` (a sequence). The first round trains with the parameters'
+    rate. Under ``gbm.cv``, every fold's rate is set.
+    """
+
+    def __init__(self, learning_rates):
+        if callable(learning_rates):
+            self.learning_rates = learning_rates
+        elif isinstance(learning_rates, (collections.abc.Sequence, np.ndarray)) \
+                and not isinstance(learning_rates, str):
+            rates = list(learning_rates)
+            self.learning_rates = rates.__getitem__
+        else:
+            raise TypeError(f"learning_rates must be a function of the round or a sequence "
+                            f"of rates, got {type(learning_rates).__name__}")
+        self._start = 0
+
+    def before_training(self, booster):
+        self._start = num_rounds(booster)
+        return booster
+
+    def after_iteration(self, booster, epoch, evals_log):
+        i = epoch - self._start
+        try:
+            rate = self.learning_rates(i)
+        except IndexError:
+            raise ValueError(f"learning_rates has no rate for round {i}: give one per "
+                             "boosting round") from None
+        rate = real(0, None)("learning_rate", rate)
+        # the booster's parameters are the ones its fit reads each round
+        for model in getattr(booster, "cvfolds", None) or [booster]:
+            model = getattr(model, "bst", model)
+            model.params["learning_rate"] = rate
+        return False
+
+
+class TrainingCheckPoint(TrainingCallback):
+    """Saves the model every ``interval`` rounds into ``directory`` (made if missing), as
+    ``<name>_<i>.json`` (gbm's model file, ``Booster.save_model``) or ``<name>_<i>.pkl``
+    (``as_pickle``: the pickled Booster), ``i`` being the last round in it counted from
+    the model's first (XGBoost's naming; its files are ``.ubj``). Unlike XGBoost 3.2,
+    which first saves after ``interval + 1`` rounds, the first file holds ``interval``
+    rounds.
+    """
+
+    default_format = "json"
+
+    def __init__(self, directory, name="model", as_pickle=False, interval=100):
+        if isinstance(interval, bool) or not isinstance(interval, numbers.Integral) \
+                or interval < 1:
+            raise ValueError(f"interval must be an integer >= 1, got {interval!r}")
+        self.directory, self.name = os.fspath(directory), str(name)
+        self.as_pickle, self.interval = bool(as_pickle), int(interval)
+        self._start = 0
+
+    def before_training(self, booster):
+        self._start = num_rounds(booster)
+        os.makedirs(self.directory, exist_ok=True)
+        return booster
+
+    def after_iteration(self, booster, epoch, evals_log):
+        if (num_rounds(booster) - self._start) % self.interval:
+            return False
+        suffix = "pkl" if self.as_pickle else self.default_format
+        path = os.path.join(self.directory, f"{self.name}_{num_rounds(booster) - 1}.{suffix}")
+        if self.as_pickle:
+            with open(path, "wb") as f:
+                pickle.dump(booster, f)
+        else:
+            booster.save_model(path)
+        return False
+
+
+def num_rounds(booster):
+    """The rounds ``booster`` holds (its ``num_boosted_rounds``, a method or a number)."""
+    n = booster.num_boosted_rounds
+    return int(n() if callable(n) else n)
 
 
 def score_mean(score):

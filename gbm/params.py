@@ -3,13 +3,16 @@
 Parameters are validated here, once; the rest of the package trusts a validated dict.
 Names follow XGBoost's learning API (``eta`` and friends are accepted as aliases).
 """
-import math
 import numbers
 
 import numpy as np
 
 from .kernels.layout import AFT_DISTRIBUTIONS
 from .metrics.names import SURVIVAL_METRICS, check_metric_name
+from . import param_checks as checks
+from .config import default_threads
+from .param_checks import boolean as _bool, choice as _choice, integer as _int, optional as _optional
+from .param_checks import real as _real
 
 OBJECTIVES = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror", "reg:pseudohubererror",
               "count:poisson", "reg:gamma", "reg:tweedie", "binary:logistic", "multi:softprob",
@@ -23,8 +26,9 @@ REGRESSION = ("reg:squarederror", "reg:absoluteerror", "reg:quantileerror",
               "reg:logistic", "reg:squaredlogerror", "reg:expectileerror")
 RANKING = ("rank:pairwise", "rank:ndcg", "rank:map")
 SURVIVAL = ("survival:cox", "survival:aft")
-# multi-label classification: binary:logistic with y of shape (n, k), one output per label
-MULTI_LABEL = ("binary:logistic",)
+# multi-label classification: y of 0/1 of shape (n, k), one output per label (XGBoost 3.2
+# takes all three)
+MULTI_LABEL = ("binary:logistic", "binary:logitraw", "binary:hinge")
 # the logistic losses, whose rows labelled 1 scale_pos_weight weighs (as XGBoost's)
 POSITIVE_WEIGHTED = ("binary:logistic", "reg:logistic", "binary:logitraw")
 PAIR_METHODS = ("topk", "mean")
@@ -38,6 +42,13 @@ RUN_SETTINGS = ("n_jobs", "device", "tree_method", "verbosity", "validate_parame
 # How the binned rows are stored (gbm.bins): never changes a model
 BIN_LAYOUTS = ("auto", "dense", "sparse", "bundled")
 RUN_SETTINGS += ("bin_layout",)
+# XGBoost's settings of how its own code runs, accepted and without effect in gbm (see
+# their SPEC entries), and disable_default_eval_metric (what is scored, not the model)
+RUN_SETTINGS += ("max_cached_hist_node", "debug_synchronize", "updater",
+                 "disable_default_eval_metric")
+# Per-feature weights of the column sampling (XGBoost's DMatrix field): they shape the
+# model but, as in XGBoost, belong to the data, and model files leave them out.
+RUN_SETTINGS += ("feature_weights",)
 # Parameters added after model file version 4: a file records them only when they differ
 # from their default, so files of models that do not use them stay as they were.
 OMITTED_AT_DEFAULT = ("scale_pos_weight", "num_target", "expectile_alpha",
@@ -50,57 +61,10 @@ BOOSTERS = ("gbtree", "dart")
 # one tree per round whose leaves hold one value per output (vector leaves)
 MULTI_STRATEGIES = ("one_output_per_tree", "multi_output_tree")
 OMITTED_AT_DEFAULT += ("multi_strategy", "gradient_projection", "projection_dim")
-
-
-# Real parameters are at most float32's largest value in magnitude (XGBoost keeps them as
-# float32): products such as learning_rate x leaf weight, reg_lambda + hessian sum or
-# max_delta_step^2 then stay finite in float64 for labels and weights in gbm.data's range.
-REAL_LIMIT = float(np.finfo(np.float32).max)
-# Integer parameters fit in int64: a model file holds them as 64-bit integers.
-INT_LIMITS = (-(2**63), 2**63 - 1)
-
-
-def _real(low=None, high=REAL_LIMIT, low_open=False, high_open=False):
-    """Validator for a real number in a (half-)open or closed interval; by default at most
-    ``REAL_LIMIT`` in magnitude."""
-
-    def check(name, value):
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
-        value = float(value)
-        if not math.isfinite(value):
-            raise ValueError(f"{name} must be finite, got {value!r}")
-        if abs(value) > REAL_LIMIT:
-            raise ValueError(f"{name} must be at most {REAL_LIMIT:.7g} in magnitude (float32's "
-                             f"range; products with it would overflow), got {value!r}")
-        if low is not None and (value <= low if low_open else value < low):
-            op = ">" if low_open else ">="
-            raise ValueError(f"{name} must be {op} {low}, got {value!r}")
-        if high is not None and (value >= high if high_open else value > high):
-            op = "<" if high_open else "<="
-            raise ValueError(f"{name} must be {op} {high}, got {value!r}")
-        return value
-
-    return check
-
-
-def _int(low=INT_LIMITS[0], high=INT_LIMITS[1]):
-    """Validator for an integer in a closed interval (by default, int64's)."""
-
-    def check(name, value):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            if isinstance(value, float) and value.is_integer():
-                value = int(value)
-            else:
-                raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
-        value = int(value)
-        if low is not None and value < low:
-            raise ValueError(f"{name} must be >= {low}, got {value}")
-        if high is not None and value > high:
-            raise ValueError(f"{name} must be <= {high}, got {value}")
-        return value
-
-    return check
+# XGBoost's parameters that gbm takes at their defaults only (gbm.param_checks), and the
+# bias norm that only lambdarank_unbiased reads
+OMITTED_AT_DEFAULT += ("sampling_method", "process_type", "lambdarank_unbiased",
+                       "lambdarank_bias_norm")
 
 
 def _projection(name, value):
@@ -110,31 +74,6 @@ def _projection(name, value):
             raise ValueError(f"{name} must be True, False or 'auto', got {value!r}")
         return value
     return _bool(name, value)
-
-
-def _optional(check):
-    """``check``, letting None through (None = a default decided later)."""
-    def optional(name, value):
-        return None if value is None else check(name, value)
-
-    return optional
-
-
-def _choice(options):
-    def check(name, value):
-        if value not in options:
-            raise ValueError(f"{name} must be one of {list(options)}, got {value!r}")
-        return value
-
-    return check
-
-
-def _bool(name, value):
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, numbers.Integral) and value in (0, 1):
-        return bool(value)
-    raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
 
 
 def _num_pair(name, value):
@@ -252,7 +191,8 @@ SPEC = {
     # at least float32's smallest normal: sigma^2 and sigma times a bound stay > 0
     "aft_loss_distribution_scale": (1.0, _real(float(np.finfo(np.float32).tiny)),
                                     "survival:aft: the scale sigma of that noise, > 0"),
-    "learning_rate": (0.3, _real(0, None, low_open=True), "shrinkage of each tree's leaf values"),
+    "learning_rate": (0.3, _real(0, None), "shrinkage of each tree's leaf values (0, as in "
+                      "XGBoost: trees that add nothing)"),
     "max_depth": (6, _int(0), "deepest level a tree may grow; 0 = no limit (lossguide only)"),
     "max_leaves": (0, _int(0), "most leaves per tree; 0 = no limit"),
     "grow_policy": ("depthwise", _choice(GROW_POLICIES), "level by level, or best leaf first"),
@@ -271,8 +211,10 @@ SPEC = {
                           "learning_rate 1 and one round is a random forest"),
     "max_bin": (256, _int(2, 1024), "most value bins per numeric feature (one more holds missing "
                 "values); above 256 the bins are stored as uint16"),
-    "base_score": (None, _optional(_real()), "initial prediction; None = estimated from the labels"),
-    "n_jobs": (None, _n_jobs, "CPU threads; None or -1 = all cores"),
+    "base_score": (None, checks.base_score, "initial prediction; None = estimated from the "
+                   "labels; a list: one per output (XGBoost 3.2)"),
+    "n_jobs": (None, _n_jobs, "CPU threads; None or -1 = all cores (None: the global "
+               "nthread of gbm.set_config, when set)"),
     "random_state": (0, _seed, "seed of the binning sample and of row and column sampling"),
     "device": ("cpu", _choice(DEVICES), "where training runs"),
     "monotone_constraints": (None, _passthrough, "+1 / -1 / 0 per feature (see gbm.tree.constraints)"),
@@ -311,6 +253,27 @@ SPEC = {
                        "the projected gradients"),
     "tree_method": ("hist", _tree_method, "'hist' or 'auto' (the same); 'exact' and "
                     "'approx' are refused"),
+    "sampling_method": ("uniform", checks.sampling_method, "how subsample draws rows: 'uniform' "
+                        "(XGBoost's 'gradient_based' is refused)"),
+    "feature_weights": (None, checks.feature_weights, "one weight >= 0 per feature: colsample_* "
+                        "draw features in proportion to them (a DMatrix's feature_weights "
+                        "too); a zero-weight feature only when no other is left to draw"),
+    "updater": (None, checks.updater, "XGBoost's updater sequence: 'grow_quantile_histmaker' (or "
+                "'grow_gpu_hist' with device='cuda'), optionally ',prune' / ',sync': "
+                "gbm's hist growth either way"),
+    "process_type": ("default", checks.process_type, "'default' only (XGBoost's 'update' is "
+                     "refused)"),
+    "max_cached_hist_node": (65536, _int(1), "XGBoost's cap on cached histograms: accepted, "
+                             "no effect (gbm keeps a level's histograms)"),
+    "debug_synchronize": (False, _bool, "XGBoost's GPU debugging switch: accepted, no "
+                          "effect"),
+    "disable_default_eval_metric": (False, _bool, "True: without eval_metric, eval sets are "
+                                    "scored by custom_metric only (not the objective's "
+                                    "metric)"),
+    "lambdarank_unbiased": (False, checks.lambdarank_unbiased, "False only (XGBoost's position-debiased "
+                            "LambdaMART is refused)"),
+    "lambdarank_bias_norm": (1.0, _real(0), "XGBoost's p-norm of the position-bias "
+                             "regulariser: used only with lambdarank_unbiased"),
     "verbosity": (1, _int(0, 3), "0 silent, 1 warnings, 2 info, 3 debug (as XGBoost)"),
     "validate_parameters": (True, _bool, "False: unknown parameter names are ignored "
                             "instead of raising"),
@@ -349,23 +312,47 @@ def with_default(params, name, value):
     return out
 
 
+def params_dict(params):
+    """``params`` as a dict: None is ``{}``, a dict is itself, and XGBoost's list of
+    ``(name, value)`` pairs is read in order, a name given again replacing its value except
+    ``eval_metric``, whose values accumulate (as XGBoost sets them one by one)."""
+    if params is None:
+        return {}
+    if isinstance(params, dict):
+        return params
+    if not isinstance(params, (list, tuple)):
+        raise TypeError(f"params must be a dict or a list of (name, value) pairs, got "
+                        f"{type(params).__name__}")
+    out = {}
+    for i, pair in enumerate(params):
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and isinstance(pair[0], str)):
+            raise TypeError(f"params[{i}] must be a (name, value) pair, got {pair!r}")
+        key, value = pair
+        if key == "eval_metric" and out.get(key) is not None and value is not None:
+            out[key] = _as_list(out[key]) + _as_list(value)
+        else:
+            out[key] = value
+    return out
+
+
+def _as_list(value):
+    return [value] if isinstance(value, str) else list(value)
+
+
 def validate_params(params):
     """Return a full, validated copy of ``params`` with defaults filled in.
 
     Parameters
     ----------
-    params : dict
-        User parameters, XGBoost names or aliases.
+    params : dict, or a list of (name, value) pairs (``params_dict``)
+        User parameters, XGBoost names or aliases; numbers may be given as text ("0.1").
 
     Raises
     ------
     ValueError, TypeError
         Unknown name, a name given twice through an alias, or a value out of range.
     """
-    if params is None:
-        params = {}
-    if not isinstance(params, dict):
-        raise TypeError(f"params must be a dict, got {type(params).__name__}")
+    params = params_dict(params)
     out = {}
     lenient = "validate_parameters" in params and not _bool("validate_parameters",
                                                             params["validate_parameters"])
@@ -381,6 +368,8 @@ def validate_params(params):
     for name, (default, check, _) in SPEC.items():
         if name not in out:
             out[name] = check(name, default) if default is not None else None
+    if out["n_jobs"] is None:  # the global nthread (gbm.config), 0 there: all cores
+        out["n_jobs"] = default_threads()
     if out["lambdarank_num_pair_per_sample"] is None:
         out["lambdarank_num_pair_per_sample"] = 32 if out["lambdarank_pair_method"] == "topk" else 1
     if out["max_delta_step"] is None:
@@ -405,8 +394,12 @@ def validate_params(params):
                          f"objective={out['objective']!r}")
     _check_survival_metrics(out)
     _check_dart(out)
+    if (out["updater"] or "").startswith("grow_gpu_hist") and out["device"] != "cuda":
+        raise ValueError(f"updater={out['updater']!r} grows trees on a GPU: set "
+                         "device='cuda' (or use 'grow_quantile_histmaker')")
     if out["objective"] in ("binary:logistic", "reg:logistic") and out["base_score"] is not None:
-        if not 0.0 < out["base_score"] < 1.0:
+        scores = out["base_score"] if isinstance(out["base_score"], list) else [out["base_score"]]
+        if not all(0.0 < s < 1.0 for s in scores):
             raise ValueError(f"base_score must be in (0, 1) for {out['objective']}, got "
                              f"{out['base_score']}")
     if out["objective"] == "reg:expectileerror" and out["expectile_alpha"] is None:

@@ -73,8 +73,7 @@ def test_classifier_with_one_class():
 
 
 @pytest.mark.parametrize("params, error, message", [
-    ({"learning_rate": 0}, ValueError, "learning_rate must be > 0"),
-    ({"learning_rate": -0.1}, ValueError, "learning_rate must be > 0"),
+    ({"learning_rate": -0.1}, ValueError, "learning_rate must be >= 0"),  # 0: as XGBoost
     ({"max_bin": 1025}, ValueError, "max_bin must be <= 1024"),
     ({"max_bin": 1}, ValueError, "max_bin must be >= 2"),
     ({"max_depth": -1}, ValueError, "max_depth must be >= 0"),

@@ -243,7 +243,7 @@ def test_continuing_with_another_forest_size_counts_rounds():
     (0, ValueError, "num_parallel_tree must be >= 1, got 0"),
     (-2, ValueError, "num_parallel_tree must be >= 1, got -2"),
     (1.5, TypeError, "num_parallel_tree must be an integer, got float 1.5"),
-    ("3", TypeError, "num_parallel_tree must be an integer, got str '3'"),
+    ("three", TypeError, "num_parallel_tree must be an integer, got str 'three'"),
     (True, TypeError, "num_parallel_tree must be an integer, got bool True"),
 ])
 def test_bad_num_parallel_tree_is_rejected(value, error, message):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from gbm.metrics import pointwise as metrics
+from gbm.metrics import curves as metrics
 
 
 def _trapezoids(y, score):

@@ -116,7 +116,7 @@ MORE = [
     ("header_not_object", "num", "text", lambda text: "[1, 2]",
      r"'format' is not 'gbm-model'"),
     ("params_type_error", "num", "dict", lambda d: d["params"].__setitem__("max_depth", "3"),
-     r"params: max_depth"),
+     r"params\.max_depth is '3', not in the form gbm writes"),  # text is for train, not files
     ("cat_bits_not_list", "cat", "dict",
      lambda d: next(t for t in d["trees"] if "cat_bits" in t).__setitem__("cat_bits", 5),
      r"trees\[\d+\]\.cat_bits must be a list of lists of integers, all of one length"),

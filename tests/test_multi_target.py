@@ -63,7 +63,8 @@ def test_scores_files_and_estimator_match_xgboost():
 def test_multi_target_errors():
     X, Y = _data()
     with pytest.raises(ValueError, match="needs a regression objective"):
-        gbm.train({"objective": "binary:hinge"}, X, (Y > 0).astype(float), 1)
+        gbm.train({"objective": "multi:softprob", "num_class": 2, "num_target": 2}, X,
+                  (Y > 0).astype(float)[:, :2], 1)
     # binary:logistic with several label columns is multi-label classification (XGBoost's)
     assert gbm.train({"objective": "binary:logistic"}, X, (Y > 0).astype(float),
                      1).predict(X).shape == Y.shape
@@ -77,3 +78,22 @@ def test_multi_target_errors():
     assert gbm.GBMClassifier(n_estimators=1).fit(X, Y > 0).predict_proba(X).shape == Y.shape
     with pytest.raises(ValueError, match="holds 0 or 1 in every cell"):
         gbm.GBMClassifier().fit(X, np.round(Y))
+
+
+@pytest.mark.parametrize("objective, metric", [("binary:logitraw", "logloss"),
+                                               ("binary:hinge", "error")])
+@pytest.mark.parametrize("strategy", ["one_output_per_tree", "multi_output_tree"])
+def test_multi_label_logitraw_and_hinge_track_xgboost(objective, metric, strategy):
+    """XGBoost 3.2 takes a 2-D 0/1 y for binary:logitraw and binary:hinge too."""
+    xgb = pytest.importorskip("xgboost")
+    from sklearn.datasets import make_multilabel_classification
+
+    X, Y = make_multilabel_classification(1024, random_state=2026)
+    params = {"objective": objective, "multi_strategy": strategy, "eval_metric": metric}
+    ours, theirs = {}, {}
+    booster = gbm.train(params, X, Y, 8, evals=[(X, Y, "t")], evals_result=ours)
+    xgb.train(dict(params, tree_method="hist"), xgb.DMatrix(X, label=Y), 8,
+              evals=[(xgb.DMatrix(X, label=Y), "t")], evals_result=theirs, verbose_eval=False)
+    assert booster.predict(X).shape == Y.shape
+    assert ours["t"][metric][0] == pytest.approx(theirs["t"][metric][0], rel=1e-5)
+    np.testing.assert_allclose(ours["t"][metric], theirs["t"][metric], rtol=0.05, atol=0.005)

@@ -262,7 +262,7 @@ def test_bad_labels_name_the_row_and_the_objective(objective, bad, message):
 
 @pytest.mark.parametrize("alpha, message", [
     (None, "needs expectile_alpha"), ([], "non-empty list"), (1.5, "must be <= 1"),
-    ([0.9, 0.1], "ascending order"), ("0.5", "must be a real number"),
+    ([0.9, 0.1], "ascending order"), ("half", "must be a real number"),
 ])
 def test_bad_expectile_alpha(alpha, message):
     params = {"objective": "reg:expectileerror"}

@@ -333,7 +333,8 @@ def test_bad_groups_are_rejected(kwargs, message):
 def test_bad_labels_params_and_eval_sets_are_rejected():
     X, y = _tiny()
     group = [3, 3]
-    with pytest.raises(ValueError, match=r"integer relevance labels in \[0, 31\]"):
+    with pytest.raises(ValueError, match=r"integer relevance labels in \[0, 31\]. Set "
+                                         r"`ndcg_exp_gain` to False"):
         gbm.train({"objective": "rank:ndcg"}, X, y + 0.5, 1, group=group)
     with pytest.raises(ValueError, match="labels >= 0"):
         gbm.train({"objective": "rank:pairwise"}, X, y - 1, 1, group=group)

@@ -186,7 +186,7 @@ def test_deterministic_and_continuable(objective):
     ({"quantile_alpha": 1.0}, ValueError, "quantile_alpha must be < 1"),
     ({"quantile_alpha": []}, ValueError, "quantile_alpha must be a number in"),
     ({"quantile_alpha": [0.5, float("nan")]}, ValueError, "quantile_alpha must be finite"),
-    ({"quantile_alpha": "0.5"}, TypeError, "quantile_alpha must be a real number"),
+    ({"quantile_alpha": "half"}, TypeError, "quantile_alpha must be a real number"),
     ({"huber_slope": 0.0}, ValueError, r"huber_slope must be >= 1\.17549"),
     ({"huber_slope": -1.0}, ValueError, r"huber_slope must be >= 1\.17549"),
 ])

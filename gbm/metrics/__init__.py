@@ -1,7 +1,7 @@
 """Evaluation metrics: their names (``names``), the pointwise formulas (``pointwise``),
 the ranking ones (``ranking``) and the survival ones (``survival``); ``get_metric(name,
 params)`` picks one."""
-from . import names, pointwise
+from . import curves, names, pointwise
 from .names import check_metric_name, maximizes
 from .ranking import RankingMetric
 from .survival import survival_metric
@@ -12,7 +12,8 @@ __all__ = ["check_metric_name", "get_metric", "maximizes"]
 def get_metric(name, params=None):
     """The metric function called ``name``: ``metric(y, pred, w, collective)``.
 
-    ``tweedie-nloglik@rho`` carries its power; ``quantile``, ``mphe`` and ``expectile``
+    ``tweedie-nloglik@rho`` carries its power, ``error@t`` its threshold and ``ams@k`` its
+    share of the rows; ``quantile``, ``mphe`` and ``expectile``
     take ``quantile_alpha`` / ``huber_slope`` / ``expectile_alpha`` from ``params``
     (validated training parameters, needed for them). Ranking metrics (``ndcg``,
     ``map@k``, ...: ``gbm.metrics.ranking``) are ``RankingMetric`` objects, called with
@@ -35,4 +36,10 @@ def get_metric(name, params=None):
     rho = names.tweedie_power(name)
     if rho is not None:
         return pointwise.tweedie_nloglik(rho)
+    threshold = names.at_number(name, "error")
+    if threshold is not None:
+        return pointwise.error_at(threshold)
+    ratio = names.at_number(name, "ams")
+    if ratio is not None:
+        return curves.ams(ratio)
     return pointwise.METRICS[name]

@@ -3,19 +3,22 @@
 Each is called ``metric(y, pred, w, collective=LOCAL)`` with ``pred`` of shape (n,) or
 (n, n_classes) and returns a float. The pointwise metrics are weighted means, as in
 XGBoost, summed exactly (``gbm.numerics.exact``): a metric that drives early stopping does not
-depend on how the rows are split among threads, chunks or workers. AUC and AUCPR rank
-all rows: the ranks gather them, and ties are put in one canonical order. Logarithms
+depend on how the rows are split among threads, chunks or workers. AUC and AUCPR
+(``gbm.metrics.curves``) rank all rows. Logarithms
 and exponentials are ``gbm.numerics.elementwise``'s (NumPy's differ between CPUs).
 """
 import numpy as np
 
 from ..numerics import elementwise
 from ..collective import LOCAL
-from ..numerics.exact import exact_mean, exact_sum
+from ..numerics.exact import exact_mean
+from .curves import auc, aucpr
 
 # the floor of the probabilities whose log logloss and mlogloss take: XGBoost's 1e-16, so
 # that predictions at or beyond 0 and 1 (binary:logitraw's margins) score as in XGBoost
 _EPS = 1e-16
+# gamma-deviance's shift of labels and predictions (XGBoost's kRtEps)
+_GAMMA_SHIFT = 1e-6
 
 
 def rmse(y, pred, w, collective=LOCAL):
@@ -84,6 +87,30 @@ def gamma_nloglik(y, pred, w, collective=LOCAL):
     return float(exact_mean(y / p + elementwise.log(p), w, collective))
 
 
+def gamma_deviance(y, pred, w, collective=LOCAL):
+    """Twice the mean gamma deviance ``log(p / y) + y / p - 1`` (scikit-learn's
+    ``mean_gamma_deviance``), each of ``y`` and ``p`` shifted by XGBoost's 1e-6 (so a zero
+    label scores); both must be > -1e-6 (XGBoost returns NaN; gbm names the row)."""
+    for name, values in (("y", y), ("prediction", pred)):
+        bad = ~(values + _GAMMA_SHIFT > 0.0)
+        if bad.any():
+            row = _first_row(bad)
+            raise ValueError(f"eval_metric 'gamma-deviance' needs values > -1e-6: "
+                             f"{name}[{row}] = {values[row]}")
+    p, t = pred + _GAMMA_SHIFT, y + _GAMMA_SHIFT
+    return float(2.0 * exact_mean(elementwise.log(p / t) + t / p - 1.0, w, collective))
+
+
+def error_at(threshold):
+    """Binary error rate at ``threshold`` (XGBoost's ``error@t``): a probability above it
+    predicts 1."""
+    def metric(y, pred, w, collective=LOCAL):
+        wrong = (pred > threshold) != (y > 0.5)
+        return float(exact_mean(wrong.astype(np.float64), w, collective))
+
+    return metric
+
+
 def tweedie_nloglik(rho):
     def metric(y, pred, w, collective=LOCAL):
         p = np.maximum(pred, _EPS)
@@ -101,88 +128,6 @@ def mae(y, pred, w, collective=LOCAL):
 def error(y, pred, w, collective=LOCAL):
     """Binary error rate: a probability above 0.5 predicts 1."""
     return float(exact_mean(((pred > 0.5) != (y > 0.5)).astype(np.float64), w, collective))
-
-
-def _gathered(collective, *arrays):
-    """Every rank's rows of ``arrays``, concatenated (the order is made canonical later)."""
-    if collective.world_size == 1:
-        return arrays
-    parts = collective.allgather(arrays)
-    return tuple(np.concatenate([p[i] for p in parts]) for i in range(len(arrays)))
-
-
-def _curve(y, score, w):
-    """Weighted true and false positive counts at each distinct score, highest first,
-    starting from (0, 0). With weights, rows are put in a canonical order (score
-    descending, then label, then weight), so the sums do not depend on the input order;
-    without, the counts are integers, exact in any order."""
-    if w is None:  # ties in any order: the counts are integers (introsort: 5x faster)
-        order = np.argsort(-score)
-        score, y = score[order], y[order]
-        positive, negative = y, 1.0 - y
-    else:
-        order = np.lexsort((w, y, -score))
-        score, y, w = score[order], y[order], w[order]
-        positive, negative = y * w, (1.0 - y) * w
-    ends = np.concatenate((np.flatnonzero(np.diff(score)), [score.shape[0] - 1]))
-    tps = np.concatenate(([0.0], np.cumsum(positive)[ends]))
-    fps = np.concatenate(([0.0], np.cumsum(negative)[ends]))
-    return tps, fps
-
-
-def _binary_auc(y, score, w):
-    if w is None:
-        # 0/1 labels, no weights, finite scores: AUC = U / (positives x negatives), from
-        # sorts of the two classes' scores and a merge (``kernels/cpu/auc.py``, host
-        # kernels on every backend) instead of an argsort of all rows
-        # (3.5x faster on 10,000 rows, boolean masks being slow too). The same number as
-        # the trapezoids below: both areas are exact integer counts (or halves), divided
-        # by the same product.
-        from ..kernels import cpu  # on first use: ``import gbm`` stays light
-
-        pos, neg = np.empty(y.shape[0]), np.empty(y.shape[0])
-        n_pos = cpu.split_by_label(y, np.ascontiguousarray(score, dtype=np.float64), pos, neg)
-        n_neg = y.shape[0] - n_pos
-        if n_pos > 0 and n_neg > 0:  # else the curve's path (one class: its error)
-            twice = cpu.twice_mann_whitney(np.sort(pos[:n_pos]), np.sort(neg[:n_neg]))
-            return twice / 2.0 / (n_pos * n_neg)
-    tps, fps = _curve(y, score, w)
-    if tps[-1] <= 0 or fps[-1] <= 0:
-        raise ValueError("AUC needs both classes in the eval set; only one class is present")
-    area = np.sum((fps[1:] - fps[:-1]) * (tps[1:] + tps[:-1])) / 2.0  # trapezoids
-    return area / (tps[-1] * fps[-1])
-
-
-def auc(y, pred, w, collective=LOCAL):
-    """Area under the ROC curve (binary), or one-vs-rest weighted by prevalence
-    (multiclass), as scikit-learn's ``roc_auc_score(..., multi_class="ovr",
-    average="weighted")``."""
-    w = None if w is None else np.asarray(w, dtype=np.float64)
-    y, pred = _gathered(collective, np.asarray(y, np.float64), pred)
-    if w is not None:
-        (w,) = _gathered(collective, w)
-    if pred.ndim == 1:
-        return float(_binary_auc(y, pred, w))
-    prevalence = np.array([np.sum(y == c) if w is None else exact_sum(w[y == c])
-                           for c in range(pred.shape[1])], dtype=np.float64)
-    scores = np.array([_binary_auc((y == c).astype(np.float64), pred[:, c], w) if p > 0 else 0.0
-                       for c, p in enumerate(prevalence)])
-    return float(np.sum(scores * prevalence) / np.sum(prevalence))
-
-
-def aucpr(y, pred, w, collective=LOCAL):
-    """Area under the precision-recall curve (binary), as average precision: the sum over
-    thresholds of (recall step) x precision (scikit-learn's ``average_precision_score``)."""
-    w = None if w is None else np.asarray(w, dtype=np.float64)
-    y, pred = _gathered(collective, np.asarray(y, np.float64), pred)
-    if w is not None:
-        (w,) = _gathered(collective, w)
-    tps, fps = _curve(y, pred, w)
-    if tps[-1] <= 0:
-        raise ValueError("aucpr needs positive labels in the eval set")
-    precision = tps[1:] / np.maximum(tps[1:] + fps[1:], np.finfo(np.float64).tiny)
-    recall = tps / tps[-1]
-    return float(np.sum((recall[1:] - recall[:-1]) * precision))
 
 
 def quantile_loss(alphas):
@@ -225,7 +170,8 @@ def expectile_loss(alphas):
 
 METRICS = {"rmse": rmse, "rmsle": rmsle, "mae": mae, "mape": mape, "error": error, "auc": auc, "aucpr": aucpr,
            "logloss": logloss, "mlogloss": mlogloss, "merror": merror,
-           "poisson-nloglik": poisson_nloglik, "gamma-nloglik": gamma_nloglik}
+           "poisson-nloglik": poisson_nloglik, "gamma-nloglik": gamma_nloglik,
+           "gamma-deviance": gamma_deviance}
 # the metrics of gbm.metrics.names.PARAMETRIC: a factory taking the parameter's value
 PARAMETRIC = {"quantile": quantile_loss, "mphe": pseudo_huber_error,
               "expectile": expectile_loss}

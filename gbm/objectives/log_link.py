@@ -62,7 +62,7 @@ class Gamma(LogLink):
     """reg:gamma: loss y exp(-m) + m; g = 1 - y exp(-m), h = y exp(-m)."""
 
     name = "reg:gamma"
-    default_metric = "gamma-nloglik"
+    default_metric = "gamma-deviance"  # XGBoost's (regression_loss.h)
 
     def check_labels(self, y):
         return _check_labels(y, self.name, positive=True)

@@ -103,8 +103,8 @@ class NDCGLambda(LambdaRank):
                 row = int(np.flatnonzero(bad)[0])
                 raise ValueError(
                     f"y[{row}] = {y[row]}; rank:ndcg with ndcg_exp_gain=True needs integer "
-                    f"relevance labels in [0, {_MAX_EXP_LABEL}] (set ndcg_exp_gain=False for "
-                    "other labels)"
+                    f"relevance labels in [0, {_MAX_EXP_LABEL}]. Set `ndcg_exp_gain` to "
+                    "False for other labels"
                 )
         return y
 

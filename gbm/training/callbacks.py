@@ -17,12 +17,15 @@ class CallbackContainer:
     ``[begin, end)`` of the rounds to train (a progress bar's total)."""
 
     def __init__(self, own, given, collective, rounds):
-        given = list(given)
+        given = [] if given is None else list(given)  # XGBoost's default: None
         for i, cb in enumerate(given):
             _check_callback(cb, i)
             plan = getattr(cb, "plan_rounds", None)
             if plan is not None:
                 plan(*rounds)
+            on_rank = getattr(cb, "on_rank", None)  # e.g. EvaluationMonitor(rank=...)
+            if on_rank is not None:
+                on_rank(collective.rank)
         self.callbacks, self.collective = list(own) + given, collective
         self.given = any(not getattr(cb, "never_stops", False) for cb in given)
         self.agree = False

@@ -17,11 +17,12 @@ from ..data.queries import group_ptr
 from ..data.training_data import training_data
 from ..metrics.names import check_metric_name
 from ..objectives import get_objective
-from ..params import ALIASES, validate_params
+from ..params import ALIASES, params_dict, validate_params
 from .callbacks import CallbackContainer
 from .fold_threads import FoldRounds, fold_slots, one_at_a_time
 from .folds import check_nfold, fold_dmatrix, split_rows
-from .arguments import check_patience, check_period, check_rounds, either_spelling
+from .arguments import XGBOOST_CV_ORDER, check_patience, check_period, check_rounds
+from .arguments import either_spelling, with_feature_weights, xgboost_positional
 from .loop import train
 from .prepare import labels_and_params
 
@@ -60,6 +61,7 @@ class CVBooster:
         return 0 if bst is None else bst.num_boosted_rounds
 
 
+@xgboost_positional(XGBOOST_CV_ORDER)
 def cv(params, X=None, y=None, num_boost_round=10, *, nfold=None, stratified=False,
        folds=None, metrics=(), obj=None, maximize=None, early_stopping_rounds=None,
        fpreproc=None, as_pandas=True, verbose_eval=None, show_stdv=True, seed=0,
@@ -131,6 +133,7 @@ def cv(params, X=None, y=None, num_boost_round=10, *, nfold=None, stratified=Fal
     data, num_boost_round = training_data(X, y, num_boost_round, dtrain, sample_weight,
                                           group, qid, base_margin, feature_names,
                                           categorical_features, None)
+    params = with_feature_weights(params, data.dmatrix)  # each fold samples with them
     if hasattr(data.X, "mapper") and hasattr(data.X, "matrix"):  # gbm.bins.quantile.BinnedRows
         # each fold's model is gbm.train's on the fold's training rows, which learns its
         # bin edges from those rows; a QuantileDMatrix keeps the edges of all the rows and
@@ -217,16 +220,7 @@ def _cv_params(params, metrics):
     """``(params, metrics)``: the parameters as a dict without ``eval_metric`` (what
     ``fpreproc`` gets, as in XGBoost), and the metric names (``metrics``, else the
     parameters' ``eval_metric``) checked."""
-    if isinstance(params, (list, tuple)):  # XGBoost's list of pairs: eval_metric repeats
-        pairs = list(params)
-        params = dict(pairs)
-        if "eval_metric" in params:
-            params["eval_metric"] = [value for key, value in pairs if key == "eval_metric"]
-    if params is None:
-        params = {}
-    if not isinstance(params, dict):
-        raise TypeError(f"params must be a dict, got {type(params).__name__}")
-    params = dict(params)
+    params = dict(params_dict(params))  # XGBoost's list of pairs: eval_metric accumulates
     from_params = params.pop("eval_metric", None)
     if isinstance(metrics, str):
         metrics = [metrics]

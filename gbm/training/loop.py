@@ -11,12 +11,15 @@ from ..data.compat import metric_function
 from ..data.training_data import training_data
 from .callbacks import CallbackContainer
 from .evaluation import Evaluation, LastScoreStopping, RoundMonitor
-from .arguments import check_patience, check_period, either_spelling
+from .arguments import XGBOOST_TRAIN_ORDER, check_patience, check_period, either_spelling
+from .arguments import with_feature_weights, xgboost_positional
+from ..params import params_dict
 from .prepare import Fit
 from .rounds import grow_round
 from .vector_round import grow_vector_round
 
 
+@xgboost_positional(XGBOOST_TRAIN_ORDER)
 def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=(),
           verbose_eval=False, feature_names=None, init_model=None, early_stopping_rounds=None,
           maximize=None, obj=None, custom_metric=None, callbacks=(), group=None, qid=None,
@@ -26,12 +29,14 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
 
     Parameters
     ----------
-    params : dict
-        Hyperparameters, XGBoost names (see ``gbm.params.SPEC``).
+    params : dict, or XGBoost's list of (name, value) pairs
+        Hyperparameters, XGBoost names (see ``gbm.params.SPEC``); numbers may be text.
     X : array-like (n_samples, n_features); NaN = missing; or a ``gbm.DMatrix``
-        A DMatrix brings its labels, weights, base margins, query groups, feature names and
-        categorical features (``feature_types`` "c"); XGBoost's ``train(params, dtrain,
-        100)`` works (the integer after a DMatrix is the round count).
+        A DMatrix brings its labels, weights, base margins, query groups, feature names,
+        categorical features (``feature_types`` "c") and feature weights. After a DMatrix
+        the positional arguments are XGBoost's: ``train(params, dtrain, 100, evals)``
+        (round count, evals, obj, maximize, early_stopping_rounds, evals_result,
+        verbose_eval, xgb_model, callbacks, custom_metric).
     y : array-like (n_samples,), or (n_samples, n_targets) for several regression targets,
         or (n_samples, 2) for survival:aft: each row's [lower, upper] interval of times
         (or a DMatrix's ``label_lower_bound`` / ``label_upper_bound``; see
@@ -123,6 +128,7 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
     data, num_boost_round = training_data(X, y, num_boost_round, dtrain, sample_weight, group,
                                           qid, base_margin, feature_names,
                                           categorical_features, row_ids)
+    params = with_feature_weights(params_dict(params), data.dmatrix)
     init_model = either_spelling("init_model", init_model, "xgb_model", xgb_model)
     custom_metric = either_spelling("custom_metric", custom_metric, "feval", feval)
     if evals_result is not None and not isinstance(evals_result, dict):
@@ -162,7 +168,11 @@ def _own_callbacks(fit, eval_sets, verbose_eval, early_stopping_rounds, maximize
     period = check_period(verbose_eval)
     if patience is not None and not eval_sets:
         raise ValueError("early_stopping_rounds needs at least one eval set (evals / eval_set)")
-    names = fit.params["eval_metric"] or [fit.objective.default_metric]
+    names = fit.params["eval_metric"] or (
+        [] if fit.params["disable_default_eval_metric"] else [fit.objective.default_metric])
+    if patience is not None and not names and metric is None:
+        raise ValueError("early_stopping_rounds needs a metric: disable_default_eval_metric "
+                         "is set, with no eval_metric and no custom_metric")
     evaluation = Evaluation(eval_sets, names, fit.objective, fit.backend, metric, fit.params)
     own = [evaluation]
     if period and eval_sets and fit.collective.rank == 0:

@@ -28,6 +28,7 @@ from ..objectives import OBJECTIVES, get_objective
 from ..objectives.custom import CustomObjective
 from ..objectives.gradients import unit_weights
 from ..params import validate_params
+from .intercept import base_score_margins
 from ..runtime import compile_ahead
 from ..runtime.backend import get_backend
 from ..runtime.memory import release_free_memory
@@ -202,7 +203,7 @@ class Fit:
             base = self.objective.base_margin(self.y, self.w_grad if weighted else None,
                                               self.collective)
         else:
-            base = self.objective.base_score_to_margin(p["base_score"])
+            base = base_score_margins(self.objective, p["base_score"])
         booster = Booster(p, n_features=X.shape[1], feature_names=names, base_margin=base,
                           cuts=self.mapper.cuts, categories=self.categories)
         booster.feature_types = self.feature_types or (None if init is None

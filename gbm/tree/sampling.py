@@ -7,6 +7,7 @@ whatever the number of threads or workers, and whatever order they run in.
 import numpy as np
 
 from ..kernels.hashing import splitmix64
+from ..numerics.elementwise import log
 
 _ROWS, _TREE, _LEVEL, _NODE = 1, 2, 3, 4  # stream ids: each kind of draw its own numbers
 
@@ -47,13 +48,31 @@ def row_sample(seed, round_, group, row_ids, rate, parallel=0):
     return uniform_of(hash_key(seed, _ROWS, *_tree_parts(round_, group, parallel)), row_ids) < rate
 
 
-def _choose(key, features, rate):
-    """The ``max(1, floor(rate * len(features)))`` features with the smallest draws."""
+def _choose(key, features, rate, weights=None):
+    """The ``max(1, floor(rate * len(features)))`` features first in ``race_order`` of
+    their draws (with ``weights``, float64 (n_features,): in proportion to them)."""
     if rate >= 1.0:
         return features
     k = max(1, int(rate * features.size))
     draws = uniform_of(key, features)
-    return np.sort(features[np.argsort(draws, kind="stable")[:k]])
+    order = race_order(draws, None if weights is None else weights[features])
+    return np.sort(features[order[:k]])
+
+
+def race_order(draws, weights):
+    """The candidates' order along the last axis of ``draws`` (uniform [0, 1) numbers):
+    by the draws (unweighted, ``weights`` None), or by the times ``-log(1 - u) / w`` of an
+    exponential race (Efraimidis & Spirakis 2006), so that the first ``k`` are a draw
+    without replacement in proportion to the weights ``w`` (broadcast against the
+    draws), as XGBoost's ``feature_weights``. A zero weight comes after every positive
+    one (XGBoost floors it at 1e-6), in the order of its draw."""
+    if weights is None:
+        return np.argsort(draws, axis=-1, kind="stable")
+    w = np.broadcast_to(weights, draws.shape)
+    positive = w > 0.0
+    times = np.full(draws.shape, np.inf)
+    times[positive] = -log(1.0 - draws[positive]) / w[positive]  # 1 - u is exact
+    return np.lexsort((draws, times), axis=-1)
 
 
 class ColumnSampler:
@@ -62,6 +81,10 @@ class ColumnSampler:
     the ``num_parallel_tree`` trees of its round and group."""
 
     def __init__(self, params, n_features, round_, group, parallel=0):
+        self.weights = params.get("feature_weights")  # None: every feature alike
+        if self.weights is not None and self.weights.shape[0] != n_features:
+            raise ValueError(f"feature_weights has {self.weights.shape[0]} weights but the "
+                             f"data has {n_features} features; give one per feature")
         self.seed = params["random_state"]
         self.parts = _tree_parts(round_, group, parallel)
         self.by_level, self.by_node = params["colsample_bylevel"], params["colsample_bynode"]
@@ -79,13 +102,13 @@ class ColumnSampler:
             self._tree = np.arange(self.n_features)
             if self.by_tree < 1.0:  # no key to hash when every feature is kept
                 self._tree = _choose(hash_key(self.seed, _TREE, *self.parts), self._tree,
-                                     self.by_tree)
+                                     self.by_tree, self.weights)
         return self._tree
 
     def _level(self, depth):
         if depth not in self._levels:
             key = hash_key(self.seed, _LEVEL, *self.parts, depth)
-            self._levels[depth] = _choose(key, self.tree, self.by_level)
+            self._levels[depth] = _choose(key, self.tree, self.by_level, self.weights)
         return self._levels[depth]
 
     def level_features(self, depth):
@@ -120,6 +143,7 @@ class ColumnSampler:
             keys = _keys((self.seed, _NODE, *self.parts), node_ids[at])
             draws = uniform_of(keys[:, None], level[None, :])
             k = max(1, int(self.by_node * level.size))
-            chosen = level[np.argsort(draws, axis=1, kind="stable")[:, :k]]
+            weights = None if self.weights is None else self.weights[level][None, :]
+            chosen = level[race_order(draws, weights)[:, :k]]
             out[at[:, None], chosen] = 1
         return out

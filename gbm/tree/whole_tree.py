@@ -54,6 +54,8 @@ def use_whole_trees(params, backend, data, leaf_refresh):
         return False
     if params["max_depth"] == 0:
         return False
+    if params.get("feature_weights") is not None and params["colsample_bynode"] < 1.0:
+        return False  # the kernel's node draws are unweighted (gbm.tree.sampling's are not)
     if data.matrix.layout != "dense":
         return False  # another layout of the bins (sparse, bundled): the level kernels read it
     return _capacity(params, data.matrix.n_rows) <= _MAX_NODES
