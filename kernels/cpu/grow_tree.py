@@ -26,7 +26,8 @@ from ..jit import helper, kernel
 from ..split_math import cpu as _split_math
 from .histogram import build_histograms
 from .node_masks import feature_masks
-from .partition import _chunk_tasks, add_split_values, partition_rows
+from .partition import add_split_values, partition_rows
+from .partition_steps import chunk_tasks
 from .split import evaluate_splits
 from .thread_count import set_thread_count, thread_count
 from .tree_level import deal, parent_cost, run_level
@@ -234,7 +235,7 @@ def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, s
                      + _on_threads(total - 4 * work, n_threads, min_work))
             fused = deal(costs, c, workers, plan, counts) <= steps or settings[FUSED] == 2
         if fused:  # partition, histograms and subtraction a parent at a time
-            first_chunk, task_node = _chunk_tasks(starts[:c], ends[:c])
+            first_chunk, task_node = chunk_tasks(starts[:c], ends[:c])
             n_tasks = task_node.shape[0]
             part = (first_chunk, task_node, np.empty(n_tasks, dtype=np.int64),
                     np.empty(n_tasks, dtype=np.int64), bins_by_feature, rows, starts[:c],

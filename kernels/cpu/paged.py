@@ -18,7 +18,7 @@ import numpy as np
 from numba import prange
 
 from ..jit import helper, kernel
-from .partition import _goes_left
+from .partition_steps import goes_left
 from .predict import _add_leaf_values_of_rows
 from .prefetch import DISTANCE, prefetch
 from .views import flat
@@ -317,7 +317,7 @@ def _split_chunk(task, task_node, first_chunk, cumulative, run_starts, bins_by_f
                  rows, work, split_feature, split_bin, default_left, split_type, cat_bits,
                  n_bins):
     """One chunk of a node's run into its stretch of ``work``: left rows forward from its
-    start, right rows backward from its end (``partition._split_chunk``); returns the
+    start, right rows backward from its end (``partition_steps.split_chunk``); returns the
     rows going left."""
     j = task_node[task]
     f = split_feature[j]
@@ -336,8 +336,8 @@ def _split_chunk(task, task_node, first_chunk, cumulative, run_starts, bins_by_f
     for i in range(n):
         r = rows[np.uint64(src + i)]
         b = np.int32(column[np.uint64(r) - base])
-        go = np.int64(_goes_left(b, missing_bin, threshold, missing_left, categorical,
-                                 cat_bits, j))
+        go = np.int64(goes_left(b, missing_bin, threshold, missing_left, categorical,
+                                cat_bits, j))
         work[np.uint64(left)] = r
         work[np.uint64(right)] = r
         left += go
@@ -461,7 +461,7 @@ def _add_values_chunk(task, task_node, first_chunk, run_starts, run_ends, bins_b
     for p in range(a, b):
         r = np.uint64(rows[p])
         bin_ = np.int32(column[r - base])
-        if _goes_left(bin_, missing_bin, threshold, missing_left, categorical, cat_bits, k):
+        if goes_left(bin_, missing_bin, threshold, missing_left, categorical, cat_bits, k):
             out[r] += left_value
         else:
             out[r] += right_value

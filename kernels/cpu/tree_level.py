@@ -8,7 +8,7 @@ added). At 20,000-50,000 rows a level's work is a few hundred microseconds: each
 alone stays under the second thread's threshold, and where it passes it, the region's
 start, its imbalance and the private copies' clearing and adding take about what the
 second thread saves (bench/PROFILE_small.md). Here a parent is one task: its rows
-partitioned (``partition._split_chunk`` and ``_place_chunk`` over its chunks, in order),
+partitioned (``partition_steps.split_chunk`` and ``place_chunk`` over its chunks, in order),
 its smaller child's histogram summed (``histogram._accumulate``), the sibling's, the
 parent's less it, subtracted; the parents are dealt to the threads before the region
 (``deal``: the costliest first, each to the least loaded thread). One region a level,
@@ -24,7 +24,7 @@ from numba import prange
 
 from ..jit import helper
 from .histogram import _accumulate
-from .partition import _place_chunk, _split_chunk
+from .partition_steps import place_chunk, split_chunk
 from .views import flat
 
 
@@ -109,17 +109,17 @@ def _partition(i, first_chunk, task_node, left_count, left_before, bins_by_featu
     """Parent ``i``'s rows partitioned (``partition_rows``' two passes over its chunks,
     in order) and its children's segments into ``start``, ``end``."""
     for t in range(first_chunk[i], first_chunk[i + 1]):
-        left_count[t] = _split_chunk(np.uint64(t), task_node, first_chunk, bins_by_feature,
-                                     rows, starts, ends, p_feature, p_bin, p_default_left,
-                                     p_type, p_bits, n_bins, scratch)
+        left_count[t] = split_chunk(np.uint64(t), task_node, first_chunk, bins_by_feature,
+                                    rows, starts, ends, p_feature, p_bin, p_default_left,
+                                    p_type, p_bits, n_bins, scratch)
     running = 0
     for t in range(first_chunk[i], first_chunk[i + 1]):
         left_before[t] = running
         running += left_count[t]
     n_left[i] = running
     for t in range(first_chunk[i], first_chunk[i + 1]):
-        _place_chunk(np.uint64(t), task_node, first_chunk, rows, starts, ends, scratch,
-                     left_count, left_before, n_left)
+        place_chunk(np.uint64(t), task_node, first_chunk, rows, starts, ends, scratch,
+                    left_count, left_before, n_left)
     child = first_child + 2 * i
     middle = starts[i] + running
     start[child], end[child] = starts[i], middle
