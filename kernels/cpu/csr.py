@@ -16,7 +16,7 @@ import numpy as np
 from numba import prange
 
 from ..jit import helper, kernel
-from .histogram import _segment_of
+from .histogram_steps import segment_of
 from .partition_steps import (PARTITION_CHUNK, chunk_tasks, goes_left, lefts_before,
                               place_chunk)
 from .sparse_rows import add_row, feature_offsets_of, row_bin
@@ -127,7 +127,7 @@ def _accumulate_part(t, n_parts, whole_nodes, total, cumulative, matrix, flat_gp
         return
     if lo >= hi:
         return
-    k = _segment_of(lo, cumulative)
+    k = segment_of(lo, cumulative)
     position = lo
     while position < hi:
         seg_end = min(hi, cumulative[k + 1])

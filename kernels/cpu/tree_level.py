@@ -9,7 +9,7 @@ alone stays under the second thread's threshold, and where it passes it, the reg
 start, its imbalance and the private copies' clearing and adding take about what the
 second thread saves (bench/PROFILE_small.md). Here a parent is one task: its rows
 partitioned (``partition_steps.split_chunk`` and ``place_chunk`` over its chunks, in order),
-its smaller child's histogram summed (``histogram._accumulate``), the sibling's, the
+its smaller child's histogram summed (``histogram_steps.accumulate``), the sibling's, the
 parent's less it, subtracted; the parents are dealt to the threads before the region
 (``deal``: the costliest first, each to the least loaded thread). One region a level,
 no private copies. The children's split evaluation stays ``evaluate_splits`` (balanced
@@ -23,7 +23,7 @@ import numpy as np
 from numba import prange
 
 from ..jit import helper
-from .histogram import _accumulate
+from .histogram_steps import accumulate
 from .partition_steps import place_chunk, split_chunk
 from .views import flat
 
@@ -91,11 +91,11 @@ def _run_worker(w, plan, counts, part, hist):
                    scratch, n_left, start, end, first_child)
         child = first_child + 2 * i
         lo, hi = (start[child], end[child]) if small_left[i] else (start[child + 1],
-                                                                    end[child + 1])
+                                                                   end[child + 1])
         h = flat(spare[i])
         for s in range(h.shape[0]):
             h[s] = 0
-        _accumulate(flat_bins, flat_gpair, rows, lo, hi, n_f, slot2, h)
+        accumulate(flat_bins, flat_gpair, rows, lo, hi, n_f, slot2, h)
         # flat views: one loop of plain integer subtractions, which vectorises
         parent, sibling = flat(cur[chosen[i]]), flat(spare[c + i])
         for s in range(sibling.shape[0]):
