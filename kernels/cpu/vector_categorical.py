@@ -29,7 +29,7 @@ import numpy as np
 from numba import prange
 
 from ..jit import helper, kernel
-from .split import _merge_sort
+from .sorting import merge_sort
 from .vector_leaf import (_bounded_split_gain, _feature_best, _reduce_tasks,
                           bounded_parent_gain, output_weight)
 
@@ -89,7 +89,7 @@ def _categorical_best(h, n, total, bounds, scales, lam, alpha, mds, mcw, parent,
     scores = np.empty(n)
     _scores(h, n, total, scales, lam, alpha, mds, mcw, scores)
     order = np.empty(n, np.int64)
-    _merge_sort(scores, n, order)  # stable: ties in code order
+    merge_sort(scores, n, order)  # stable: ties in code order
     limit = min(max_cat_threshold, n)
     best_end, best_size = -1, 0
     for end in range(2):  # 0: the lowest scores go right, 1: the highest go left
