@@ -179,7 +179,7 @@ def _split_gain(left, task, sums, node, scales, reg_lambda, reg_alpha, max_delta
 @cuda.jit(device=True)
 def _bounded_split_gain(left, task, sums, node, bounds, sign, scales, reg_lambda, reg_alpha,
                         max_delta_step, min_child_weight, parent):
-    """``cpu._bounded_split_gain`` of ``left[task]`` in node ``node`` (bounds
+    """``cpu.bounded_split_gain`` of ``left[task]`` in node ``node`` (bounds
     ``bounds[node]``, the split feature's constraint ``sign``)."""
     k = scales.shape[0]
     gain = 0.0
