@@ -19,8 +19,8 @@ from numba import prange
 
 from ..jit import helper, kernel
 from .partition_steps import goes_left
-from .predict import _add_leaf_values_of_rows
 from .prefetch import DISTANCE, prefetch
+from .tree_walk import add_leaf_values_of_rows
 from .views import flat
 
 _CHUNK = 16384  # rows per partition task (as partition.py): small enough to balance
@@ -487,5 +487,5 @@ def page_predict_binned(bins, lo, rows, seen, n_bins, walk, cat_bits, value, tre
     local = np.empty(b - a, dtype=np.int64)  # page-local row numbers
     for i in range(b - a):
         local[i] = np.int64(rows[a + i]) - lo
-    _add_leaf_values_of_rows(flat(bins), local, bins.shape[1], walk, cat_bits, value,
-                             tree_offsets, tree_group, tree_depth, True, n_bins, out[lo:hi])
+    add_leaf_values_of_rows(flat(bins), local, bins.shape[1], walk, cat_bits, value,
+                            tree_offsets, tree_group, tree_depth, True, n_bins, out[lo:hi])

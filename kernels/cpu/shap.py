@@ -5,7 +5,7 @@ import numpy as np
 from numba import prange
 
 from ..jit import helper, kernel
-from .predict import categorical_goes_left
+from .tree_walk import categorical_goes_left
 
 # IEEE division (inf/NaN) instead of Python's ZeroDivisionError: a model file may hold any
 # finite covers, and an exception must not escape a parallel region.
