@@ -84,9 +84,10 @@ def _all_kernels():
     launcher passes (uint8 bins; the uint16 variants compile alike)."""
     import importlib
 
-    binning, histogram, partition, predict, quantize, split = (
+    binning, histogram, partition, partition_steps, predict, quantize, split = (
         importlib.import_module(f"gbm.kernels.cuda.{name}")  # (``predict`` is also a kernel)
-        for name in ("binning", "histogram", "partition", "predict", "quantize", "split"))
+        for name in ("binning", "histogram", "partition", "partition_steps", "predict",
+                     "quantize", "split"))
     U8_2D, I32, I64_1, I64_2D = types.uint8[:, ::1], types.int32[::1], I64, types.int64[:, ::1]
     I64_3D, U32_2D, F32_2D = types.int64[:, :, ::1], types.uint32[:, ::1], types.float32[:, ::1]
     flag = types.boolean
@@ -102,9 +103,9 @@ def _all_kernels():
         "partition_flags": (partition._flag_kernel, (
             U8_2D, I32, I64_1, I64_1, I64_1, I32, I32, types.uint8[::1], types.uint8[::1],
             U32_2D, I32, I64_1)),
-        "partition_scatter": (partition._scatter_kernel, (
+        "partition_scatter": (partition_steps._scatter_kernel, (
             I32, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, I32)),
-        "partition_copy": (partition._copy_kernel, (I64_1, I64_1, I32, I32)),
+        "partition_copy": (partition_steps._copy_kernel, (I64_1, I64_1, I32, I32)),
         "add_leaf_values": (partition._leaf_kernel, (I32, I64_1, I64_1, I64_1, F64, F64)),
         "add_split_values": (partition._split_values_kernel, (
             U8_2D, I32, I64_1, I64_1, I64_1, I32, I32, types.uint8[::1], types.uint8[::1],
