@@ -7,7 +7,7 @@ from numba import cuda, int32, int64
 from ._device import (THREADS, MAX_BLOCKS, blocks_for, device_output, segment_tasks,
                       to_device)
 from .partition_steps import goes_left, partition_by_flags
-from .predict import _tables, binned_goes_left
+from .tree_walk import binned_goes_left, tree_tables
 
 
 @cuda.jit(device=True)
@@ -142,7 +142,7 @@ def predict_binned_bundled(bins_by_bundle, feature_bundle, feature_code, feature
     if rows.shape[0] == 0 or tree_offsets.shape[0] < 2:
         return
     d_out, finish = device_output(out)
-    walk, _, cat_bits = _tables(walk, cat_bits)
+    walk, _, cat_bits = tree_tables(walk, cat_bits)
     _predict_kernel[blocks_for(rows.shape[0]), THREADS](
         to_device(bins_by_bundle), to_device(feature_bundle), to_device(feature_code),
         to_device(feature_offsets), to_device(rows), walk, cat_bits, to_device(value),
