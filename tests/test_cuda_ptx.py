@@ -147,11 +147,12 @@ def test_the_elementary_test_kernel_compiles(compile_ptx):
 
 
 def _vector_leaf_kernels():
-    """The vector-leaf trees' kernels (``kernels/cuda/vector_leaf.py``) with their
+    """The vector-leaf trees' kernels (``kernels/cuda/vector_*.py``) with their
     launchers' argument types."""
     from gbm.kernels.cuda import vector_categorical as vc
     from gbm.kernels.cuda import vector_leaf as vl
     from gbm.kernels.cuda import vector_monotone as vm
+    from gbm.kernels.cuda import vector_split as vs
 
     U8_2D, I32, I64_1 = types.uint8[:, ::1], types.int32[::1], I64
     I64_3D, I64_4D = types.int64[:, :, ::1], types.int64[:, :, :, ::1]
@@ -160,8 +161,8 @@ def _vector_leaf_kernels():
     return {
         "build_vector_histograms": (vl._vector_histogram_kernel, (
             U8_2D, I64_3D, I32, I64_1, I64_1, I64_1, I64_1, I32, I64_4D)),
-        "vector_parent_gains": (vl._parent_kernel, (I64_3D, F64_3D, B, F64_2D, F64, F64)),
-        "evaluate_vector_splits": (vl._feature_kernel, (
+        "vector_parent_gains": (vs.parent_kernel, (I64_3D, F64_3D, B, F64_2D, F64, F64)),
+        "evaluate_vector_splits": (vs.feature_kernel, (
             I64_4D, I32, I64_3D, types.uint8[:, ::1], F64_3D, I8, B, F64_2D, F64, F64, I64_3D,
             F64, I32, U8, I64_3D)),
         "evaluate_vector_splits_categorical": (vc._categorical_kernel, (
