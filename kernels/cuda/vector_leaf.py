@@ -26,7 +26,7 @@ from numba import cuda, int32, int64
 
 from ._device import (MAX_BLOCKS, THREADS, array_module, blocks_for, device_output,
                       segment_tasks, to_device)
-from .histogram import _SHARED_CELLS, SHARED_SLOTS, feature_groups
+from .histogram import SHARED_CELLS, SHARED_SLOTS, feature_groups
 from .vector_split import feature_kernel, output_weight, parent_kernel
 
 
@@ -34,7 +34,7 @@ from .vector_split import feature_kernel, output_weight, parent_kernel
 @cuda.jit
 def _vector_histogram_kernel(bins_by_feature, gpair, rows, task_node, task_lo, task_hi, groups,
                              feature_offsets, hist):
-    shared = cuda.shared.array(_SHARED_CELLS, int64)
+    shared = cuda.shared.array(SHARED_CELLS, int64)
     tid = cuda.threadIdx.x
     step = cuda.blockDim.x
     k = gpair.shape[1]
@@ -47,7 +47,7 @@ def _vector_histogram_kernel(bins_by_feature, gpair, rows, task_node, task_lo, t
         f0, f1 = groups[group], groups[group + 1]
         first = feature_offsets[f0]
         n_cells = 2 * k * (feature_offsets[f1] - first)
-        in_shared = n_cells <= _SHARED_CELLS  # the same for every thread of the block
+        in_shared = n_cells <= SHARED_CELLS  # the same for every thread of the block
         if in_shared:
             for c in range(tid, n_cells, step):
                 shared[c] = 0
