@@ -49,8 +49,8 @@ CONCEPTS = ("binning", "bundled", "csr", "csr_predict", "histogram", "linear", "
             "objective", "partition", "predict", "quantize", "rank", "shap", "split",
             "vector_leaf", "vector_categorical", "vector_predict", "vector_outputs") \
     + tuple(HOST_ONLY)
-# modules of reference/ that hold no kernel: formulas its kernels share
-SHARED = ("vector_split",)
+# modules of reference/ that hold no kernel: what its kernels share
+SHARED = ("vector_split", "sparse_arrays")
 
 
 def _parameters(fn):
