@@ -1,5 +1,5 @@
 """Depthwise trees grown in one compiled call each (``kernels/cpu/grow_tree.py``), where
-that path applies; ``TreeGrower`` (level by level) everywhere else.
+that path applies (``gbm.tree.growers``); ``TreeGrower`` (level by level) everywhere else.
 
 ``TreeGrower`` makes a fixed number of kernel calls per level, each with Python and NumPy
 around it; on a table of a few thousand rows that costs more than the rows
@@ -14,16 +14,10 @@ import threading
 import numba
 import numpy as np
 
-from ..runtime.compile_ahead import compile_later
 from ..runtime.threads import PARALLEL_MIN_WORK
 from .structure import Tree
 
-ENABLED = True  # tests switch it off to compare with TreeGrower
-# a level's partition and histograms in one parallel region, a parent per task
-# (kernels/cpu/tree_level.py): 1 where estimated faster than the level kernels one after
-# the other; tests and benches set 0 (never) and 2 (wherever a level has two threads)
-FUSED_LEVELS = 1
-_MAX_NODES = 1 << 16  # more nodes a tree (deep trees on large tables): TreeGrower
+MAX_NODES = 1 << 16  # more nodes a tree (deep trees on large tables): TreeGrower
 # cells a step inside grow_tree needs before it takes a second thread: twice the level
 # kernels' PARALLEL_MIN_WORK. The steps come tens of microseconds apart, and a parallel
 # region's start and imbalance cost about what the second thread saves on small ones.
@@ -34,32 +28,7 @@ _MAX_NODES = 1 << 16  # more nodes a tree (deep trees on large tables): TreeGrow
 TREE_MIN_WORK = 2 * PARALLEL_MIN_WORK
 
 
-def whole_trees(params, backend, data, leaf_refresh, n_rows):
-    """A ``WholeTrees`` for this fit when its trees can grow in one call each (see the
-    module's text) and the kernel is compiled (in this process or the cache); else None,
-    and the kernel compiles in the background for later fits
-    (``gbm.runtime.compile_ahead.compile_later``): the level-by-level path gives the same
-    model meanwhile."""
-    if not use_whole_trees(params, backend, data, leaf_refresh):
-        return None
-    trees = WholeTrees(data, params, n_rows)
-    return trees if compile_later(*trees.kernel_key()) else None
-
-
-def use_whole_trees(params, backend, data, leaf_refresh):
-    """Whether this fit's trees can grow in one call each (see the module's text)."""
-    if not ENABLED or leaf_refresh or backend.name != "cpu":
-        return False
-    if backend.collective.world_size > 1 or params["grow_policy"] != "depthwise":
-        return False
-    if params["max_depth"] == 0:
-        return False
-    if data.matrix.layout != "dense":
-        return False  # another layout of the bins (sparse, bundled): the level kernels read it
-    return _capacity(params, data.matrix.n_rows) <= _MAX_NODES
-
-
-def _capacity(params, n_rows):
+def capacity(params, n_rows):
     """The most nodes a tree can have: a full tree of ``max_depth``, ``2 max_leaves - 1``
     and ``2 n_rows - 1`` (every leaf holds a row)."""
     cap = 2 ** (min(params["max_depth"], 40) + 1) - 1
@@ -70,13 +39,18 @@ def _capacity(params, n_rows):
 
 class WholeTrees:
     """Grows a fit's trees with ``grow_tree``; the arrays a tree works in are kept from
-    tree to tree, one set per thread (``GroupRunner`` grows groups in threads)."""
+    tree to tree, one set per thread (``GroupRunner`` grows groups in threads).
+    ``fused_levels``: a level's partition and histograms in one parallel region, a parent
+    per task (kernels/cpu/tree_level.py): 1 where estimated faster than the level kernels
+    one after the other, 0 never, 2 wherever a level has two threads
+    (``gbm.tree.growers.SWITCHES``)."""
 
-    def __init__(self, data, params, n_rows):
+    def __init__(self, data, params, n_rows, fused_levels=1):
         from ..kernels.cpu.grow_tree import grow_tree
 
         self.data, self.kernel, self.params = data, grow_tree, params
-        self.capacity = _capacity(params, n_rows)
+        self.fuse = fused_levels
+        self.capacity = capacity(params, n_rows)
         self._local = threading.local()
         self._every_feature = None  # _sampling's arrays when every feature is drawn
         self.fused_levels = 0  # levels grown fused (kernels/cpu/tree_level.py), all trees
@@ -146,7 +120,7 @@ class WholeTrees:
         settings = np.array([params["max_depth"], params["max_leaves"],
                              params["max_cat_to_onehot"], params["max_cat_threshold"],
                              TREE_MIN_WORK, sampler.trivial and data.interaction is None,
-                             every_row, FUSED_LEVELS], dtype=np.int64)
+                             every_row, self.fuse], dtype=np.int64)
         numbers = np.array([params["reg_lambda"], params["reg_alpha"], params["max_delta_step"],
                             params["min_child_weight"], params["learning_rate"],
                             params["gamma"], scales[0], scales[1], sampler.by_node])
