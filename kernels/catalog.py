@@ -79,9 +79,9 @@ ELSEWHERE = {"cuda": {"vector_bounded_weights": "vector_monotone",
                       "build_vector_feature_histograms": "vector_monotone"}}
 SHARED = {
     "reference": ("vector_split", "sparse_arrays"),
-    "cpu": ("grow_tree", "tree_level", "node_masks", "partition_steps", "histogram_steps",
-            "tree_walk", "vector_split", "split_scan", "sorting", "sparse_rows", "prefetch",
-            "stack", "thread_count", "views"),
+    "cpu": ("grow_tree", "tree_records", "tree_level", "node_masks", "partition_steps",
+            "histogram_steps", "tree_walk", "vector_split", "split_scan", "sorting",
+            "sparse_rows", "prefetch", "stack", "thread_count", "views"),
     "cuda": ("_device", "partition_steps", "tree_walk", "vector_split", "page_copy"),
 }
 

@@ -10,9 +10,12 @@ histogram to all-reduce), dense bins, depthwise growth to a depth limit, leaves 
 their values (no leaf refresh).
 """
 import threading
+from typing import NamedTuple
 
 import numba
 import numpy as np
+
+from ..kernels.cpu import tree_records as records
 
 from ..runtime.threads import PARALLEL_MIN_WORK
 from .structure import Tree
@@ -56,32 +59,17 @@ class WholeTrees:
         self.fused_levels = 0  # levels grown fused (kernels/cpu/tree_level.py), all trees
         # no categorical feature: None, whose kernels leave the categorical code out
         categorical = data.is_categorical if np.any(data.is_categorical) else None
-        self.features = (data.feature_offsets, data.n_bins, categorical, data.monotone,
-                         data.cuts.values, data.cuts.offsets,
-                         np.zeros((0, data.n_features), np.uint8) if data.interaction is None
-                         else data.interaction.astype(np.uint8))
+        self.features = records.Features(
+            data.feature_offsets, data.n_bins, categorical, data.monotone, data.cuts.values,
+            data.cuts.offsets, np.zeros((0, data.n_features), np.uint8)
+            if data.interaction is None else data.interaction.astype(np.uint8))
+        self._features = tuple(self.features)
 
     def _workspace(self):
+        """The thread's work space (``_Space``), made at its first tree."""
         space = getattr(self._local, "space", None)
         if space is None:
-            c, f, words = self.capacity, self.data.n_features, self.data.cat_words
-            w = (c + 1) // 2  # the most nodes of a level: its leaves
-            paths = c if self.data.interaction is not None else 0
-            e = np.empty
-            nodes = (e(c, np.int64), e(c, np.int64), e(c, np.int32), e((c, 2), np.int64),
-                     e((c, 2)), e(c, np.int32), e(c, np.int32), e(c, np.uint8), e(c, np.uint8),
-                     e(c), e(c, np.int32), e((c, words), np.uint32), e((paths, f), np.uint8))
-            level = (e(w, np.int64), e(w, np.int64), e((w, 2), np.int64), e((w, 2)), e((w, 2)),
-                     e((w, f), np.uint8), e(w), e(w, np.int32), e(w, np.int32), e(w, np.uint8),
-                     e((w, 2), np.int64), e((w, words), np.uint32), e(w, np.int64),
-                     e(w, np.int64), e(w, np.int32), e(w, np.int32), e(w, np.uint8),
-                     e(w, np.uint8), e((w, words), np.uint32), e(w, np.int64), e(w), e(w),
-                     e(w, np.int64))
-            tree = (e(c, np.int32), e(c, np.int32), e(c, np.float32), e(c, np.uint8),
-                    e(c, np.int32), e(c, np.int32), e(c), e(c), e(c), e(c, np.uint8),
-                    e((c, words), np.uint32))
-            hist = [e((0, self.data.n_slots, 2), np.int64) for _ in range(2)]
-            space = self._local.space = [nodes, level, tree, hist]
+            space = self._local.space = _work_space(self.capacity, self.data)
         return space
 
     def grow(self, gpair, scales, rows, params, sampler, column, backend):
@@ -103,30 +91,30 @@ class WholeTrees:
         with backend.threads():
             n, n_cat, hist_a, hist_b, n_fused = self.kernel(*args)
         self.fused_levels += n_fused
-        self._workspace()[3][:] = hist_a, hist_b  # grown when a level needed more room
-        (feature, split_bin, threshold, default_left, left, right, value, gain, cover,
-         split_type, cat_bits) = args[-1]
-        return Tree(split_feature=feature[:n].copy(), split_bin=split_bin[:n].copy(),
-                    threshold=threshold[:n].copy(), default_left=default_left[:n].copy(),
-                    left_child=left[:n].copy(), right_child=right[:n].copy(),
-                    value=value[:n].copy(), gain=gain[:n].copy(), cover=cover[:n].copy(),
-                    split_type=split_type[:n].copy(), cat_bits=cat_bits[:n_cat].copy())
+        self._workspace().hist[:] = hist_a, hist_b  # grown when a level needed more room
+        tree = self._workspace().tree
+        return Tree(**{name: getattr(tree, name)[:n].copy() for name in tree._fields
+                       if name != "cat_bits"}, cat_bits=tree.cat_bits[:n_cat].copy())
 
     def _arguments(self, gpair, rows, scratch, scales, params, sampler, column, every_row):
         """``grow_tree``'s arguments, in the thread's work space (``every_row``: ``rows``
         to be numbered 0 .. n - 1 by the kernel)."""
-        data = self.data
-        nodes, level, tree, hist = self._workspace()
-        settings = np.array([params["max_depth"], params["max_leaves"],
-                             params["max_cat_to_onehot"], params["max_cat_threshold"],
-                             TREE_MIN_WORK, sampler.trivial and data.interaction is None,
-                             every_row, self.fuse], dtype=np.int64)
-        numbers = np.array([params["reg_lambda"], params["reg_alpha"], params["max_delta_step"],
-                            params["min_child_weight"], params["learning_rate"],
-                            params["gamma"], scales[0], scales[1], sampler.by_node])
-        return (data.matrix.bins, data.matrix.bins_by_feature, gpair, rows, scratch, self.features,
-                self._sampling(sampler, params), settings, numbers, nodes, level, hist[0],
-                hist[1], column, tree)
+        data, space, i64, f64 = self.data, self._workspace(), np.int64, np.float64
+        settings = records.Settings(
+            i64(params["max_depth"]), i64(params["max_leaves"]), i64(params["max_cat_to_onehot"]),
+            i64(params["max_cat_threshold"]), i64(TREE_MIN_WORK),
+            i64(sampler.trivial and data.interaction is None), i64(every_row), i64(self.fuse))
+        numbers = records.Numbers(
+            np.array([params["reg_lambda"], params["reg_alpha"], params["max_delta_step"],
+                      params["min_child_weight"]]), f64(params["learning_rate"]),
+            f64(params["gamma"]), f64(scales[0]), f64(scales[1]), f64(sampler.by_node))
+        # the records as plain tuples: Numba types a named tuple argument in Python at every
+        # call (27 us a tree measured for these), a tuple in C (grow_tree names them again)
+        nodes, level, search, parents, tree = space.plain
+        return (data.matrix.bins, data.matrix.bins_by_feature, gpair, rows, scratch,
+                self._features, tuple(self._sampling(sampler, params)), tuple(settings),
+                tuple(numbers), nodes, level, search, parents, space.hist[0], space.hist[1],
+                column, tree)
 
     def kernel_key(self):
         """``(module, name, signature)`` of the kernel this fit calls: the Numba types of
@@ -141,8 +129,9 @@ class WholeTrees:
         f, depths = self.data.n_features, params["max_depth"]
         if sampler.trivial:  # every feature at every depth (interaction constraints aside)
             if self._every_feature is None:
-                self._every_feature = (np.tile(np.arange(f, dtype=np.int64), (depths, 1)),
-                                       np.full(depths, f, np.int64), np.uint64(0))
+                self._every_feature = records.Sampling(
+                    np.tile(np.arange(f, dtype=np.int64), (depths, 1)),
+                    np.full(depths, f, np.int64), np.uint64(0))
             return self._every_feature
         levels = np.zeros((depths, f), np.int64)
         sizes = np.empty(depths, np.int64)
@@ -150,7 +139,52 @@ class WholeTrees:
             features = sampler.level_features(d)
             levels[d, :features.shape[0]] = features
             sizes[d] = features.shape[0]
-        return levels, sizes, np.uint64(sampler.node_key())
+        return records.Sampling(levels, sizes, np.uint64(sampler.node_key()))
+
+
+class _Space(NamedTuple):
+    """A thread's work space (``grow_tree``'s records, ``kernels/cpu/tree_records.py``),
+    kept from tree to tree; ``hist``: its two histogram buffers."""
+
+    nodes: records.Nodes
+    level: records.Level
+    search: records.Search
+    parents: records.Parents
+    tree: records.TreeArrays
+    hist: list
+    plain: tuple  # the records as tuples (``WholeTrees._arguments``)
+
+
+def _work_space(c, data):
+    """A ``_Space`` for trees of at most ``c`` nodes on ``data``."""
+    f, words, e = data.n_features, data.cat_words, np.empty
+    w = (c + 1) // 2  # the most nodes of a level: its leaves
+    paths = c if data.interaction is not None else 0
+    nodes = records.Nodes(
+        start=e(c, np.int64), end=e(c, np.int64), depth=e(c, np.int32),
+        sums=e((c, 2), np.int64), bounds=e((c, 2)), feature=e(c, np.int32),
+        split_bin=e(c, np.int32), default_left=e(c, np.uint8), split_type=e(c, np.uint8),
+        gain=e(c), left=e(c, np.int32), cat_bits=e((c, words), np.uint32),
+        path=e((paths, f), np.uint8))
+    level = records.Level(ids=e(w, np.int64), chosen=e(w, np.int64), next_ids=e(w, np.int64))
+    search = records.Search(
+        sums=e((w, 2), np.int64), bounds=e((w, 2)), scales=e((w, 2)), mask=e((w, f), np.uint8),
+        gain=e(w), feature=e(w, np.int32), split_bin=e(w, np.int32),
+        default_left=e(w, np.uint8), left_sums=e((w, 2), np.int64),
+        cat_bits=e((w, words), np.uint32))
+    parents = records.Parents(
+        starts=e(w, np.int64), ends=e(w, np.int64), feature=e(w, np.int32),
+        split_bin=e(w, np.int32), default_left=e(w, np.uint8), split_type=e(w, np.uint8),
+        cat_bits=e((w, words), np.uint32), n_left=e(w, np.int64), left_values=e(w),
+        right_values=e(w))
+    tree = records.TreeArrays(
+        split_feature=e(c, np.int32), split_bin=e(c, np.int32), threshold=e(c, np.float32),
+        default_left=e(c, np.uint8), left_child=e(c, np.int32), right_child=e(c, np.int32),
+        value=e(c), gain=e(c), cover=e(c), split_type=e(c, np.uint8),
+        cat_bits=e((c, words), np.uint32))
+    return _Space(nodes, level, search, parents, tree,
+                  hist=[e((0, data.n_slots, 2), np.int64) for _ in range(2)],
+                  plain=tuple(tuple(r) for r in (nodes, level, search, parents, tree)))
 
 
 _TYPES = {}  # _type_key(arguments) -> their Numba types (kernel_key's, per process)
