@@ -1,5 +1,6 @@
 """gbm's import graph, built from the source (imports inside functions count): no cycle,
 and no import up the layer order that docs/architecture.md documents (read from there)."""
+from tests.support.import_graph import DOC, diagram
 from tests.support.import_graph import graph as _graph
 from tests.support.import_graph import layers as _layers
 from tests.support.import_graph import unit as _unit
@@ -89,3 +90,10 @@ def test_an_upward_import_is_found():
     assert _upward(graph, layers) == [
         "gbm.objectives.base (layer 7) imports gbm.tree.margins (layer 7)",
         "gbm.tree.grower (layer 7) imports gbm.training.loop (layer 10)"]
+
+
+def test_the_picture_in_the_docs_is_current():
+    text = DOC.read_text(encoding="utf-8")
+    drawn = text.split("<!-- diagram -->\n")[1].split("<!-- /diagram -->")[0]
+    # (diagram() refuses a FIT_PATH step that is not an import of the source)
+    assert drawn == diagram(), "draw it again: python -m tests.support.import_graph --write"
