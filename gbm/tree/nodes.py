@@ -1,15 +1,27 @@
 """The trees under construction as a struct of arrays, one row per node in creation order
 (``Nodes``): row segments, integer sums, weight bounds, constraint paths, splits; each
-node's tree and its id within that tree (trees grown in lockstep share one ``Nodes``)."""
+node's tree and its id within that tree (trees grown in lockstep share one ``Nodes``).
+Every grower keeps its nodes so: ``TreeGrower`` (a gradient pair a node), the vector-leaf
+growers (a pair an output: ``sums_shape`` and ``bounds_shape``)."""
 import numpy as np
 
 
 class Nodes:
     """The trees under construction: one row per node, in creation order; ``tree`` is a
-    node's tree, ``local`` its id within that tree."""
+    node's tree, ``local`` its id within that tree.
 
-    def __init__(self, n_features, capacity, with_paths, cat_words, n_trees=1):
+    A new node has no rows (``start`` = ``end`` = 0), depth 0, zero sums and bounds, no
+    split (``feature`` -1, ``left`` -1: a leaf) and an empty path. ``sums`` is int64
+    (capacity,) + ``sums_shape``, ``bounds`` float64 (capacity,) + ``bounds_shape``;
+    ``path`` bool (capacity, n_features), None without ``with_paths``. The arrays grow
+    (doubling) as nodes are added: read them through ``[:n]`` or node ids.
+    """
+
+    def __init__(self, n_features, capacity, with_paths, cat_words, n_trees=1,
+                 sums_shape=(2,), bounds_shape=(2,)):
         self.n = 0
+        self.sums_shape, self.bounds_shape = tuple(sums_shape), tuple(bounds_shape)
+        self.path = None
         self.next_local = np.zeros(n_trees, dtype=np.int64)  # each tree's next node id
         self.capacity = 0
         self.n_features = n_features
@@ -26,8 +38,8 @@ class Nodes:
 
         for name, shape, dtype, fill in (
                 ("start", (), np.int64, 0), ("end", (), np.int64, 0),
-                ("depth", (), np.int32, 0), ("sums", (2,), np.int64, 0),
-                ("bounds", (2,), np.float64, 0.0), ("feature", (), np.int32, -1),
+                ("depth", (), np.int32, 0), ("sums", self.sums_shape, np.int64, 0),
+                ("bounds", self.bounds_shape, np.float64, 0.0), ("feature", (), np.int32, -1),
                 ("split_bin", (), np.int32, 0), ("default_left", (), np.uint8, 0),
                 ("split_type", (), np.uint8, 0), ("gain", (), np.float64, 0.0),
                 ("left", (), np.int32, -1), ("cat_bits", (self.cat_words,), np.uint32, 0),
