@@ -376,13 +376,14 @@ def test_kernel_types_looked_up_are_numba_typeof():
     cases = [(a, a.T, a[:, ::2], a[0], np.zeros(0, np.int32)),
              (readonly, np.ones(5), unaligned),
              ((np.zeros(2), np.zeros(2)), (np.zeros(2), np.zeros(2, np.int32)), None,
-              np.uint64(3), np.float64(1.0)),
+              np.uint64(3), np.float64(1.0), 7, -2**63, 2.5),
              (a.T.copy(order="C"), (a, (None, a.T))),
-             (np.memmap, 3, "x")]  # not looked up: typeof's own way
+             (np.memmap, 3, "x", 2**63)]  # not looked up: typeof's own way
     for _ in range(2):
         for args in cases[:4]:
             assert whole_tree._numba_types(args) == tuple(numba.typeof(v) for v in args)
     assert whole_tree._type_key(cases[4]) is None
+    assert whole_tree._type_key(2**63) is None and whole_tree._type_key(True) is None
     # equal record dtypes that Numba types apart (aligned or not), and a named tuple (its own
     # Numba type): never looked up
     aligned = np.dtype([("a", "i1"), ("b", "i4")], align=True)

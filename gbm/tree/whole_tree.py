@@ -91,30 +91,34 @@ class WholeTrees:
         with backend.threads():
             n, n_cat, hist_a, hist_b, n_fused = self.kernel(*args)
         self.fused_levels += n_fused
-        self._workspace().hist[:] = hist_a, hist_b  # grown when a level needed more room
-        tree = self._workspace().tree
-        return Tree(**{name: getattr(tree, name)[:n].copy() for name in tree._fields
-                       if name != "cat_bits"}, cat_bits=tree.cat_bits[:n_cat].copy())
+        space = self._workspace()
+        space.hist[:] = hist_a, hist_b  # grown when a level needed more room
+        t = space.tree
+        return Tree(split_feature=t.split_feature[:n].copy(), split_bin=t.split_bin[:n].copy(),
+                    threshold=t.threshold[:n].copy(), default_left=t.default_left[:n].copy(),
+                    left_child=t.left_child[:n].copy(), right_child=t.right_child[:n].copy(),
+                    value=t.value[:n].copy(), gain=t.gain[:n].copy(), cover=t.cover[:n].copy(),
+                    split_type=t.split_type[:n].copy(), cat_bits=t.cat_bits[:n_cat].copy())
 
     def _arguments(self, gpair, rows, scratch, scales, params, sampler, column, every_row):
         """``grow_tree``'s arguments, in the thread's work space (``every_row``: ``rows``
         to be numbered 0 .. n - 1 by the kernel)."""
-        data, space, i64, f64 = self.data, self._workspace(), np.int64, np.float64
-        settings = records.Settings(
-            i64(params["max_depth"]), i64(params["max_leaves"]), i64(params["max_cat_to_onehot"]),
-            i64(params["max_cat_threshold"]), i64(TREE_MIN_WORK),
-            i64(sampler.trivial and data.interaction is None), i64(every_row), i64(self.fuse))
-        numbers = records.Numbers(
-            np.array([params["reg_lambda"], params["reg_alpha"], params["max_delta_step"],
-                      params["min_child_weight"]]), f64(params["learning_rate"]),
-            f64(params["gamma"]), f64(scales[0]), f64(scales[1]), f64(sampler.by_node))
-        # the records as plain tuples: Numba types a named tuple argument in Python at every
-        # call (27 us a tree measured for these), a tuple in C (grow_tree names them again)
+        data, space = self.data, self._workspace()
+        # the records (kernels/cpu/tree_records.py) as plain tuples of their fields: Numba
+        # types a named tuple argument in Python at every call (27 us a tree measured for
+        # these), a tuple in C; grow_tree names them again. Settings (int64) and Numbers:
+        settings = (int(params["max_depth"]), int(params["max_leaves"]),
+                    int(params["max_cat_to_onehot"]), int(params["max_cat_threshold"]),
+                    TREE_MIN_WORK, int(sampler.trivial and data.interaction is None),
+                    int(every_row), int(self.fuse))
+        numbers = (np.array([params["reg_lambda"], params["reg_alpha"], params["max_delta_step"],
+                             params["min_child_weight"]]), float(params["learning_rate"]),
+                   float(params["gamma"]), float(scales[0]), float(scales[1]),
+                   float(sampler.by_node))
         nodes, level, search, parents, tree = space.plain
         return (data.matrix.bins, data.matrix.bins_by_feature, gpair, rows, scratch,
-                self._features, tuple(self._sampling(sampler, params)), tuple(settings),
-                tuple(numbers), nodes, level, search, parents, space.hist[0], space.hist[1],
-                column, tree)
+                self._features, self._sampling(sampler, params), settings, numbers, nodes,
+                level, search, parents, space.hist[0], space.hist[1], column, tree)
 
     def kernel_key(self):
         """``(module, name, signature)`` of the kernel this fit calls: the Numba types of
@@ -125,13 +129,14 @@ class WholeTrees:
         return ("gbm.kernels.cpu.grow_tree", "grow_tree", _numba_types(args))
 
     def _sampling(self, sampler, params):
-        """``grow_level.feature_masks``' view of the tree's column draws."""
+        """``node_masks.feature_masks``' view of the tree's column draws: a ``Sampling``
+        record's fields, as a plain tuple."""
         f, depths = self.data.n_features, params["max_depth"]
         if sampler.trivial:  # every feature at every depth (interaction constraints aside)
             if self._every_feature is None:
-                self._every_feature = records.Sampling(
+                self._every_feature = tuple(records.Sampling(
                     np.tile(np.arange(f, dtype=np.int64), (depths, 1)),
-                    np.full(depths, f, np.int64), np.uint64(0))
+                    np.full(depths, f, np.int64), np.uint64(0)))
             return self._every_feature
         levels = np.zeros((depths, f), np.int64)
         sizes = np.empty(depths, np.int64)
@@ -139,7 +144,7 @@ class WholeTrees:
             features = sampler.level_features(d)
             levels[d, :features.shape[0]] = features
             sizes[d] = features.shape[0]
-        return records.Sampling(levels, sizes, np.uint64(sampler.node_key()))
+        return tuple(records.Sampling(levels, sizes, np.uint64(sampler.node_key())))
 
 
 class _Space(NamedTuple):
@@ -206,7 +211,8 @@ def _numba_types(args):
 def _type_key(value):
     """What ``numba.typeof(value)`` depends on, hashable: an array's dtype, dimensions,
     contiguity (Numba's layout), whether it is writable and aligned; a tuple's items'
-    keys; a NumPy scalar's dtype; None. Anything else: None (not cached)."""
+    keys; a NumPy scalar's dtype; a Python float, or int of int64's range; None. Anything
+    else: None (not cached)."""
     if type(value) is np.ndarray:  # a subclass (memmap, ...): typeof's own way
         if value.dtype.fields is not None:  # records: equal dtypes Numba types apart
             return None
@@ -218,6 +224,8 @@ def _type_key(value):
         return None if None in keys else (tuple, keys)
     if isinstance(value, np.generic):
         return (np.generic, value.dtype)
+    if type(value) is float or (type(value) is int and -2**63 <= value < 2**63):
+        return (type(value),)  # float64, int64
     if value is None:
         return (None,)
     return None
