@@ -284,10 +284,10 @@ def compare_fused(args):
     kernel's fused levels off (0) and on (1), and xgboost's, alternating in this
     process; best of ``--repeats`` each (``--compare-fused``)."""
     from bench.cases import make_data, make_estimator
-    from gbm.tree import whole_tree
+    from gbm.tree import growers
 
     def fit(lib, X, y, case):
-        whole_tree.FUSED_LEVELS = 0 if lib == "fused 0" else 1
+        growers.SWITCHES.fused_levels = 0 if lib == "fused 0" else 1
         model = make_estimator("gbm" if lib.startswith("fused") else lib, case, args.n_jobs)
         t0 = time.perf_counter()
         model.fit(X, y)
@@ -312,7 +312,7 @@ def compare_fused(args):
         lines.append(f"| {case} | {a:.3f} | {b:.3f} | {x:.3f} | {b / a:.2f} | {b / x:.2f} | "
                      f"{os.getloadavg()[0]:.1f} |")
         print(lines[-1], flush=True)
-    whole_tree.FUSED_LEVELS = 1
+    growers.SWITCHES.fused_levels = 1
     return "\n".join(lines) + "\n"
 
 
@@ -325,7 +325,7 @@ def main(argv=None, prog=None):
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--top", type=int, default=30, help="cProfile lines")
     ap.add_argument("--fused", type=int, choices=(0, 1, 2), default=None,
-                    help="the whole-tree kernel's fused levels (gbm.tree.whole_tree.FUSED_LEVELS): "
+                    help="the whole-tree kernel's fused levels (gbm.tree.growers.SWITCHES): "
                          "0 never, 1 where estimated faster (the default), 2 wherever a level "
                          "has two threads")
     ap.add_argument("--compare-fused", action="store_true",
@@ -336,9 +336,9 @@ def main(argv=None, prog=None):
     ap.add_argument("--out", help="Markdown file to write (default: print only)")
     args = ap.parse_args(argv)
     if args.fused is not None:
-        from gbm.tree import whole_tree
+        from gbm.tree import growers
 
-        whole_tree.FUSED_LEVELS = args.fused
+        growers.SWITCHES.fused_levels = args.fused
     text = compare_fused(args) if args.compare_fused else run(args)
     print(text)
     if args.out:

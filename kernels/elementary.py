@@ -57,7 +57,7 @@ def _constants():
 _EXP_MAX = 709.782712893384  # above: exp overflows
 _EXP_MIN = -745.1332191019412  # below: exp is 0 (less than half the smallest subnormal)
 _SQRT_HALF = 0.7071067811865476
-_POWERS = np.array([math.ldexp(1.0, e) for e in range(-1022, 1024)])  # 2**-1022 .. 2**1023
+POWERS_OF_TWO = np.array([math.ldexp(1.0, e) for e in range(-1022, 1024)])  # 2**-1022 .. 2**1023
 
 
 def make_elementary(jit, mul, power=None):
@@ -66,7 +66,7 @@ def make_elementary(jit, mul, power=None):
     docstring). ``power(e)``: ``2.0**e`` for a normal power (-1022 <= e <= 1023), exact;
     by default read from a table (``power_from_bits`` builds it without a load)."""
     t_hi, t_lo = _T_HI, _T_LO
-    powers = _POWERS
+    powers = POWERS_OF_TWO
     step_hi, step_lo, inv_step = _STEP_HI, _STEP_LO, _INV_STEP
     ln2_hi, ln2_lo, inv_ln2 = _LN2_HI, _LN2_LO, _INV_LN2
     inv_ln2_hi, inv_ln2_lo = _INV_LN2_HI, _INV_LN2_LO

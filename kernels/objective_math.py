@@ -41,7 +41,7 @@ from .layout import (ABSOLUTE, AFT, EXPECTILE, GAMMA, HINGE, LOGISTIC, POISSON,
                      PSEUDOHUBER, QUANTILE, SOFTMAX, SQUARED, SQUARED_LOG, TWEEDIE)
 from .survival_math import make_survival_math
 
-_EPS = 1e-16  # floor of the logistic and softmax hessians
+HESSIAN_FLOOR = 1e-16  # floor of the logistic and softmax hessians
 _FLT_MIN = 1.1754943508222875e-38  # hinge's hessian where the margin is met (XGBoost's)
 _LOG_FLOOR = -1.0 + 1e-6  # squared log error: predictions clipped here (log1p stays finite)
 _LOG_HESS_FLOOR = 1e-6  # and its hessian floored here, as XGBoost
@@ -79,7 +79,7 @@ def make_objective_math(jit, mul, elementary):
         elif kind == LOGISTIC:
             p = sigmoid(m)
             g = mul(p - y, w)
-            h = mul(max(mul(p, 1.0 - p), _EPS), w)
+            h = mul(max(mul(p, 1.0 - p), HESSIAN_FLOOR), w)
         elif kind == POISSON:
             g = mul(exp(m) - y, w)
             h = mul(exp(m + objective_params[0]), w)
@@ -166,7 +166,7 @@ def make_objective_math(jit, mul, elementary):
                     p = grad[i, k] / total
                     onehot = 1.0 if k == label else 0.0
                     grad[i, k] = mul(p - onehot, w[i])
-                    hess[i, k] = mul(max(mul(mul(2.0, p), 1.0 - p), _EPS), w[i])
+                    hess[i, k] = mul(max(mul(mul(2.0, p), 1.0 - p), HESSIAN_FLOOR), w[i])
         elif kind == QUANTILE:
             for i in range(lo, hi):
                 for k in range(n_groups):

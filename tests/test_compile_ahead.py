@@ -17,8 +17,8 @@ import json, gc
 import numpy as np
 from numba.core.registry import CPUDispatcher
 from gbm.sklearn import GBMClassifier, GBMRegressor
-from gbm.tree import whole_tree
-whole_tree.ENABLED = WHOLE
+from gbm.tree import growers
+growers.SWITCHES.whole_trees = WHOLE
 rng = np.random.default_rng(0)
 X = rng.normal(size=(300, 5))
 y = (X[:, 0] > 0).astype(int)

@@ -84,9 +84,10 @@ def _all_kernels():
     launcher passes (uint8 bins; the uint16 variants compile alike)."""
     import importlib
 
-    binning, histogram, partition, predict, quantize, split = (
+    binning, histogram, partition, partition_steps, predict, quantize, split = (
         importlib.import_module(f"gbm.kernels.cuda.{name}")  # (``predict`` is also a kernel)
-        for name in ("binning", "histogram", "partition", "predict", "quantize", "split"))
+        for name in ("binning", "histogram", "partition", "partition_steps", "predict",
+                     "quantize", "split"))
     U8_2D, I32, I64_1, I64_2D = types.uint8[:, ::1], types.int32[::1], I64, types.int64[:, ::1]
     I64_3D, U32_2D, F32_2D = types.int64[:, :, ::1], types.uint32[:, ::1], types.float32[:, ::1]
     flag = types.boolean
@@ -102,9 +103,9 @@ def _all_kernels():
         "partition_flags": (partition._flag_kernel, (
             U8_2D, I32, I64_1, I64_1, I64_1, I32, I32, types.uint8[::1], types.uint8[::1],
             U32_2D, I32, I64_1)),
-        "partition_scatter": (partition._scatter_kernel, (
+        "partition_scatter": (partition_steps._scatter_kernel, (
             I32, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, I32)),
-        "partition_copy": (partition._copy_kernel, (I64_1, I64_1, I32, I32)),
+        "partition_copy": (partition_steps._copy_kernel, (I64_1, I64_1, I32, I32)),
         "add_leaf_values": (partition._leaf_kernel, (I32, I64_1, I64_1, I64_1, F64, F64)),
         "add_split_values": (partition._split_values_kernel, (
             U8_2D, I32, I64_1, I64_1, I64_1, I32, I32, types.uint8[::1], types.uint8[::1],
@@ -146,11 +147,12 @@ def test_the_elementary_test_kernel_compiles(compile_ptx):
 
 
 def _vector_leaf_kernels():
-    """The vector-leaf trees' kernels (``kernels/cuda/vector_leaf.py``) with their
+    """The vector-leaf trees' kernels (``kernels/cuda/vector_*.py``) with their
     launchers' argument types."""
     from gbm.kernels.cuda import vector_categorical as vc
     from gbm.kernels.cuda import vector_leaf as vl
     from gbm.kernels.cuda import vector_monotone as vm
+    from gbm.kernels.cuda import vector_split as vs
 
     U8_2D, I32, I64_1 = types.uint8[:, ::1], types.int32[::1], I64
     I64_3D, I64_4D = types.int64[:, :, ::1], types.int64[:, :, :, ::1]
@@ -159,8 +161,8 @@ def _vector_leaf_kernels():
     return {
         "build_vector_histograms": (vl._vector_histogram_kernel, (
             U8_2D, I64_3D, I32, I64_1, I64_1, I64_1, I64_1, I32, I64_4D)),
-        "vector_parent_gains": (vl._parent_kernel, (I64_3D, F64_3D, B, F64_2D, F64, F64)),
-        "evaluate_vector_splits": (vl._feature_kernel, (
+        "vector_parent_gains": (vs.parent_kernel, (I64_3D, F64_3D, B, F64_2D, F64, F64)),
+        "evaluate_vector_splits": (vs.feature_kernel, (
             I64_4D, I32, I64_3D, types.uint8[:, ::1], F64_3D, I8, B, F64_2D, F64, F64, I64_3D,
             F64, I32, U8, I64_3D)),
         "evaluate_vector_splits_categorical": (vc._categorical_kernel, (

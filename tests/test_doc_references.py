@@ -36,6 +36,43 @@ def test_cited_source_files_exist():
     assert not missing, "\n".join(sorted(missing))
 
 
+def _headings(doc):
+    """The headings of Markdown file ``doc`` (fenced code left out)."""
+    text = re.sub(r"^```.*?^```", "", doc.read_text(encoding="utf-8"), flags=re.M | re.S)
+    return [h.strip() for h in re.findall(r"^#+\s+(.+)$", text, flags=re.M)]
+
+
+def _anchor(heading):
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+
+
+def test_cited_sections_exist():
+    # ``docs/x.md, "Section"`` in docs, docstrings and comments, and Markdown links to
+    # ``x.md#anchor``: a heading of that file
+    missing, checked = [], 0
+    for path, text in _texts():
+        flat = " ".join(text.split())  # a citation may be wrapped
+        for doc, section in re.findall(r"\b(docs/\w+\.md),? \"([^\"]+)\"", flat):
+            checked += 1
+            if section not in _headings(ROOT / doc):
+                missing.append(f"{path.relative_to(ROOT)} cites {doc}, {section!r}")
+        for doc, anchor in re.findall(r"\(([\w./]*\.md)#([\w-]+)\)", text):
+            checked += 1
+            target = (path.parent / doc).resolve()
+            if not target.is_file() or anchor not in {_anchor(h) for h in _headings(target)}:
+                missing.append(f"{path.relative_to(ROOT)} links to {doc}#{anchor}")
+    assert not missing, "\n".join(sorted(missing))
+    assert checked > 20  # the patterns find the citations
+
+
+def test_the_anchors_are_githubs():
+    assert _anchor("Cross-validation: `gbm.cv`") == "cross-validation-gbmcv"
+    assert _anchor("XGBoost's JSON format") == "xgboosts-json-format"
+    assert _anchor("Going on after a lost worker (`max_recoveries`)") == \
+        "going-on-after-a-lost-worker-max_recoveries"
+
+
 def test_no_text_cites_the_design_notes_outside_the_repository():
     cited = [f"{path.relative_to(ROOT)}" for path, text in _texts()
              if re.search(r"\b(DESIGN|DISTRIBUTED)\.md\b", text)]

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 import gbm
-from gbm.tree import group_threads
-from gbm.training import prepare
+from gbm.tree import group_threads, growers
 from gbm.runtime.backend import get_backend
 from gbm.collective import ThreadCollective, ThreadGroup
 
@@ -43,7 +42,7 @@ def test_concurrent_groups_give_the_serial_model(case, monkeypatch):
     X, rng = _data()
     params, y = CASES[case](X, rng)
     params = dict(params, max_depth=4, n_jobs=2)
-    monkeypatch.setattr(prepare, "use_lockstep", lambda *args: False)  # see test_lockstep
+    monkeypatch.setattr(growers.SWITCHES, "lockstep", False)  # see test_lockstep
     used = []
     real = group_threads.concurrent_groups
     monkeypatch.setattr(group_threads, "concurrent_groups",

@@ -8,47 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from gbm.kernels import reference
+from gbm.kernels import catalog, reference
 
 # The CUDA launchers import without a GPU (their kernels compile at the first launch), so
 # they are checked whenever numba-cuda is installed (it is part of the dev extra), with or
 # without the simulator.
 BACKENDS = ["cpu"] + (["cuda"] if importlib.util.find_spec("numba_cuda") else [])
-# Kernels a backend does not have yet, on purpose.
-# ``test_pending_kernels_are_really_missing`` keeps this list honest.
-# the gradient pairs converted in their own memory: the CPU rounds' (gbm.training.rounds)
-# and the vector-leaf CPU rounds' pairs written in the histograms' layout (a CUDA round
-# quantizes each output and transposes: gbm.tree.vector_gradients.quantize_outputs); the logistic
-# and softmax gradients that record their maxima (a CUDA round takes them in a pass of its own)
-PENDING = {"cuda": ("max_abs_pairs", "quantize_pairs_in_place", "quantize_vector_pairs",
-                    "logistic_pair_gradients", "softmax_gradients")}
-# Kernels that run on the host on every backend, by design, so have no CUDA version: the
-# exact sums behind base scores and metrics (``exact``), the same-bits exp / log / log2 of
-# metrics' inputs (``elementwise``), the unweighted binary AUC (``auc``) and the AFT loss
-# of ``aft-nloglik`` (``survival``). The metrics
-# are computed on the host so that a score is the same bits on every backend (gbm.numerics,
-# gbm.metrics). ``test_host_only_kernels_are_not_on_the_gpu`` keeps this list honest.
-HOST_ONLY = {"exact": ("add_exact_parts",),
-             "elementwise": ("exp_into", "log_into", "log2_into"),
-             "auc": ("split_by_label", "twice_mann_whitney"),
-             "survival": ("aft_loss_into",),
-             "bundling": ("propose_bundles", "bundle_conflicts"),
-             # a paged bin matrix's pages on the host (gbm.bins.paged): a device fit calls
-             # the device's own kernels page by page
-             "paged": ("move_right_rows", "page_add_split_values", "page_histograms",
-                       "page_partition_build", "sum_private", "page_partition",
-                       "page_predict_binned"),
-             # softmax's numerators of an eval set's probabilities (gbm.objectives.pointwise)
-             "softmax_rows": ("shifted_exp_rows",)}
+# Kernels a backend does not have yet, on purpose (catalog.PENDING):
+# ``test_pending_kernels_are_really_missing`` keeps the list honest. Kernels that run on the
+# host on every backend, by design, so have no CUDA version (catalog.HOST_ONLY):
+# ``test_host_only_kernels_are_not_on_the_gpu`` keeps that list honest.
+PENDING = catalog.PENDING
+HOST_ONLY = {concept: catalog.KERNELS[concept] for concept in catalog.HOST_ONLY}
 HOST_KERNELS = {name for names in HOST_ONLY.values() for name in names}
-# a CPU vector-leaf round's steps on the float gradients of many outputs, pending on CUDA
-# too (a CUDA round quantizes every output: gbm.tree.vector_gradients.output_gradients)
-PENDING["cuda"] += ("add_outputs_leaf_values", "max_abs_outputs", "project_outputs",
-                    "quantized_segment_sums")
-CONCEPTS = ("binning", "bundled", "csr", "csr_predict", "histogram", "linear", "linear_cd",
-            "objective", "partition", "predict", "quantize", "rank", "shap", "split",
-            "vector_leaf", "vector_categorical", "vector_predict", "vector_outputs") \
-    + tuple(HOST_ONLY)
+CONCEPTS = tuple(catalog.KERNELS)
 
 
 def _parameters(fn):
@@ -88,7 +61,7 @@ def test_every_reference_kernel_is_exported():
     # the concept modules' public functions are all in the namespace (none forgotten), and
     # every concept module is in CONCEPTS (none unchecked)
     found = {path.stem for path in Path(reference.__file__).parent.glob("*.py")}
-    assert found - {"__init__"} == set(CONCEPTS)
+    assert found - {"__init__"} == set(CONCEPTS) | set(catalog.SHARED["reference"])
     exported = set(reference.__all__)
     for concept in CONCEPTS:
         module = importlib.import_module(f"gbm.kernels.reference.{concept}")
@@ -99,3 +72,30 @@ def test_every_reference_kernel_is_exported():
         helpers = {"codes_of", "categorical_goes_left", "dense_bins", "dense_values",
                    "decoded_bins"}
         assert public - helpers <= exported, concept
+
+
+@pytest.mark.parametrize("backend", ["reference", "cpu"] + BACKENDS[1:])
+def test_every_module_of_a_backend_is_in_the_catalog(backend):
+    # a backend's folder holds the modules of its concepts (those with a kernel there) and
+    # the shared ones (kernels/catalog.py): none unaccounted for, none missing
+    folder = Path(reference.__file__).parent.parent / backend
+    found = {path.stem for path in folder.glob("*.py")} - {"__init__"}
+    assert found == set(catalog.placed(backend)) | set(catalog.SHARED[backend])
+
+
+def test_every_public_cpu_kernel_is_in_the_catalog():
+    # a compiled kernel (``jit.kernel``, not a ``jit.helper``) with a public name in a
+    # concept module is a kernel of the contract: declared in the catalog, exported
+    from numba.core.registry import CPUDispatcher
+
+    checked = 0
+    for module_name, kernels in catalog.placed("cpu").items():
+        module = importlib.import_module(f"gbm.kernels.cpu.{module_name}")
+        public = {name for name, value in vars(module).items()
+                  if isinstance(value, CPUDispatcher)
+                  and not value.targetoptions.get("no_cpython_wrapper")  # a helper
+                  and not name.startswith("_")
+                  and value.py_func.__module__ == module.__name__}
+        assert public <= set(kernels), module_name
+        checked += len(public)
+    assert checked > 40

@@ -5,7 +5,7 @@ import pytest
 
 import gbm
 from gbm.kernels import cpu, reference
-from gbm.kernels.cpu.predict import categorical_goes_left as cpu_goes_left
+from gbm.kernels.cpu.tree_walk import categorical_goes_left as cpu_goes_left
 from gbm.kernels.layout import CAT_WORDS
 from gbm.kernels.reference.predict import categorical_goes_left as reference_goes_left
 from tests.support.kernel_inputs import offsets_of, random_histograms

@@ -8,8 +8,7 @@ import pytest
 
 import gbm
 import gbm.params
-from gbm.tree import lockstep, whole_tree
-from gbm.training import prepare
+from gbm.tree import growers, lockstep
 from gbm.runtime.backend import get_backend
 from gbm.collective import ThreadCollective, ThreadGroup
 from gbm.bins.dense import DenseBins
@@ -50,7 +49,7 @@ CASES = {
 def _level_by_level(monkeypatch):
     """Lockstep is the level-by-level path's (trees grown in one call each, where that
     path applies, are compared with it in tests/test_whole_tree.py)."""
-    monkeypatch.setattr(whole_tree, "ENABLED", False)
+    monkeypatch.setattr(growers.SWITCHES, "whole_trees", False)
 
 
 def _train_both(monkeypatch, params, X, y, rounds=5, **kwargs):
@@ -62,7 +61,7 @@ def _train_both(monkeypatch, params, X, y, rounds=5, **kwargs):
     together = gbm.train(params, X, y, rounds, **kwargs).to_json()
     n_rounds = len(calls)
     with monkeypatch.context() as m:
-        m.setattr(prepare, "use_lockstep", lambda *args: False)
+        m.setattr(growers.SWITCHES, "lockstep", False)
         alone = gbm.train(params, X, y, rounds, **kwargs).to_json()
     return together, alone, n_rounds
 
@@ -132,16 +131,16 @@ def _tree_data(n_rows, n_features, dtype=np.uint8):
 def test_used_only_where_it_may_be():
     p = gbm.params.validate_params({"objective": "multi:softprob", "num_class": 3})
     cpu, data = get_backend("cpu", 2), _tree_data(1000, 5)
-    assert lockstep.use_lockstep(p, cpu, 3, data, False)
-    assert not lockstep.use_lockstep(p, cpu, 1, data, False)  # one group
-    assert not lockstep.use_lockstep(p, cpu, 3, data, True)  # leaves refreshed (quantiles)
+    assert growers.use_lockstep(p, cpu, 3, data, False)
+    assert not growers.use_lockstep(p, cpu, 1, data, False)  # one group
+    assert not growers.use_lockstep(p, cpu, 3, data, True)  # leaves refreshed (quantiles)
     for change in ({"grow_policy": "lossguide"}, {"num_parallel_tree": 2}):
-        assert not lockstep.use_lockstep(gbm.params.validate_params(
+        assert not growers.use_lockstep(gbm.params.validate_params(
             {"objective": "multi:softprob", "num_class": 3, **change}), cpu, 3, data, False)
     rank = ThreadCollective(ThreadGroup(2), 0)
-    assert not lockstep.use_lockstep(p, get_backend("cpu", 2, rank), 3, data, False)
+    assert not growers.use_lockstep(p, get_backend("cpu", 2, rank), 3, data, False)
     # the stacked copies' memory: 2 * groups * rows * features bytes
     limit = lockstep.MAX_STACKED_BYTES
     rows = limit // (2 * 4 * 8)
-    assert lockstep.use_lockstep(p, cpu, 4, _tree_data(rows, 8), False)
-    assert not lockstep.use_lockstep(p, cpu, 4, _tree_data(rows + 1, 8), False)
+    assert growers.use_lockstep(p, cpu, 4, _tree_data(rows, 8), False)
+    assert not growers.use_lockstep(p, cpu, 4, _tree_data(rows + 1, 8), False)

@@ -12,7 +12,7 @@ import pytest
 
 import gbm
 from gbm.runtime import compile_ahead
-from gbm.tree import whole_tree
+from gbm.tree import growers, whole_tree
 from tests.support.node_stats import (node_rows, paired_nodes, xgboost_categories,
                                       xgboost_trees)
 
@@ -27,7 +27,7 @@ def path(request, monkeypatch):
     level)."""
     calls = []
     if request.param == "levels":
-        monkeypatch.setattr(whole_tree, "ENABLED", False)
+        monkeypatch.setattr(growers.SWITCHES, "whole_trees", False)
     else:
         monkeypatch.setenv("GBM_COMPILE_PROCESSES", "1")
         monkeypatch.setattr(compile_ahead, "_background", {})

@@ -56,13 +56,12 @@ def test_the_dask_paths():
 @pytest.mark.parametrize("old, new", [("gbm.dask_checkpoint", "gbm.dask.checkpoint"),
                                       ("gbm.dask_heap", "gbm.dask.heap"),
                                       ("gbm.dask_sockets", "gbm.dask.sockets")])
-def test_a_moved_module_keeps_its_old_name(old, new):
+def test_the_old_module_names_are_gone(old, new):
+    # removed in 0.x (the README's changelog): only the new names import
     pytest.importorskip("distributed")
-    moved = importlib.import_module(new)
-    assert importlib.import_module(old) is moved
-    assert moved.__spec__.name == new  # the real module's spec, not the alias's
-    if old == "gbm.dask_checkpoint":
-        from gbm.dask_checkpoint import read  # noqa: F401  (docs cited gbm.dask_checkpoint.read)
+    assert importlib.import_module(new).__spec__.name == new
+    with pytest.raises(ModuleNotFoundError, match=old):
+        importlib.import_module(old)
 
 
 def test_python_m_gbm_runs():

@@ -79,7 +79,7 @@ def test_bad_sampling_rates(name, value, message):
 
 def test_rows_left_out_are_not_read_by_the_histogram_kernel(monkeypatch):
     from gbm.kernels import cpu
-    from gbm.tree import whole_tree
+    from gbm.tree import growers
     from gbm.tree.sampling import row_sample as draw
 
     rng = np.random.default_rng(2)
@@ -94,7 +94,7 @@ def test_rows_left_out_are_not_read_by_the_histogram_kernel(monkeypatch):
     monkeypatch.setattr(cpu, "build_histograms", recording)
     # the level-by-level path, whose kernel calls Python sees (a tree grown in one call
     # gets the same rows: tests/test_sampling_contract.py spies on both)
-    monkeypatch.setattr(whole_tree, "ENABLED", False)
+    monkeypatch.setattr(growers.SWITCHES, "whole_trees", False)
     gbm.train({"subsample": 0.3, "max_depth": 3, "seed": 5}, X, y, 1)
     kept = np.flatnonzero(draw(5, 0, 0, np.arange(5000), 0.3))
     assert seen[0] == kept.tolist()  # the root histogram: exactly the sampled rows

@@ -122,12 +122,12 @@ def test_maxima_of_the_wrong_shape_are_refused():
 def test_power_from_bits_is_the_power_table():
     """The CPU exp's 2**e, built from the bits, is the table's (Python's exact ldexp) for
     every normal power, compiled and as plain Python."""
-    from gbm.kernels.elementary import _POWERS, cpu as compiled, power_from_bits, python
+    from gbm.kernels.elementary import POWERS_OF_TWO, cpu as compiled, power_from_bits, python
     from gbm.kernels.jit import helper
 
     e = np.arange(-1022, 1024)
     want = np.array([np.ldexp(1.0, int(v)) for v in e])
-    np.testing.assert_array_equal(want, _POWERS)
+    np.testing.assert_array_equal(want, POWERS_OF_TWO)
     np.testing.assert_array_equal([power_from_bits(np.int64(v)) for v in e], want)
     built = helper(power_from_bits)
     np.testing.assert_array_equal([built(np.int64(v)) for v in e], want)

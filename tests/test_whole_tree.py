@@ -21,7 +21,7 @@ from gbm.bins.binning import BinMapper, RaggedCuts
 from gbm.kernels.cpu.node_masks import feature_masks
 from gbm.runtime import compile_ahead
 from gbm.runtime.backend import get_backend
-from gbm.tree import whole_tree
+from gbm.tree import growers, whole_tree
 from gbm.tree.constraints import allowed_features
 from gbm.tree.sampling import ColumnSampler
 from gbm.tree.tree_data import TreeData
@@ -46,7 +46,7 @@ def _both(monkeypatch, params, X, y, rounds=4, **kwargs):
                         lambda self, *a: calls.append(1) or grow(self, *a))
     whole = gbm.train(params, X, y, rounds, **kwargs).to_json()
     with monkeypatch.context() as m:
-        m.setattr(whole_tree, "ENABLED", False)
+        m.setattr(growers.SWITCHES, "whole_trees", False)
         levels = gbm.train(params, X, y, rounds, **kwargs).to_json()
     return whole, levels, len(calls)
 
@@ -146,7 +146,7 @@ def test_fused_levels_the_same_model(seed, monkeypatch):
     params["n_jobs"] = 2
     params["max_depth"] = max(params["max_depth"], 5)
     monkeypatch.setattr(whole_tree, "TREE_MIN_WORK", 1)
-    monkeypatch.setattr(whole_tree, "FUSED_LEVELS", 2)
+    monkeypatch.setattr(growers.SWITCHES, "fused_levels", 2)
     trees = []
     grow = whole_tree.WholeTrees.grow
     monkeypatch.setattr(whole_tree.WholeTrees, "grow",
@@ -155,12 +155,12 @@ def test_fused_levels_the_same_model(seed, monkeypatch):
     fused = gbm.train(params, X, y, 4, **kwargs).to_json()
     assert sum(t.fused_levels for t in set(trees)) > 0
     with monkeypatch.context() as m:
-        m.setattr(whole_tree, "FUSED_LEVELS", 0)
+        m.setattr(growers.SWITCHES, "fused_levels", 0)
         trees.clear()
         steps = gbm.train(params, X, y, 4, **kwargs).to_json()
         assert trees and sum(t.fused_levels for t in set(trees)) == 0
     with monkeypatch.context() as m:
-        m.setattr(whole_tree, "ENABLED", False)
+        m.setattr(growers.SWITCHES, "whole_trees", False)
         levels = gbm.train(params, X, y, 4, **kwargs).to_json()
     assert fused == steps == levels
 
@@ -233,17 +233,17 @@ def _tree_data(n_rows=100, n_features=4, layout="dense"):
 def test_used_only_where_it_may_be():
     p = gbm.params.validate_params({})
     cpu, data = get_backend("cpu", 2), _tree_data()
-    assert whole_tree.use_whole_trees(p, cpu, data, False)
-    assert not whole_tree.use_whole_trees(p, cpu, data, True)  # leaves refreshed
+    assert growers.use_whole_trees(p, cpu, data, False)
+    assert not growers.use_whole_trees(p, cpu, data, True)  # leaves refreshed
     for change in ({"grow_policy": "lossguide"}, {"max_depth": 0, "max_leaves": 8}):
-        assert not whole_tree.use_whole_trees(gbm.params.validate_params(change), cpu, data,
-                                              False)
+        assert not growers.use_whole_trees(gbm.params.validate_params(change), cpu, data,
+                                           False)
     rank = ThreadCollective(ThreadGroup(2), 0)
-    assert not whole_tree.use_whole_trees(p, get_backend("cpu", 2, rank), data, False)
+    assert not growers.use_whole_trees(p, get_backend("cpu", 2, rank), data, False)
     deep = gbm.params.validate_params({"max_depth": 20})  # 2**21 nodes: level by level
-    assert not whole_tree.use_whole_trees(deep, cpu, _tree_data(10**6, 2), False)
-    assert whole_tree.use_whole_trees(deep, cpu, _tree_data(1000, 2), False)  # 1,999 at most
-    assert not whole_tree.use_whole_trees(p, cpu, _tree_data(layout="sparse"), False)
+    assert not growers.use_whole_trees(deep, cpu, _tree_data(10**6, 2), False)
+    assert growers.use_whole_trees(deep, cpu, _tree_data(1000, 2), False)  # 1,999 at most
+    assert not growers.use_whole_trees(p, cpu, _tree_data(layout="sparse"), False)
 
 
 def test_a_one_valued_feature_splits_from_its_missing_rows(monkeypatch):
@@ -274,11 +274,10 @@ def test_the_kernel_key_is_the_signature_a_fit_compiles(monkeypatch):
     """What ``compile_later`` compiles is what the fit calls (else a fit would compile
     again, at once)."""
     from gbm.kernels.cpu.grow_tree import grow_tree
-    from gbm.training import prepare
 
     made = []
-    real = whole_tree.whole_trees
-    monkeypatch.setattr(prepare, "whole_trees", lambda *a: made.append(real(*a)) or made[-1])
+    real = growers.WholeTrees
+    monkeypatch.setattr(growers, "WholeTrees", lambda *a: made.append(real(*a)) or made[-1])
     rng = np.random.default_rng(8)
     for max_bin in (256, 1000):  # uint8 and uint16 bins
         X = rng.normal(size=(3000, 3))
@@ -377,13 +376,14 @@ def test_kernel_types_looked_up_are_numba_typeof():
     cases = [(a, a.T, a[:, ::2], a[0], np.zeros(0, np.int32)),
              (readonly, np.ones(5), unaligned),
              ((np.zeros(2), np.zeros(2)), (np.zeros(2), np.zeros(2, np.int32)), None,
-              np.uint64(3), np.float64(1.0)),
+              np.uint64(3), np.float64(1.0), 7, -2**63, 2.5),
              (a.T.copy(order="C"), (a, (None, a.T))),
-             (np.memmap, 3, "x")]  # not looked up: typeof's own way
+             (np.memmap, 3, "x", 2**63)]  # not looked up: typeof's own way
     for _ in range(2):
         for args in cases[:4]:
             assert whole_tree._numba_types(args) == tuple(numba.typeof(v) for v in args)
     assert whole_tree._type_key(cases[4]) is None
+    assert whole_tree._type_key(2**63) is None and whole_tree._type_key(True) is None
     # equal record dtypes that Numba types apart (aligned or not), and a named tuple (its own
     # Numba type): never looked up
     aligned = np.dtype([("a", "i1"), ("b", "i4")], align=True)

@@ -33,6 +33,8 @@ import time
 
 from numba.core import types
 
+from ..kernels import catalog
+
 _WAIT_S = 300.0  # the longest wait for the helper processes
 _START_S = 0.9  # a helper process's CPU seconds before it compiles (see groups)
 
@@ -48,6 +50,14 @@ _U8_2, _U32_2 = _c(types.uint8, 2), _c(types.uint32, 2)
 _I64 = types.int64
 _F64_2A = types.Array(types.float64, 2, "A")  # strided (every other float of the pairs)
 
+def _cpu(kernel, signature, seconds, compiled=None):
+    """An entry of ``STANDARD``: ``(module, function, argument types, compile seconds)`` of
+    CPU kernel ``kernel``, its module as ``kernels/catalog.py`` places it; ``compiled``: the
+    compiled function of a kernel that is a Python wrapper around one."""
+    return (f"gbm.kernels.cpu.{catalog.module_of('cpu', kernel)}", compiled or kernel, signature,
+            seconds)
+
+
 # (module, kernel, argument types, compile seconds: CPU seconds, each module's entries in
 # turn in a fresh process with an empty cache, 2026-12-05; a module's later entries cost
 # less, their helpers already compiled): what a fit of float
@@ -55,33 +65,30 @@ _F64_2A = types.Array(types.float64, 2, "A")  # strided (every other float of th
 # objectives) and its predict compile, in the order a classifier's fit first calls them.
 # tests/test_compile_ahead.py checks the list against a fit's own signatures.
 STANDARD = (
-    ("gbm.kernels.cpu.exact", "add_exact_parts", (_I64_2, _I64_2), 0.4),
-    ("gbm.kernels.cpu.binning", "bin_values", (_F32_2, _F32_2, _I32_1, _U8_2), 1.0),
+    _cpu("add_exact_parts", (_I64_2, _I64_2), 0.4),
+    _cpu("bin_values", (_F32_2, _F32_2, _I32_1, _U8_2), 1.0),
     # one output group writes its gradients into the pairs' slots (gbm.training.rounds):
     # the logistic loss's kernel for them, the others' into strided views; the pairs
     # converted in place
-    ("gbm.kernels.cpu.objective", "_logistic_pair_gradients",
-     (_F64_1, _F64_1, _F64_1, _F64_2, _I64, _F64_1), 1.6),
-    ("gbm.kernels.cpu.objective", "_pointwise_gradients",
-     (_I64, _F64_2, _F64_1, _F64_1, _F64_1, _F64_2A, _F64_2A, _I64), 1.6),
-    ("gbm.kernels.cpu.quantize", "max_abs_pairs", (_I64_2,), 0.7),
-    ("gbm.kernels.cpu.quantize", "quantize_pairs_in_place", (_I64_2, _F64_1), 0.7),
-    ("gbm.kernels.cpu.histogram", "build_histograms",
-     (_U8_2, _I64_2, _I32_1, _I64_1, _I64_1, _I32_1, _I64_3, _I64), 2.4),
-    ("gbm.kernels.cpu.split", "evaluate_splits",
-     (_I64_3, _I32_1, _I64, types.none, _I64_2, _U8_2, _I8_1, _F64_2, _F64_2, _F64_1, _I64, _I64,
-      _F64_1, _I32_1, _I32_1, _U8_1, _I64_2, _U32_2), 4.8),
-    ("gbm.kernels.cpu.split", "node_weights", (_I64_2, _F64_2, _F64_2, _F64_1, _F64_1), 0.1),
-    ("gbm.kernels.cpu.partition", "partition_rows",
-     (_U8_2, _I32_1, _I64_1, _I64_1, _I32_1, _I32_1, _U8_1, _U8_1, _U32_2, _I32_1, _I32_1,
-      _I64_1), 2.4),
-    ("gbm.kernels.cpu.partition", "add_split_values",
-     (_U8_2, _I32_1, _I64_1, _I64_1, _I32_1, _I32_1, _U8_1, _U8_1, _U32_2, _I32_1, _F64_1,
-      _F64_1, _F64_1), 1.0),
-    ("gbm.kernels.cpu.partition", "add_leaf_values", (_I32_1, _I64_1, _I64_1, _F64_1, _F64_1),
-     0.1),
-    ("gbm.kernels.cpu.predict", "predict",
-     (_F32_2, _I32_1, _U32_2, _F64_1, _I64_1, _I32_1, _I32_1, _F64_2), 2.3),
+    _cpu("logistic_pair_gradients", (_F64_1, _F64_1, _F64_1, _F64_2, _I64, _F64_1), 1.6,
+         compiled="_logistic_pair_gradients"),
+    _cpu("pointwise_gradients", (_I64, _F64_2, _F64_1, _F64_1, _F64_1, _F64_2A, _F64_2A, _I64),
+         1.6, compiled="_pointwise_gradients"),
+    _cpu("max_abs_pairs", (_I64_2,), 0.7),
+    _cpu("quantize_pairs_in_place", (_I64_2, _F64_1), 0.7),
+    _cpu("build_histograms", (_U8_2, _I64_2, _I32_1, _I64_1, _I64_1, _I32_1, _I64_3, _I64), 2.4),
+    _cpu("evaluate_splits",
+         (_I64_3, _I32_1, _I64, types.none, _I64_2, _U8_2, _I8_1, _F64_2, _F64_2, _F64_1, _I64,
+          _I64, _F64_1, _I32_1, _I32_1, _U8_1, _I64_2, _U32_2), 4.8),
+    _cpu("node_weights", (_I64_2, _F64_2, _F64_2, _F64_1, _F64_1), 0.1),
+    _cpu("partition_rows",
+         (_U8_2, _I32_1, _I64_1, _I64_1, _I32_1, _I32_1, _U8_1, _U8_1, _U32_2, _I32_1, _I32_1,
+          _I64_1), 2.4),
+    _cpu("add_split_values",
+         (_U8_2, _I32_1, _I64_1, _I64_1, _I32_1, _I32_1, _U8_1, _U8_1, _U32_2, _I32_1, _F64_1,
+          _F64_1, _F64_1), 1.0),
+    _cpu("add_leaf_values", (_I32_1, _I64_1, _I64_1, _F64_1, _F64_1), 0.1),
+    _cpu("predict", (_F32_2, _I32_1, _U32_2, _F64_1, _I64_1, _I32_1, _I32_1, _F64_2), 2.3),
 )
 
 

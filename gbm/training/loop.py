@@ -143,7 +143,7 @@ def train(params, X=None, y=None, num_boost_round=10, sample_weight=None, evals=
         hooks = CallbackContainer(own, callbacks, collective, rounds)
         booster = hooks.before_training(booster)
         # multi_strategy="multi_output_tree": one vector-leaf tree per round
-        grow = grow_vector_round if fit.vector_leaf else grow_round
+        grow = grow_vector_round if fit.grower.vector is not None else grow_round
         for round_ in range(*rounds):
             if hooks.before_iteration(booster, round_):
                 break

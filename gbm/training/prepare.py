@@ -35,10 +35,9 @@ from ..runtime.memory import release_free_memory
 from ..tree.constraints import (interaction_matrix, parse_interaction_constraints,
                                 parse_monotone_constraints)
 from ..tree.grower import HistogramBuffers
+from ..tree.growers import choose_grower
 from ..tree.tree_data import TreeData
 from ..tree.group_threads import GroupRunner
-from ..tree.lockstep import Lockstep, use_lockstep
-from ..tree.whole_tree import whole_trees
 from ..tree.rebin import binned_margins, rebinned_forest
 from ..tree.vector_leaf import check_supported as check_vector_leaf
 from ..tree.vector_leaf import dense_data
@@ -61,8 +60,8 @@ class Fit:
     group-major), ``y`` / ``y_fit`` (labels on the host / on the device), ``w`` (row
     weights on the host), ``w_fit`` (the gradients' weights on the device: with
     ``scale_pos_weight``), ``refresh_weights`` (the leaf refresh's: None when unweighted),
-    ``queries``, ``row_ids`` (None: the rows' positions), ``n_rows_total``, ``whole_trees`` (``gbm.tree.whole_tree``:
-    trees grown in one compiled call; None: level by level), ``lockstep``, ``runner``,
+    ``queries``, ``row_ids`` (None: the rows' positions), ``n_rows_total``, ``grower``
+    (``gbm.tree.growers.Grower``: which grower grows the trees), ``runner``,
     ``first_round``,
     ``dropout`` (DART's state, ``gbm.training.dropout``; None unless ``booster="dart"``).
     """
@@ -100,22 +99,14 @@ class Fit:
             self.data, self.mapper = _bin(X, w, self.categories, self.names, p, backend,
                                           self.row_ids, self.n_rows_total)
         self.X = X  # until start(): the bins are what the rounds read
-        # a round's groups' trees: on small tables in lockstep, a level of all of them per
-        # kernel call (gbm/tree/lockstep.py); otherwise concurrently in threads where that
-        # pays (gbm/tree/group_threads.py), each thread with its own levels' histograms
-        leaf_refresh = objective.leaf_alphas is not None
-        # multi_strategy="multi_output_tree": one vector-leaf tree a round (gbm.tree.vector_leaf)
-        self.vector_leaf = p["multi_strategy"] == "multi_output_tree"
-        if self.vector_leaf:
+        self.grower = choose_grower(p, backend, self.data, objective, X.shape[0])
+        if self.grower.vector is not None:  # one vector-leaf tree a round
             check_vector_leaf(p, self.data, backend, objective)
             self.data = dense_data(self.data, backend.xp)  # sparse or bundled bins: expanded
-        # a tree in one compiled call where that path applies (gbm/tree/whole_tree.py)
-        self.whole_trees = None if self.vector_leaf else whole_trees(
-            p, backend, self.data, leaf_refresh, X.shape[0])
-        self.lockstep = (Lockstep(self.data, objective.n_groups, backend)
-                         if self.whole_trees is None and not self.vector_leaf and use_lockstep(
-                             p, backend, objective.n_groups, self.data, leaf_refresh) else None)
-        self.runner = GroupRunner(backend, 1 if self.lockstep else objective.n_groups,
+        # a round's groups' trees, where they are not grown in lockstep: concurrently in
+        # threads where that pays (gbm/tree/group_threads.py), each thread with its own
+        # levels' histograms
+        self.runner = GroupRunner(backend, 1 if self.grower.lockstep else objective.n_groups,
                                   lambda: HistogramBuffers(backend.xp))
         # the set-up's temporaries: not held through the rounds
         release_free_memory(4 * X.shape[0] * X.shape[1])

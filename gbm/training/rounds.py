@@ -1,9 +1,11 @@
 """One boosting round: the gradients at the current margins, then each output group's
 trees (``num_parallel_tree`` of them), their leaf values added to the margins.
 
-A round's groups grow in lockstep on small tables (``gbm.tree.lockstep``: a level of
-every group's tree per kernel call), else concurrently where that pays
-(``gbm.tree.group_threads``), each thread with its own histograms. A DART fit
+The fit's grower (``gbm.tree.growers``: chosen once per fit) grows them: a round's groups
+in lockstep (``gbm.tree.lockstep``: a level of every group's tree per kernel call), or
+each group's trees in one compiled call each (``gbm.tree.whole_tree``) or level by level
+(``TreeGrower``), the groups concurrently where that pays (``gbm.tree.group_threads``),
+each thread with its own histograms. A DART fit
 (``fit.dropout``, ``gbm.training.dropout``) drops trees from the margins before the
 gradients and weighs the trees after the round.
 """
@@ -33,22 +35,17 @@ def grow_round(fit, booster, round_):
     else:
         grad, hess = grad.T, hess.T
         local_max = _recorded_maxima(backend)
-    if fit.lockstep is not None:
-        by_group = [[tree] for tree in fit.lockstep.grow_round(
+    lockstep = fit.grower.lockstep
+    if lockstep is not None:
+        by_group = [[tree] for tree in lockstep.grow_round(
             grad, hess, fit.margins, round_, fit.row_ids, fit.n_rows_total, fit.params,
             fit.runner.buffers())]
     else:
-        def grow(group, group_backend, buffers):
-            residual = None  # absolute / quantile loss: leaves become residual quantiles
-            if objective.leaf_alphas is not None:
-                y = fit.y if fit.y.ndim == 1 else fit.y[:, group]
-                residual = (y - backend.to_host(fit.margins[group]), objective.leaf_alphas[group])
-            return _grow_group(fit.data, grad[group], hess[group], fit.margins[group], group,
-                               round_, residual, fit.row_ids, fit.n_rows_total,
-                               fit.refresh_weights, fit.params, group_backend, buffers,
-                               fit.whole_trees, local_max)
-
-        by_group = fit.runner.map(grow, range(objective.n_groups))
+        by_group = fit.runner.map(
+            lambda group, group_backend, buffers: _grow_group(
+                fit, group, round_, grad[group], hess[group], group_backend, buffers,
+                local_max),
+            range(objective.n_groups))
     for group, trees in enumerate(by_group):
         for tree in trees:
             booster.add_tree(tree, group)
@@ -65,7 +62,7 @@ def _gradients_in_pairs(fit):
     its pair in place, so the round holds no float gradient or hessian array besides the
     pairs (16 bytes a row). Returns that float64 (n, 2) view, or None."""
     backend = fit.backend
-    if (fit.lockstep is not None or fit.objective.n_groups != 1 or backend.workspace is None
+    if (fit.grower.lockstep is not None or fit.objective.n_groups != 1 or backend.workspace is None
             or backend.name != "cpu" or backend.xp is not np):
         return None
     n = fit.margins.shape[1]
@@ -88,54 +85,75 @@ def _recorded_maxima(backend):
     return maxima
 
 
-def _grow_group(data, grad, hess, column, group, round_, residual, row_ids, n_rows_total,
-                weights, p, backend, buffers, whole_trees=None, local_max=None):
-    """Grow one round's trees of one output group (``num_parallel_tree`` of them, sharing
-    the round's gradients, as XGBoost does) and add their leaf values to ``column`` (the
-    group's margins, contiguous, updated in place); returns the trees, for the caller to
-    add to the booster in group order. ``whole_trees``: a ``gbm.tree.whole_tree
-    .WholeTrees`` grows each tree in one call (None: ``TreeGrower``). ``local_max``: this
-    rank's ``max |g|``, ``max |h|`` when the objective's kernel recorded them (``quantize``)."""
-    gpair, scales = quantize(grad, hess, backend, n_rows_total,
+def _grow_group(fit, group, round_, grad, hess, backend, buffers, local_max=None):
+    """Grow round ``round_``'s trees of output group ``group`` (``num_parallel_tree`` of
+    them, sharing the round's gradients ``grad``, ``hess``, as XGBoost does) with the fit's
+    grower, and add their leaf values to the group's margins (``fit.margins[group]``,
+    contiguous, updated in place); returns the trees, for the caller to add to the booster
+    in group order. ``backend``, ``buffers``: the thread's (``GroupRunner``);
+    ``local_max``: this rank's ``max |g|``, ``max |h|`` when the objective's kernel
+    recorded them (``quantize``)."""
+    gpair, scales = quantize(grad, hess, backend, fit.n_rows_total,
                              out=backend.buffer("gpair", (grad.shape[0], 2), GPAIR_DTYPE),
                              local_max=local_max)
+    p = fit.params
     n_parallel = p["num_parallel_tree"]
     # Each parallel tree's leaves carry learning_rate / num_parallel_tree, so a round
     # adds learning_rate times the mean of its trees (XGBoost scales them the same way).
     tree_params = p if n_parallel == 1 else dict(p, learning_rate=p["learning_rate"] / n_parallel)
-    xp = backend.xp
-    trees = []
-    n_rows = grad.shape[0]
+    column, trees = fit.margins[group], []
+    residual = None  # absolute / quantile loss: leaves become residual quantiles
+    if fit.objective.leaf_alphas is not None:  # (of the margins before the round's trees)
+        y = fit.y if fit.y.ndim == 1 else fit.y[:, group]
+        residual = (y - backend.to_host(column), fit.objective.leaf_alphas[group])
     for parallel in range(n_parallel):
-        kept = sample_rows(p, round_, group, row_ids, n_rows, parallel)
-        columns = ColumnSampler(p, data.n_features, round_, group, parallel)
-        if whole_trees is not None:  # rows None: every row, numbered where they are kept
-            rows = None if kept is None else np.flatnonzero(kept).astype(np.int32)
-            trees.append(whole_trees.grow(gpair, scales, rows, tree_params, columns, column,
-                                          backend))
-            if kept is not None:  # rows left out of the sample: walk them through the tree
-                with backend.threads(n_rows):
-                    add_tree(backend, data, trees[-1], np.flatnonzero(~kept), column)
-            continue
-        # every row: a range, which the grower writes into its own row list (no index of
-        # every row held beside it)
-        rows = (range(n_rows) if kept is None
-                else backend.asarray(np.flatnonzero(kept).astype(np.int32)))
-        # without a leaf refresh, the last level's leaves go straight into the margins
-        grower = TreeGrower(data, gpair, scales, rows, tree_params, backend, columns, buffers,
-                            column=column if residual is None else None)
-        (tree,), rows, starts, ends, values = grower.grow()
-        if residual is not None:
-            values = refresh_leaves(values, backend.to_host(rows), starts, ends, residual[0],
-                                    residual[1], tree_params["learning_rate"], weights,
-                                    backend.collective)
-            tree.value[grower.leaf_ids[0]] = values
-        with backend.threads(rows.shape[0]):
-            backend.kernels.add_leaf_values(rows, starts, ends, values, column)
-            if kept is not None:  # rows left out of the sample: walk them through the tree
-                add_tree(backend, data, tree, np.flatnonzero(~kept), column)
+        kept = sample_rows(p, round_, group, fit.row_ids, grad.shape[0], parallel)
+        columns = ColumnSampler(p, fit.data.n_features, round_, group, parallel)
+        if fit.grower.whole_trees is not None:
+            tree = _grow_whole(fit, (gpair, scales), kept, tree_params, columns, column,
+                               backend)
+        else:
+            tree = _grow_levels(fit, (gpair, scales), kept, tree_params, columns, column,
+                                backend, buffers, residual)
         trees.append(tree)
     return trees
+
+
+def _grow_whole(fit, pairs, kept, params, columns, column, backend):
+    """One tree grown in one compiled call (``WholeTrees``) from ``pairs`` (the quantized
+    gradients and their scales) on the rows ``kept`` (a mask; None: every row), its leaf
+    values added to ``column``; returns it."""
+    rows = None if kept is None else np.flatnonzero(kept).astype(np.int32)
+    tree = fit.grower.whole_trees.grow(*pairs, rows, params, columns, column, backend)
+    if kept is not None:  # rows left out of the sample: walk them through the tree
+        with backend.threads(column.shape[0]):
+            add_tree(backend, fit.data, tree, np.flatnonzero(~kept), column)
+    return tree
+
+
+def _grow_levels(fit, pairs, kept, params, columns, column, backend, buffers, residual):
+    """One tree grown level by level (``TreeGrower``) as ``_grow_whole``, its leaf values
+    made ``residual``'s quantiles (``(y - margins, alpha)``: an absolute or quantile loss;
+    None: kept) before they are added to ``column``."""
+    n_rows = column.shape[0]
+    # every row: a range, which the grower writes into its own row list (no index of
+    # every row held beside it)
+    rows = (range(n_rows) if kept is None
+            else backend.asarray(np.flatnonzero(kept).astype(np.int32)))
+    # without a leaf refresh, the last level's leaves go straight into the margins
+    grower = TreeGrower(fit.data, *pairs, rows, params, backend, columns, buffers,
+                        column=column if residual is None else None)
+    (tree,), rows, starts, ends, values = grower.grow()
+    if residual is not None:
+        values = refresh_leaves(values, backend.to_host(rows), starts, ends, residual[0],
+                                residual[1], params["learning_rate"], fit.refresh_weights,
+                                backend.collective)
+        tree.value[grower.leaf_ids[0]] = values
+    with backend.threads(rows.shape[0]):
+        backend.kernels.add_leaf_values(rows, starts, ends, values, column)
+        if kept is not None:  # rows left out of the sample: walk them through the tree
+            add_tree(backend, fit.data, tree, np.flatnonzero(~kept), column)
+    return tree
 
 
 def sample_rows(p, round_, group, row_ids, n_rows, parallel=0):

@@ -1,6 +1,7 @@
 """One boosting round of a vector-leaf model (``multi_strategy="multi_output_tree"``):
 the gradients of every output at the current margins, one tree for all of them
-(``gbm.tree.vector_leaf``), its leaf values added to each output's margins."""
+(``gbm.tree.vector_leaf``; leaf by leaf: ``gbm.tree.vector_lossguide``, as
+``gbm.tree.growers`` chose), its leaf values added to each output's margins."""
 import numpy as np
 
 from ..objectives.adaptive import refresh_leaves
@@ -8,8 +9,6 @@ from ..tree.margins import add_tree
 from ..tree.projection import projection_for, project_gradients
 from ..tree.sampling import ColumnSampler
 from ..tree.vector_gradients import output_gradients, quantize_outputs
-from ..tree.vector_leaf import VectorLeafGrower
-from ..tree.vector_lossguide import VectorLossguideGrower
 from .rounds import sample_rows
 
 
@@ -45,9 +44,8 @@ def grow_vector_round(fit, booster, round_):
         rows = (np.arange(n_rows, dtype=np.int32) if kept is None
                 else np.flatnonzero(kept).astype(np.int32))
         columns = ColumnSampler(p, fit.data.n_features, round_, 0, parallel)
-        grower = (VectorLossguideGrower if p["grow_policy"] == "lossguide"
-                  else VectorLeafGrower)(fit.data, gpair, scales, rows, tree_params, backend,
-                                         columns, search, kernels=backend.kernels)
+        grower = fit.grower.vector(fit.data, gpair, scales, rows, tree_params, backend, columns,
+                                   search, kernels=backend.kernels)
         tree, rows, starts, ends, values = grower.grow()
         if residuals is not None:  # leaves become residual quantiles
             values = _refreshed(fit, tree, grower.leaf_ids, rows, starts, ends, values,

@@ -1,6 +1,6 @@
 """Grow one tree, a whole level at a time.
 
-The tree under construction is a struct of arrays (``_Nodes``: row ranges, integer sums,
+The tree under construction is a struct of arrays (``Nodes``: row ranges, integer sums,
 weight bounds, constraint paths, splits). Each level, whatever its node count, is a fixed
 number of kernel and array calls: build the smaller children's histograms (one kernel
 call, one all-reduce), subtract them from their parents' for the siblings, evaluate every
@@ -34,63 +34,13 @@ import numpy as np
 from .active import (HistogramLayout, active_layout, candidate_layout, gather_slots,
                      largest_hessians, level_layout)
 from .constraints import allowed_features
+from .nodes import Nodes
 from .structure import NODE_FIELDS, Tree
 from .tree_data import TreeData  # noqa: F401  (gbm.tree.grower.TreeData: where it was)
 
 _MIN_GAIN = 1e-6  # a split must reduce the loss by more than this (XGBoost's kRtEps)
 _MAX_BATCH_BYTES = 256 << 20  # cap on one batch's histograms (and each thread's copy)
 _RANGE_BLOCK = 1 << 20  # rows given as a range: written this many at a time
-
-
-class _Nodes:
-    """The trees under construction: one row per node, in creation order; ``tree`` is a
-    node's tree, ``local`` its id within that tree."""
-
-    def __init__(self, n_features, capacity, with_paths, cat_words, n_trees=1):
-        self.n = 0
-        self.next_local = np.zeros(n_trees, dtype=np.int64)  # each tree's next node id
-        self.capacity = 0
-        self.n_features = n_features
-        self.cat_words = cat_words
-        self.with_paths = with_paths
-        self._grow(max(capacity, 1))
-
-    def _grow(self, capacity):
-        def resized(name, shape, dtype, fill):
-            new = np.full((capacity,) + shape, fill, dtype=dtype)
-            if self.capacity:
-                new[:self.n] = getattr(self, name)[:self.n]
-            setattr(self, name, new)
-
-        for name, shape, dtype, fill in (
-                ("start", (), np.int64, 0), ("end", (), np.int64, 0),
-                ("depth", (), np.int32, 0), ("sums", (2,), np.int64, 0),
-                ("bounds", (2,), np.float64, 0.0), ("feature", (), np.int32, -1),
-                ("split_bin", (), np.int32, 0), ("default_left", (), np.uint8, 0),
-                ("split_type", (), np.uint8, 0), ("gain", (), np.float64, 0.0),
-                ("left", (), np.int32, -1), ("cat_bits", (self.cat_words,), np.uint32, 0),
-                ("tree", (), np.int32, 0), ("local", (), np.int64, 0)):
-            resized(name, shape, dtype, fill)
-        if self.with_paths:  # features split on between the root and each node
-            resized("path", (self.n_features,), bool, False)
-        self.capacity = capacity
-
-    def add(self, trees):
-        """Ids of new nodes (consecutive) of trees ``trees`` (int, one per node); each
-        gets the next id of its tree, in order."""
-        count = trees.shape[0]
-        if self.n + count > self.capacity:
-            self._grow(max(2 * self.capacity, self.n + count))
-        ids = np.arange(self.n, self.n + count, dtype=np.int64)
-        self.n += count
-        self.tree[ids] = trees
-        # each node's rank among the new nodes of its tree, after its tree's earlier nodes
-        order = np.argsort(trees, kind="stable")
-        sorted_trees = trees[order]
-        first = np.searchsorted(sorted_trees, sorted_trees)
-        self.local[ids[order]] = self.next_local[sorted_trees] + np.arange(count) - first
-        self.next_local += np.bincount(trees, minlength=self.next_local.shape[0])
-        return ids
 
 
 class HistogramBuffers:
@@ -140,7 +90,7 @@ class TreeGrower:
         or a ``range`` (every row: no index array of them needed)
 
     Where the arrays live: the rows, gradients, bins and histograms on the backend's
-    device (``backend.xp``); the tree under construction (``_Nodes``) and each level's
+    device (``backend.xp``); the tree under construction (``Nodes``) and each level's
     per-node arrays on the host, handed to the kernels, which copy them over (once per
     kernel call, not per node).
     params : validated parameter dict
@@ -195,8 +145,8 @@ class TreeGrower:
                                       params["max_delta_step"], params["min_child_weight"]])
         max_depth, max_leaves = params["max_depth"], params["max_leaves"]
         capacity = 2 * max_leaves - 1 if max_leaves else 2 ** (min(max_depth, 10) + 1) - 1
-        self.nodes = _Nodes(data.n_features, n_trees * capacity, data.interaction is not None,
-                            data.cat_words, n_trees)
+        self.nodes = Nodes(data.n_features, n_trees * capacity, data.interaction is not None,
+                           data.cat_words, n_trees)
         self.has_monotone = bool(data.monotone.any())
         self.has_categorical = bool(np.asarray(data.is_categorical).any())
         self.column = column if depthwise else None

@@ -15,7 +15,8 @@ tree's fixed-point scales. Each tree is the one the grower makes for that group 
 
 Used on the CPU backend on one rank, for depthwise trees without leaf refresh and
 without parallel trees, when the stacked copy is small (``MAX_STACKED_BYTES``): it is
-where per-call costs dominate; larger tables keep one tree per call.
+where per-call costs dominate; larger tables keep one tree per call
+(``gbm.tree.growers.use_lockstep``).
 """
 import dataclasses
 
@@ -27,21 +28,6 @@ from .quantize import GPAIR_DTYPE, quantize
 from .sampling import ColumnSampler, row_sample
 
 MAX_STACKED_BYTES = 64 << 20  # the stacked bin matrix (a dense one's row- and feature-major copies)
-
-
-def use_lockstep(params, backend, n_groups, data, leaf_refresh):
-    """Whether a round's ``n_groups`` trees grow in lockstep (see the module docstring)."""
-    if n_groups < 2 or leaf_refresh or backend.name != "cpu":
-        return False
-    if backend.collective.world_size > 1:  # ranks would have to agree on the size test
-        return False
-    if params["grow_policy"] != "depthwise" or params["num_parallel_tree"] != 1:
-        return False
-    if data.matrix.layout == "paged":  # pages on disk are not stacked
-        return False
-    n_rows = data.matrix.n_rows
-    stacked = n_groups * data.matrix.nbytes
-    return stacked <= MAX_STACKED_BYTES and n_groups * n_rows < 2**31  # int32 row numbers
 
 
 class Lockstep:

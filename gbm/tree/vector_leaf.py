@@ -37,6 +37,7 @@ import numpy as np
 
 from ..kernels.cpu import vector_leaf as _kernels
 from .constraints import allowed_features
+from .nodes import Nodes
 from .structure import NODE_FIELDS, Tree
 from .vector_gradients import FloatOutputs
 from .vector_monotone import VectorMonotone
@@ -68,47 +69,6 @@ def dense_data(data, xp=np):
     if data.matrix.layout in ("dense", "paged"):  # pages: gbm.tree.vector_paged
         return data
     return dataclasses.replace(data, matrix=data.matrix.to_dense(xp))
-
-
-class _Nodes:
-    """The tree under construction, one entry per node in creation order."""
-
-    def __init__(self, n_features, k_search, with_paths):
-        self.start, self.end, self.depth = [], [], []
-        self.sums = []  # int64 (k_search, 2) each: the split search's sums
-        self.feature, self.split_bin, self.default_left, self.gain, self.left = \
-            [], [], [], [], []
-        self.path = [] if with_paths else None
-        self.bounds = []  # float64 (k, 2) each (monotone constraints only)
-        self.cat_bits = []  # uint32 (n_words,) at a categorical split, else None
-        self.n_features = n_features
-
-    def record(self, node, feature, split_bin, default_left, gain, cat_bits=None):
-        """Node ``node``'s split: a threshold bin, or (``cat_bits`` uint32 (n_words,)) the
-        set of categories that go right (its ``split_bin`` is then 0)."""
-        self.feature[node], self.default_left[node] = int(feature), int(default_left)
-        self.split_bin[node] = 0 if cat_bits is not None else int(split_bin)
-        self.gain[node], self.cat_bits[node] = float(gain), cat_bits
-
-    def add(self, start, end, depth, sums, path=None):
-        self.start.append(int(start))
-        self.end.append(int(end))
-        self.depth.append(int(depth))
-        self.sums.append(sums)
-        self.feature.append(-1)
-        self.split_bin.append(0)
-        self.default_left.append(0)
-        self.gain.append(0.0)
-        self.left.append(-1)
-        self.bounds.append(None)
-        self.cat_bits.append(None)
-        if self.path is not None:
-            self.path.append(path)
-        return len(self.start) - 1
-
-    @property
-    def n(self):
-        return len(self.start)
 
 
 class VectorLeafGrower(VectorMonotone):
@@ -148,8 +108,13 @@ class VectorLeafGrower(VectorMonotone):
         self.params, self.backend, self.sampler, self.k = params, backend, column_sampler, kernels
         self.split_params = np.array([params["reg_lambda"], params["reg_alpha"],
                                       params["max_delta_step"], params["min_child_weight"]])
-        self.nodes = _Nodes(data.n_features, self.search_gpair.shape[1],
-                            data.interaction is not None)
+        # the nodes as the grower's (gbm.tree.nodes): sums of the searched columns, a pair
+        # each (k_search, 2); bounds per output (monotone constraints only)
+        max_depth, max_leaves = params["max_depth"], params["max_leaves"]
+        capacity = 2 * max_leaves - 1 if max_leaves else 2 ** (min(max_depth, 10) + 1) - 1
+        self.nodes = Nodes(data.n_features, capacity, data.interaction is not None,
+                           data.cat_words, sums_shape=(self.search_gpair.shape[1], 2),
+                           bounds_shape=(self.scales.shape[0], 2))
         self.monotone = np.ascontiguousarray(data.monotone, dtype=np.int8) \
             if data.monotone.any() else None
         # categorical features: their kernel (gbm.kernels.cpu.vector_categorical)
@@ -269,11 +234,7 @@ class VectorLeafGrower(VectorMonotone):
         starts = np.array([nodes.start[i] for i in ids], dtype=np.int64)
         ends = np.array([nodes.end[i] for i in ids], dtype=np.int64)
         n_left = np.empty(n, dtype=np.int64)
-        split_type = np.zeros(n, dtype=np.uint8)
-        cat_bits = np.zeros((n, self.data.cat_words), dtype=np.uint32)
-        for i, node in enumerate(ids):
-            if nodes.cat_bits[node] is not None:
-                split_type[i], cat_bits[i] = 1, nodes.cat_bits[node]
+        split_type, cat_bits = nodes.split_type[ids], nodes.cat_bits[ids]  # numeric: zeros
         with self.backend.threads(4 * int((ends - starts).sum())):
             matrix.partition_rows(self.backend.kernels, self.rows, starts, ends,
                                   np.ascontiguousarray(feature, dtype=np.int32),
@@ -287,10 +248,7 @@ class VectorLeafGrower(VectorMonotone):
         """The tree, and its leaves' row segments and values: ``(tree, rows, leaf_starts,
         leaf_ends, leaf_values float64 (n_leaves, k))``."""
         nodes, p = self.nodes, self.params
-        root_sums = self.backend.collective.allreduce(self.search_gpair[self.rows].sum(axis=0))
-        path = np.zeros(self.data.n_features, bool) if nodes.path is not None else None
-        nodes.add(0, self.rows.shape[0], 0, root_sums, path)
-        self._root_bounds()
+        self._add_root()
         max_depth = p["max_depth"]
         ids, hist, n_leaves = [0], None, 1
         if max_depth != 0 and self._any_rows():
@@ -306,29 +264,58 @@ class VectorLeafGrower(VectorMonotone):
             n_leaves += chosen.size
             parents = [ids[c] for c in chosen]
             for c, node in zip(chosen, parents):
-                nodes.record(node, feature[c], split_bin[c], default_left[c], gain[c],
+                self._record(node, feature[c], split_bin[c], default_left[c], gain[c],
                              self._cat_split(feature[c], cat_bits[c]))
-            starts, middles, ends = self._partition(parents, feature[chosen], split_bin[chosen],
-                                                    default_left[chosen])
-            depth = nodes.depth[parents[0]] + 1
-            children = []
-            for i, (c, node) in enumerate(zip(chosen, parents)):
-                child_path = None
-                if nodes.path is not None:
-                    child_path = nodes.path[node].copy()
-                    child_path[feature[c]] = True
-                left = nodes.add(starts[i], middles[i], depth, left_sums[c], child_path)
-                nodes.add(middles[i], ends[i], depth, nodes.sums[node] - left_sums[c],
-                          child_path)
-                nodes.left[node] = left
-                children.append(left)
+            split = self._partition(parents, feature[chosen], split_bin[chosen],
+                                    default_left[chosen])
+            children = self._add_children(parents, split, left_sums[chosen])
             self._set_child_bounds(parents)
-            if max_depth and depth >= max_depth:
+            if max_depth and nodes.depth[children[0]] >= max_depth:
                 break
             every = chosen.size == len(ids)
             hist = self._children_histograms(children, hist if every else hist[chosen])
             ids = [c + s for c in children for s in (0, 1)]
         return self._finish()
+
+    def _add_root(self):
+        """The root (node 0): every row, the sums over them on every rank, no bounds."""
+        nodes = self.nodes
+        root = nodes.add(np.zeros(1, np.int32))[0]
+        nodes.end[root] = self.rows.shape[0]
+        nodes.sums[root] = self.backend.collective.allreduce(
+            self.search_gpair[self.rows].sum(axis=0))
+        self._root_bounds()
+
+    def _record(self, node, feature, split_bin, default_left, gain, cat_bits=None):
+        """Node ``node``'s split: a threshold bin, or (``cat_bits`` uint32 (n_words,)) the
+        set of categories that go right (its ``split_bin`` is then 0)."""
+        nodes = self.nodes
+        nodes.feature[node], nodes.default_left[node] = feature, default_left
+        nodes.split_bin[node] = 0 if cat_bits is not None else split_bin
+        nodes.gain[node] = gain
+        if cat_bits is not None:
+            nodes.split_type[node], nodes.cat_bits[node] = 1, cat_bits
+
+    def _add_children(self, parents, split, left_sums):
+        """The children of split nodes ``parents`` (their splits recorded; ``split``: their
+        rows' ``(starts, middles, ends)`` after the partition; ``left_sums``: the left
+        children's sums), the next ids: each parent's left child, then its right one.
+        Returns the left children's ids."""
+        nodes, parents = self.nodes, np.asarray(parents, dtype=np.int64)
+        starts, middles, ends = split
+        children = nodes.add(np.zeros(2 * parents.shape[0], np.int32))
+        left, right = children[0::2], children[1::2]
+        nodes.start[left], nodes.end[left] = starts, middles
+        nodes.start[right], nodes.end[right] = middles, ends
+        nodes.depth[left] = nodes.depth[right] = nodes.depth[parents] + 1
+        nodes.sums[left] = left_sums
+        nodes.sums[right] = nodes.sums[parents] - left_sums
+        if nodes.path is not None:  # the features split on above each child
+            path = nodes.path[parents]
+            path[np.arange(parents.shape[0]), nodes.feature[parents]] = True
+            nodes.path[left] = nodes.path[right] = path
+        nodes.left[parents] = left
+        return left
 
     def _children_histograms(self, lefts, parent_hist):
         """The histograms of children ``lefts[i]`` and ``lefts[i] + 1``, in that order: the
@@ -385,18 +372,17 @@ class VectorLeafGrower(VectorMonotone):
     def _full_sums(self):
         """int64 (n_nodes, k, 2): every node's sums over all outputs (the leaves' from
         their rows, an inner node's its children's total)."""
-        nodes, k = self.nodes, self.scales.shape[0]
+        nodes, k, n = self.nodes, self.scales.shape[0], self.nodes.n
         if not self.output_major:
             # the search read every output: each node's sums are its rows' already (the
             # root's summed from its rows, a child's from the histograms and its parent's,
             # over every rank), the same integers a pass over the leaves' rows would give
-            return np.array(nodes.sums, dtype=np.int64).reshape(nodes.n, k, 2)
-        sums = np.zeros((nodes.n, k, 2), dtype=np.int64)
-        left = np.array(nodes.left)
+            return np.ascontiguousarray(nodes.sums[:n]).reshape(n, k, 2)
+        sums = np.zeros((n, k, 2), dtype=np.int64)
+        left = nodes.left[:n]
         leaves = np.flatnonzero(left < 0)
-        sums[leaves] = self._segment_sums(np.array(nodes.start, dtype=np.int64)[leaves],
-                                          np.array(nodes.end, dtype=np.int64)[leaves])
-        for node in range(nodes.n - 1, -1, -1):  # children after parents: bottom up
+        sums[leaves] = self._segment_sums(nodes.start[:n][leaves], nodes.end[:n][leaves])
+        for node in range(n - 1, -1, -1):  # children after parents: bottom up
             if left[node] >= 0:
                 sums[node] = sums[left[node]] + sums[left[node] + 1]
         return sums
@@ -427,22 +413,21 @@ class VectorLeafGrower(VectorMonotone):
         else:
             self.k.vector_bounded_weights(sums, self._bounds(range(n)), self.scales,
                                           self.split_params, weights)
-        left = np.array(nodes.left, dtype=np.int32)
+        left = nodes.left[:n]
         inner = left >= 0
         arrays = {name: np.zeros(n, dtype=dtype) for name, dtype in NODE_FIELDS.items()}
-        feature = np.array(nodes.feature, dtype=np.int32)
-        split_bin = np.array(nodes.split_bin, dtype=np.int32)
-        split_type = np.array([bits is not None for bits in nodes.cat_bits], dtype=np.uint8)
+        feature, split_bin = nodes.feature[:n], nodes.split_bin[:n]
+        split_type = nodes.split_type[:n].copy()
         numeric = inner & (split_type == 0)
         arrays["split_feature"][:] = np.where(inner, feature, -1)
         arrays["split_bin"][:] = np.where(numeric, split_bin, 0)
         if numeric.any():
             arrays["threshold"][numeric] = self.data.thresholds(feature[numeric],
                                                                 split_bin[numeric])
-        arrays["default_left"][:] = np.where(inner, np.array(nodes.default_left), 0)
+        arrays["default_left"][:] = np.where(inner, nodes.default_left[:n], 0)
         arrays["left_child"][:] = left
         arrays["right_child"][:] = np.where(inner, left + 1, -1)
-        arrays["gain"][:] = np.where(inner, np.array(nodes.gain), 0.0)
+        arrays["gain"][:] = np.where(inner, nodes.gain[:n], 0.0)
         # cover: the hessian sum over every output (each output's in its own scale)
         cover = np.zeros(n)
         for j in range(k):
@@ -450,10 +435,9 @@ class VectorLeafGrower(VectorMonotone):
         arrays["cover"][:] = cover
         values = np.where(inner[:, None], weights, p["learning_rate"] * weights)
         arrays["value"] = values
-        sets = [bits for bits in nodes.cat_bits if bits is not None]  # in node order
-        tree = Tree(**arrays, split_type=split_type,
-                    cat_bits=np.array(sets, dtype=np.uint32) if sets else None)
+        sets = nodes.cat_bits[:n][split_type == 1]  # in node order
+        tree = Tree(**arrays, split_type=split_type, cat_bits=sets if sets.shape[0] else None)
         leaves = np.flatnonzero(~inner)
         self.leaf_ids = leaves
-        return (tree, self.rows, np.array(nodes.start)[leaves], np.array(nodes.end)[leaves],
+        return (tree, self.rows, nodes.start[:n][leaves], nodes.end[:n][leaves],
                 values[leaves])

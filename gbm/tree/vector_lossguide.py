@@ -40,10 +40,7 @@ class VectorLossguideGrower(VectorLeafGrower):
         """As ``VectorLeafGrower.grow``: ``(tree, rows, leaf_starts, leaf_ends,
         leaf_values float64 (n_leaves, k))``."""
         nodes, p = self.nodes, self.params
-        root_sums = self.backend.collective.allreduce(self.search_gpair[self.rows].sum(axis=0))
-        path = np.zeros(self.data.n_features, bool) if nodes.path is not None else None
-        nodes.add(0, self.rows.shape[0], 0, root_sums, path)
-        self._root_bounds()
+        self._add_root()
         heap, waiting = [], {}
         if self._can_split_deeper(0) and self._any_rows():  # every rank asks (Dask)
             self._queue([0], self._build([0]), heap, waiting)
@@ -62,18 +59,10 @@ class VectorLossguideGrower(VectorLeafGrower):
     def _split_one(self, node, gain, feature, split_bin, default_left, left_sum, cat_bits):
         """Record ``node``'s split (``cat_bits``: its set, or None), partition its rows, add
         its two children; returns the left child's id (the right one's is the next)."""
-        nodes = self.nodes
-        nodes.record(node, feature, split_bin, default_left, gain, cat_bits)
-        starts, middles, ends = self._partition(
-            [node], np.array([feature], np.int32), np.array([nodes.split_bin[node]], np.int32),
-            np.array([default_left], np.uint8))
-        child_path = None
-        if nodes.path is not None:
-            child_path = nodes.path[node].copy()
-            child_path[feature] = True
-        depth = nodes.depth[node] + 1
-        left = nodes.add(starts[0], middles[0], depth, left_sum, child_path)
-        nodes.add(middles[0], ends[0], depth, nodes.sums[node] - left_sum, child_path)
-        nodes.left[node] = left
+        self._record(node, feature, split_bin, default_left, gain, cat_bits)
+        split = self._partition(
+            [node], np.array([feature], np.int32),
+            np.array([self.nodes.split_bin[node]], np.int32), np.array([default_left], np.uint8))
+        left = self._add_children([node], split, left_sum[None])[0]
         self._set_child_bounds([node])
         return left

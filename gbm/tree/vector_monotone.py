@@ -172,7 +172,7 @@ def _left_of(h, lo, hi, split_bin, missing_left):
     """int64 (d, 2): a threshold's left sums in one node's histograms ``h`` (slots ``lo ..
     hi - 1`` of the feature, the last its missing rows): bins ``0 .. split_bin`` (none
     for -1: a one-bin feature's missing rows alone), and the missing rows if they go left
-    (``_feature_best``'s candidates in ``kernels/cpu/vector_leaf.py``)."""
+    (``feature_best``'s candidates in ``kernels/cpu/vector_split.py``)."""
     left = h[hi - 1].copy() if missing_left else np.zeros_like(h[lo])
     if split_bin >= 0:
         left += h[lo:lo + split_bin + 1].sum(axis=0)

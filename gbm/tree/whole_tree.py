@@ -1,5 +1,5 @@
 """Depthwise trees grown in one compiled call each (``kernels/cpu/grow_tree.py``), where
-that path applies; ``TreeGrower`` (level by level) everywhere else.
+that path applies (``gbm.tree.growers``); ``TreeGrower`` (level by level) everywhere else.
 
 ``TreeGrower`` makes a fixed number of kernel calls per level, each with Python and NumPy
 around it; on a table of a few thousand rows that costs more than the rows
@@ -10,20 +10,17 @@ histogram to all-reduce), dense bins, depthwise growth to a depth limit, leaves 
 their values (no leaf refresh).
 """
 import threading
+from typing import NamedTuple
 
 import numba
 import numpy as np
 
-from ..runtime.compile_ahead import compile_later
+from ..kernels.cpu import tree_records as records
+
 from ..runtime.threads import PARALLEL_MIN_WORK
 from .structure import Tree
 
-ENABLED = True  # tests switch it off to compare with TreeGrower
-# a level's partition and histograms in one parallel region, a parent per task
-# (kernels/cpu/tree_level.py): 1 where estimated faster than the level kernels one after
-# the other; tests and benches set 0 (never) and 2 (wherever a level has two threads)
-FUSED_LEVELS = 1
-_MAX_NODES = 1 << 16  # more nodes a tree (deep trees on large tables): TreeGrower
+MAX_NODES = 1 << 16  # more nodes a tree (deep trees on large tables): TreeGrower
 # cells a step inside grow_tree needs before it takes a second thread: twice the level
 # kernels' PARALLEL_MIN_WORK. The steps come tens of microseconds apart, and a parallel
 # region's start and imbalance cost about what the second thread saves on small ones.
@@ -34,34 +31,7 @@ _MAX_NODES = 1 << 16  # more nodes a tree (deep trees on large tables): TreeGrow
 TREE_MIN_WORK = 2 * PARALLEL_MIN_WORK
 
 
-def whole_trees(params, backend, data, leaf_refresh, n_rows):
-    """A ``WholeTrees`` for this fit when its trees can grow in one call each (see the
-    module's text) and the kernel is compiled (in this process or the cache); else None,
-    and the kernel compiles in the background for later fits
-    (``gbm.runtime.compile_ahead.compile_later``): the level-by-level path gives the same
-    model meanwhile."""
-    if not use_whole_trees(params, backend, data, leaf_refresh):
-        return None
-    trees = WholeTrees(data, params, n_rows)
-    return trees if compile_later(*trees.kernel_key()) else None
-
-
-def use_whole_trees(params, backend, data, leaf_refresh):
-    """Whether this fit's trees can grow in one call each (see the module's text)."""
-    if not ENABLED or leaf_refresh or backend.name != "cpu":
-        return False
-    if backend.collective.world_size > 1 or params["grow_policy"] != "depthwise":
-        return False
-    if params["max_depth"] == 0:
-        return False
-    if params.get("feature_weights") is not None and params["colsample_bynode"] < 1.0:
-        return False  # the kernel's node draws are unweighted (gbm.tree.sampling's are not)
-    if data.matrix.layout != "dense":
-        return False  # another layout of the bins (sparse, bundled): the level kernels read it
-    return _capacity(params, data.matrix.n_rows) <= _MAX_NODES
-
-
-def _capacity(params, n_rows):
+def capacity(params, n_rows):
     """The most nodes a tree can have: a full tree of ``max_depth``, ``2 max_leaves - 1``
     and ``2 n_rows - 1`` (every leaf holds a row)."""
     cap = 2 ** (min(params["max_depth"], 40) + 1) - 1
@@ -72,44 +42,34 @@ def _capacity(params, n_rows):
 
 class WholeTrees:
     """Grows a fit's trees with ``grow_tree``; the arrays a tree works in are kept from
-    tree to tree, one set per thread (``GroupRunner`` grows groups in threads)."""
+    tree to tree, one set per thread (``GroupRunner`` grows groups in threads).
+    ``fused_levels``: a level's partition and histograms in one parallel region, a parent
+    per task (kernels/cpu/tree_level.py): 1 where estimated faster than the level kernels
+    one after the other, 0 never, 2 wherever a level has two threads
+    (``gbm.tree.growers.SWITCHES``)."""
 
-    def __init__(self, data, params, n_rows):
+    def __init__(self, data, params, n_rows, fused_levels=1):
         from ..kernels.cpu.grow_tree import grow_tree
 
         self.data, self.kernel, self.params = data, grow_tree, params
-        self.capacity = _capacity(params, n_rows)
+        self.fuse = fused_levels
+        self.capacity = capacity(params, n_rows)
         self._local = threading.local()
         self._every_feature = None  # _sampling's arrays when every feature is drawn
         self.fused_levels = 0  # levels grown fused (kernels/cpu/tree_level.py), all trees
         # no categorical feature: None, whose kernels leave the categorical code out
         categorical = data.is_categorical if np.any(data.is_categorical) else None
-        self.features = (data.feature_offsets, data.n_bins, categorical, data.monotone,
-                         data.cuts.values, data.cuts.offsets,
-                         np.zeros((0, data.n_features), np.uint8) if data.interaction is None
-                         else data.interaction.astype(np.uint8))
+        self.features = records.Features(
+            data.feature_offsets, data.n_bins, categorical, data.monotone, data.cuts.values,
+            data.cuts.offsets, np.zeros((0, data.n_features), np.uint8)
+            if data.interaction is None else data.interaction.astype(np.uint8))
+        self._features = tuple(self.features)
 
     def _workspace(self):
+        """The thread's work space (``_Space``), made at its first tree."""
         space = getattr(self._local, "space", None)
         if space is None:
-            c, f, words = self.capacity, self.data.n_features, self.data.cat_words
-            w = (c + 1) // 2  # the most nodes of a level: its leaves
-            paths = c if self.data.interaction is not None else 0
-            e = np.empty
-            nodes = (e(c, np.int64), e(c, np.int64), e(c, np.int32), e((c, 2), np.int64),
-                     e((c, 2)), e(c, np.int32), e(c, np.int32), e(c, np.uint8), e(c, np.uint8),
-                     e(c), e(c, np.int32), e((c, words), np.uint32), e((paths, f), np.uint8))
-            level = (e(w, np.int64), e(w, np.int64), e((w, 2), np.int64), e((w, 2)), e((w, 2)),
-                     e((w, f), np.uint8), e(w), e(w, np.int32), e(w, np.int32), e(w, np.uint8),
-                     e((w, 2), np.int64), e((w, words), np.uint32), e(w, np.int64),
-                     e(w, np.int64), e(w, np.int32), e(w, np.int32), e(w, np.uint8),
-                     e(w, np.uint8), e((w, words), np.uint32), e(w, np.int64), e(w), e(w),
-                     e(w, np.int64))
-            tree = (e(c, np.int32), e(c, np.int32), e(c, np.float32), e(c, np.uint8),
-                    e(c, np.int32), e(c, np.int32), e(c), e(c), e(c), e(c, np.uint8),
-                    e((c, words), np.uint32))
-            hist = [e((0, self.data.n_slots, 2), np.int64) for _ in range(2)]
-            space = self._local.space = [nodes, level, tree, hist]
+            space = self._local.space = _work_space(self.capacity, self.data)
         return space
 
     def grow(self, gpair, scales, rows, params, sampler, column, backend):
@@ -131,30 +91,34 @@ class WholeTrees:
         with backend.threads():
             n, n_cat, hist_a, hist_b, n_fused = self.kernel(*args)
         self.fused_levels += n_fused
-        self._workspace()[3][:] = hist_a, hist_b  # grown when a level needed more room
-        (feature, split_bin, threshold, default_left, left, right, value, gain, cover,
-         split_type, cat_bits) = args[-1]
-        return Tree(split_feature=feature[:n].copy(), split_bin=split_bin[:n].copy(),
-                    threshold=threshold[:n].copy(), default_left=default_left[:n].copy(),
-                    left_child=left[:n].copy(), right_child=right[:n].copy(),
-                    value=value[:n].copy(), gain=gain[:n].copy(), cover=cover[:n].copy(),
-                    split_type=split_type[:n].copy(), cat_bits=cat_bits[:n_cat].copy())
+        space = self._workspace()
+        space.hist[:] = hist_a, hist_b  # grown when a level needed more room
+        t = space.tree
+        return Tree(split_feature=t.split_feature[:n].copy(), split_bin=t.split_bin[:n].copy(),
+                    threshold=t.threshold[:n].copy(), default_left=t.default_left[:n].copy(),
+                    left_child=t.left_child[:n].copy(), right_child=t.right_child[:n].copy(),
+                    value=t.value[:n].copy(), gain=t.gain[:n].copy(), cover=t.cover[:n].copy(),
+                    split_type=t.split_type[:n].copy(), cat_bits=t.cat_bits[:n_cat].copy())
 
     def _arguments(self, gpair, rows, scratch, scales, params, sampler, column, every_row):
         """``grow_tree``'s arguments, in the thread's work space (``every_row``: ``rows``
         to be numbered 0 .. n - 1 by the kernel)."""
-        data = self.data
-        nodes, level, tree, hist = self._workspace()
-        settings = np.array([params["max_depth"], params["max_leaves"],
-                             params["max_cat_to_onehot"], params["max_cat_threshold"],
-                             TREE_MIN_WORK, sampler.trivial and data.interaction is None,
-                             every_row, FUSED_LEVELS], dtype=np.int64)
-        numbers = np.array([params["reg_lambda"], params["reg_alpha"], params["max_delta_step"],
-                            params["min_child_weight"], params["learning_rate"],
-                            params["gamma"], scales[0], scales[1], sampler.by_node])
-        return (data.matrix.bins, data.matrix.bins_by_feature, gpair, rows, scratch, self.features,
-                self._sampling(sampler, params), settings, numbers, nodes, level, hist[0],
-                hist[1], column, tree)
+        data, space = self.data, self._workspace()
+        # the records (kernels/cpu/tree_records.py) as plain tuples of their fields: Numba
+        # types a named tuple argument in Python at every call (27 us a tree measured for
+        # these), a tuple in C; grow_tree names them again. Settings (int64) and Numbers:
+        settings = (int(params["max_depth"]), int(params["max_leaves"]),
+                    int(params["max_cat_to_onehot"]), int(params["max_cat_threshold"]),
+                    TREE_MIN_WORK, int(sampler.trivial and data.interaction is None),
+                    int(every_row), int(self.fuse))
+        numbers = (np.array([params["reg_lambda"], params["reg_alpha"], params["max_delta_step"],
+                             params["min_child_weight"]]), float(params["learning_rate"]),
+                   float(params["gamma"]), float(scales[0]), float(scales[1]),
+                   float(sampler.by_node))
+        nodes, level, search, parents, tree = space.plain
+        return (data.matrix.bins, data.matrix.bins_by_feature, gpair, rows, scratch,
+                self._features, self._sampling(sampler, params), settings, numbers, nodes,
+                level, search, parents, space.hist[0], space.hist[1], column, tree)
 
     def kernel_key(self):
         """``(module, name, signature)`` of the kernel this fit calls: the Numba types of
@@ -165,12 +129,14 @@ class WholeTrees:
         return ("gbm.kernels.cpu.grow_tree", "grow_tree", _numba_types(args))
 
     def _sampling(self, sampler, params):
-        """``grow_level.feature_masks``' view of the tree's column draws."""
+        """``node_masks.feature_masks``' view of the tree's column draws: a ``Sampling``
+        record's fields, as a plain tuple."""
         f, depths = self.data.n_features, params["max_depth"]
         if sampler.trivial:  # every feature at every depth (interaction constraints aside)
             if self._every_feature is None:
-                self._every_feature = (np.tile(np.arange(f, dtype=np.int64), (depths, 1)),
-                                       np.full(depths, f, np.int64), np.uint64(0))
+                self._every_feature = tuple(records.Sampling(
+                    np.tile(np.arange(f, dtype=np.int64), (depths, 1)),
+                    np.full(depths, f, np.int64), np.uint64(0)))
             return self._every_feature
         levels = np.zeros((depths, f), np.int64)
         sizes = np.empty(depths, np.int64)
@@ -178,7 +144,52 @@ class WholeTrees:
             features = sampler.level_features(d)
             levels[d, :features.shape[0]] = features
             sizes[d] = features.shape[0]
-        return levels, sizes, np.uint64(sampler.node_key())
+        return tuple(records.Sampling(levels, sizes, np.uint64(sampler.node_key())))
+
+
+class _Space(NamedTuple):
+    """A thread's work space (``grow_tree``'s records, ``kernels/cpu/tree_records.py``),
+    kept from tree to tree; ``hist``: its two histogram buffers."""
+
+    nodes: records.Nodes
+    level: records.Level
+    search: records.Search
+    parents: records.Parents
+    tree: records.TreeArrays
+    hist: list
+    plain: tuple  # the records as tuples (``WholeTrees._arguments``)
+
+
+def _work_space(c, data):
+    """A ``_Space`` for trees of at most ``c`` nodes on ``data``."""
+    f, words, e = data.n_features, data.cat_words, np.empty
+    w = (c + 1) // 2  # the most nodes of a level: its leaves
+    paths = c if data.interaction is not None else 0
+    nodes = records.Nodes(
+        start=e(c, np.int64), end=e(c, np.int64), depth=e(c, np.int32),
+        sums=e((c, 2), np.int64), bounds=e((c, 2)), feature=e(c, np.int32),
+        split_bin=e(c, np.int32), default_left=e(c, np.uint8), split_type=e(c, np.uint8),
+        gain=e(c), left=e(c, np.int32), cat_bits=e((c, words), np.uint32),
+        path=e((paths, f), np.uint8))
+    level = records.Level(ids=e(w, np.int64), chosen=e(w, np.int64), next_ids=e(w, np.int64))
+    search = records.Search(
+        sums=e((w, 2), np.int64), bounds=e((w, 2)), scales=e((w, 2)), mask=e((w, f), np.uint8),
+        gain=e(w), feature=e(w, np.int32), split_bin=e(w, np.int32),
+        default_left=e(w, np.uint8), left_sums=e((w, 2), np.int64),
+        cat_bits=e((w, words), np.uint32))
+    parents = records.Parents(
+        starts=e(w, np.int64), ends=e(w, np.int64), feature=e(w, np.int32),
+        split_bin=e(w, np.int32), default_left=e(w, np.uint8), split_type=e(w, np.uint8),
+        cat_bits=e((w, words), np.uint32), n_left=e(w, np.int64), left_values=e(w),
+        right_values=e(w))
+    tree = records.TreeArrays(
+        split_feature=e(c, np.int32), split_bin=e(c, np.int32), threshold=e(c, np.float32),
+        default_left=e(c, np.uint8), left_child=e(c, np.int32), right_child=e(c, np.int32),
+        value=e(c), gain=e(c), cover=e(c), split_type=e(c, np.uint8),
+        cat_bits=e((c, words), np.uint32))
+    return _Space(nodes, level, search, parents, tree,
+                  hist=[e((0, data.n_slots, 2), np.int64) for _ in range(2)],
+                  plain=tuple(tuple(r) for r in (nodes, level, search, parents, tree)))
 
 
 _TYPES = {}  # _type_key(arguments) -> their Numba types (kernel_key's, per process)
@@ -200,7 +211,8 @@ def _numba_types(args):
 def _type_key(value):
     """What ``numba.typeof(value)`` depends on, hashable: an array's dtype, dimensions,
     contiguity (Numba's layout), whether it is writable and aligned; a tuple's items'
-    keys; a NumPy scalar's dtype; None. Anything else: None (not cached)."""
+    keys; a NumPy scalar's dtype; a Python float, or int of int64's range; None. Anything
+    else: None (not cached)."""
     if type(value) is np.ndarray:  # a subclass (memmap, ...): typeof's own way
         if value.dtype.fields is not None:  # records: equal dtypes Numba types apart
             return None
@@ -212,6 +224,8 @@ def _type_key(value):
         return None if None in keys else (tuple, keys)
     if isinstance(value, np.generic):
         return (np.generic, value.dtype)
+    if type(value) is float or (type(value) is int and -2**63 <= value < 2**63):
+        return (type(value),)  # float64, int64
     if value is None:
         return (None,)
     return None

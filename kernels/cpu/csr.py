@@ -16,9 +16,9 @@ import numpy as np
 from numba import prange
 
 from ..jit import helper, kernel
-from .histogram import _segment_of
-from .partition import (_PARTITION_CHUNK, _chunk_tasks, _goes_left, _left_before,
-                        _place_chunk)
+from .histogram_steps import segment_of
+from .partition_steps import (PARTITION_CHUNK, chunk_tasks, goes_left, lefts_before,
+                              place_chunk)
 from .sparse_rows import add_row, feature_offsets_of, row_bin
 from .views import flat
 
@@ -127,7 +127,7 @@ def _accumulate_part(t, n_parts, whole_nodes, total, cumulative, matrix, flat_gp
         return
     if lo >= hi:
         return
-    k = _segment_of(lo, cumulative)
+    k = segment_of(lo, cumulative)
     position = lo
     while position < hi:
         seg_end = min(hi, cumulative[k + 1])
@@ -160,17 +160,17 @@ def partition_rows_of(matrix, rows, node_starts, node_ends, split_feature, split
                       default_left, split_type, cat_bits, scratch, out_n_left):
     """``partition_rows_csr`` over any sparse layout (``matrix``: see sparse_rows.py)."""
     n_nodes = node_starts.shape[0]
-    first_chunk, task_node = _chunk_tasks(node_starts, node_ends)
+    first_chunk, task_node = chunk_tasks(node_starts, node_ends)
     n_tasks = task_node.shape[0]
     left_count = np.zeros(n_tasks, dtype=np.int64)
     for task in prange(n_tasks):
         left_count[task] = _split_chunk(np.uint64(task), task_node, first_chunk, matrix, rows,
                                         node_starts, node_ends, split_feature, split_bin,
                                         default_left, split_type, cat_bits, scratch)
-    left_before = _left_before(n_nodes, first_chunk, left_count, out_n_left)
+    left_before = lefts_before(n_nodes, first_chunk, left_count, out_n_left)
     for task in prange(n_tasks):
-        _place_chunk(np.uint64(task), task_node, first_chunk, rows, node_starts, node_ends,
-                     scratch, left_count, left_before, out_n_left)
+        place_chunk(np.uint64(task), task_node, first_chunk, rows, node_starts, node_ends,
+                    scratch, left_count, left_before, out_n_left)
 
 
 @helper
@@ -181,15 +181,15 @@ def _chunk_split(task, task_node, first_chunk, matrix, node_starts, node_ends, s
     k = task_node[task]
     f = split_feature[k]
     offsets = feature_offsets_of(matrix)
-    lo = node_starts[k] + (task - first_chunk[k]) * _PARTITION_CHUNK
+    lo = node_starts[k] + (task - first_chunk[k]) * PARTITION_CHUNK
     return (k, f, offsets[f + 1] - offsets[f], split_bin[k], default_left[k] == 1,
-            split_type[k] == 1, lo, min(lo + _PARTITION_CHUNK, node_ends[k]))
+            split_type[k] == 1, lo, min(lo + PARTITION_CHUNK, node_ends[k]))
 
 
 @helper
 def _split_chunk(task, task_node, first_chunk, matrix, rows, node_starts, node_ends,
                  split_feature, split_bin, default_left, split_type, cat_bits, scratch):
-    """One chunk's rows into its stretch of ``scratch`` (as ``partition._split_chunk``:
+    """One chunk's rows into its stretch of ``scratch`` (as ``partition_steps.split_chunk``:
     left rows forward from the start, right rows backward from the end)."""
     k, f, n, threshold, missing_left, categorical, lo, hi = _chunk_split(
         task, task_node, first_chunk, matrix, node_starts, node_ends, split_feature, split_bin,
@@ -198,8 +198,8 @@ def _split_chunk(task, task_node, first_chunk, matrix, rows, node_starts, node_e
     right = hi - 1
     for p in range(lo, hi):
         r = rows[p]
-        go = np.int64(_goes_left(row_bin(matrix, r, f), n, threshold, missing_left,
-                                 categorical, cat_bits, k))
+        go = np.int64(goes_left(row_bin(matrix, r, f), n, threshold, missing_left,
+                                categorical, cat_bits, k))
         scratch[np.uint64(left)] = r
         scratch[np.uint64(right)] = r
         left += go
@@ -227,7 +227,7 @@ def add_split_values_csr(indptr, slots, feature_offsets, rows, node_starts, node
 def add_split_values_of(matrix, rows, node_starts, node_ends, split_feature, split_bin,
                         default_left, split_type, cat_bits, left_values, right_values, out):
     """``add_split_values_csr`` over any sparse layout (``matrix``: see sparse_rows.py)."""
-    first_chunk, task_node = _chunk_tasks(node_starts, node_ends)
+    first_chunk, task_node = chunk_tasks(node_starts, node_ends)
     for task in prange(task_node.shape[0]):
         _add_chunk(np.uint64(task), task_node, first_chunk, matrix, rows, node_starts,
                    node_ends, split_feature, split_bin, default_left, split_type, cat_bits,
@@ -243,8 +243,8 @@ def _add_chunk(task, task_node, first_chunk, matrix, rows, node_starts, node_end
         default_left, split_type)
     for p in range(lo, hi):
         r = rows[p]
-        if _goes_left(row_bin(matrix, r, f), n, threshold, missing_left, categorical,
-                      cat_bits, k):
+        if goes_left(row_bin(matrix, r, f), n, threshold, missing_left, categorical,
+                     cat_bits, k):
             out[r] += left_values[k]
         else:
             out[r] += right_values[k]

@@ -12,10 +12,10 @@ import numpy as np
 from numba import prange
 
 from ..jit import helper, kernel
-from .predict import categorical_goes_left
+from .tree_walk import categorical_goes_left
 from .sparse_rows import feature_offsets_of, row_bin
 
-_PREDICT_BLOCK = 64  # rows walked through one tree together (predict.py's block)
+_PREDICT_BLOCK = 64  # rows walked through one tree together (tree_walk.py's block)
 
 
 @helper

@@ -2,7 +2,7 @@
 ``kernels/elementary.py``'s functions, so the same bits on every CPU (NumPy's own differ
 between CPUs in the last bit). Host kernels: the metrics' logarithms and probabilities are
 computed on the host on every backend (no CUDA twin, by design)."""
-from ..elementary import _POWERS
+from ..elementary import POWERS_OF_TWO
 from ..elementary import cpu as _elementary
 from ..jit import kernel
 
@@ -36,7 +36,7 @@ def log_into(x, bits, out):
     for i in range(x.size):
         field = (bits[i] >> 52) & 0x7FF  # biased exponent; 0 for a negative bits[i] too
         if bits[i] > 0 and 1 <= field <= 2044:
-            out[i] = _LOG_SPLIT(x[i] * _POWERS[2044 - field], field - 1022)
+            out[i] = _LOG_SPLIT(x[i] * POWERS_OF_TWO[2044 - field], field - 1022)
         else:
             out[i] = _LOG(x[i])
 

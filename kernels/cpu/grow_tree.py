@@ -13,12 +13,19 @@ level). Node ids follow ``TreeGrower``'s order of creation (a level's smaller ch
 in their parents' order, then their siblings), so the model file is the same, byte for
 byte.
 
+The tree's state is in named records (``tree_records.py``: ``Nodes``, ``Level``,
+``Search``, ``Parents``, ``TreeArrays``; the read-only ``Features``, ``Sampling``,
+``Settings`` and ``Numbers``): Numba named tuples of arrays and numbers, passed by value,
+compiled and cached as any tuple. ``grow_tree`` is a loop of short named steps over them (``_choose``,
+``_split_nodes``, ``_next_level``, ``_child_segments``, ...), which only keep the
+books; the level kernels are called from the loop itself, each at one place: Numba links
+and optimises a callee's code again in every function above it, so a step that called a
+kernel would compile that kernel's code once more.
+
 The level kernels are called as they are (compiled once, for both paths); a step whose
-work is under ``MIN_WORK`` cells runs on one thread (a parallel region's wake-up costs
-more than such work), as ``Backend.threads`` decides for ``TreeGrower``. Every sum is an
-integer sum, so neither changes a bit. The glue is inlined into this one function: Numba
-links and optimises a callee's code again in every function above it, so helpers in
-between would multiply the compile time.
+work is under ``Settings.min_work`` cells runs on one thread (a parallel region's wake-up
+costs more than such work), as ``Backend.threads`` decides for ``TreeGrower``. Every sum
+is an integer sum, so neither changes a bit.
 """
 import numpy as np
 
@@ -26,10 +33,13 @@ from ..jit import helper, kernel
 from ..split_math import cpu as _split_math
 from .histogram import build_histograms
 from .node_masks import feature_masks
-from .partition import _chunk_tasks, add_split_values, partition_rows
+from .partition import add_split_values, partition_rows
+from .partition_steps import chunk_tasks
 from .split import evaluate_splits
 from .thread_count import set_thread_count, thread_count
 from .tree_level import deal, parent_cost, run_level
+from .tree_records import (Features, Fused, Level, Nodes, Numbers, Parents, Sampling, Search,
+                           Settings, TreeArrays)
 from .views import flat
 
 bounded_weight = _split_math.bounded_weight
@@ -40,267 +50,309 @@ _LOWEST = np.finfo(np.float32).min  # the threshold of split bin -1
 # a level of more rows keeps the level kernels (balanced over rows): fused, 200,000-row
 # fits measured 4-14% slower on two threads (loaded machine); 20,000-50,000 rows 1-4% faster
 _FUSED_MAX_ROWS = 131072
-# settings: int64 (8,); FUSED: 1 a level fused where that is estimated faster, 0 never,
-# 2 wherever it has two threads (tests compare the three)
-MAX_DEPTH, MAX_LEAVES, MAX_CAT_TO_ONEHOT, MAX_CAT_THRESHOLD, MIN_WORK, ALL_FEATURES, \
-    EVERY_ROW, FUSED = range(8)
-# numbers: float64 (9,): layout.SPLIT_PARAMS, then these
-LEARNING_RATE, GAMMA, SCALE_G, SCALE_H, BY_NODE = range(4, 9)
-# nodes: the tree under construction, one entry per node
-START, END, DEPTH, SUMS, BOUNDS, FEATURE, SPLIT_BIN, DEFAULT_LEFT, SPLIT_TYPE, GAIN, LEFT, \
-    CAT_BITS, PATH = range(13)
-# level: a level's work arrays, one entry per node of the level
-IDS, CHOSEN, NODE_SUMS, NODE_BOUNDS, NODE_SCALES, MASK, BEST_GAIN, BEST_FEATURE, BEST_BIN, \
-    BEST_DEFAULT_LEFT, LEFT_SUMS, BEST_BITS, STARTS, ENDS, P_FEATURE, P_BIN, P_DEFAULT_LEFT, \
-    P_TYPE, P_BITS, N_LEFT, LEFT_VALUES, RIGHT_VALUES, NEXT_IDS = range(23)
-
 
 @kernel
-def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, settings, numbers,
-              nodes, level, hist_a, hist_b, column, tree):
+def grow_tree(bins, bins_by_feature, gpair, rows, scratch, features, sampling, settings,
+              numbers, nodes, level, search, parents, hist_a, hist_b, column, tree):
     """Grow one depthwise tree on ``rows`` and add its leaf values to ``column``.
 
     bins : uint8/uint16 (n_rows, n_features); bins_by_feature : the same, (n_features, n_rows)
     gpair : int64 (n_rows, 2)              # IN  fixed-point (g, h)
     rows : int32 (m,)                      # IN/OUT the tree's rows; partitioned in place
-                                           #     (settings[EVERY_ROW]: written 0 .. m - 1
-                                           #     first: no array of every row to copy)
     scratch : int32 (m,)                   # work space
-    features : (feature_offsets int32 (n_features + 1,), n_bins int32 (n_features,),
-                is_categorical uint8, monotone int8, cut_values float32 (n_cuts,),
-                cut_offsets int64 (n_features + 1,): feature f's bin edges
-                cut_values[cut_offsets[f]:cut_offsets[f + 1]],
-                interaction uint8 (n_sets, n_features): no rows, no constraints)   # IN
-    sampling : (level_features int64 (max_depth, n_features), level_sizes int64
-                (max_depth,), node_key uint64): ``node_masks.feature_masks``   # IN
-    settings : int64 (8,), numbers : float64 (9,)   # IN  see the constants above
-    nodes : 13 arrays of c entries (c: the most nodes the tree can have): start, end
-            int64; depth int32; sums int64 (c, 2); bounds float64 (c, 2); feature,
-            split_bin int32; default_left, split_type uint8; gain float64; left int32;
-            cat_bits uint32 (c, n_words); path uint8 (c, n_features), or no rows without
-            interaction constraints   # work space
-    level : 23 arrays of (c + 1) // 2 entries, the most nodes of a level (see ``IDS``
-            .. ``NEXT_IDS``; dtypes and shapes as ``evaluate_splits`` and
-            ``partition_rows`` take them)   # work space
+    features, sampling, settings, numbers  # IN  ``Features``, ``Sampling``, ``Settings``,
+                                           #     ``Numbers``
+    nodes, level, search, parents          # work space: ``Nodes``, ``Level``, ``Search``,
+                                           #     ``Parents``
     hist_a, hist_b : int64 (k, n_slots, 2)   # work space: a level's histograms
     column : float64 (n_rows,)             # IN/OUT margins: + each row's leaf value
-    tree : (split_feature int32, split_bin int32, threshold float32, default_left uint8,
-            left_child int32, right_child int32, value float64, gain float64,
-            cover float64, split_type uint8, cat_bits uint32 (c, n_words))   # OUT
+    tree : ``TreeArrays``                  # OUT
+    The records (``tree_records.py``) come as plain tuples of their fields: Numba types a
+    named tuple argument in Python at every call, a tuple in C (measured 27 us a tree).
 
     Returns ``(n_nodes, n_categorical_nodes, hist_a, hist_b, n_fused)``: the tree is the
     first ``n_nodes`` entries of ``tree`` (``cat_bits``: its first ``n_categorical_nodes``
     rows); the histogram buffers are new ones when a level needed more room; ``n_fused``
     levels ran fused (``tree_level.py``).
     """
-    feature_offsets, n_bins, is_categorical, monotone, cut_values, cut_offsets, \
-        interaction = features
-    start, end, depth, sums, bounds, feature, split_bin, default_left, split_type, gain, \
-        left, cat_bits, path = nodes
-    ids, chosen, node_sums, node_bounds, node_scales, mask, best_gain, best_feature, best_bin, \
-        best_default_left, left_sums, best_bits, starts, ends, p_feature, p_bin, \
-        p_default_left, p_type, p_bits, n_left, left_values, right_values, next_ids = level
-    split_params = numbers[:4]
-    max_depth, max_leaves, min_work = settings[MAX_DEPTH], settings[MAX_LEAVES], settings[MIN_WORK]
-    n_threads = thread_count()
-    n_features = bins.shape[1]
+    features, sampling, settings, numbers = (Features(*features), Sampling(*sampling),
+                                             Settings(*settings), Numbers(*numbers))
+    nodes, level, search, parents, tree = (Nodes(*nodes), Level(*level), Search(*search),
+                                           Parents(*parents), TreeArrays(*tree))
+    n_threads, min_work = thread_count(), settings.min_work
     # counts as int64 values, not literals: a callee typed with a literal compiles twice
     one = np.int64(1)
-    n_nodes, n_ids, n_leaves = one, one, one
-    n_fused = 0  # levels run fused (tree_level.py)
-    root = n_nodes - one
-    if settings[EVERY_ROW]:
-        for i in range(rows.shape[0]):
-            rows[i] = i
-    _init_node(nodes, root, root)
-    end[root] = rows.shape[0]
-    for f in range(n_features if path.shape[0] else 0):  # the root's path: no feature yet
-        path[root, f] = 0
-    ids[root] = root
-    hist_a = _room(hist_a, one)
-    set_thread_count(_threads(n_threads, rows.shape[0] * n_features, min_work))
-    if settings[EVERY_ROW]:  # rows[i] == i: read in order, no ids (histogram.py)
-        build_histograms(bins, gpair, None, start[:1], end[:1], feature_offsets, hist_a[:1],
-                         thread_count())
+    n_nodes, n_ids, n_leaves, n_fused = one, one, one, 0
+    cur, spare = _room(hist_a, one), hist_b
+    _start(rows, settings.every_row, nodes, level)
+    set_thread_count(_threads(n_threads, rows.shape[0] * bins.shape[1], min_work))
+    if settings.every_row:  # rows[i] == i: read in order, no ids (histogram.py)
+        build_histograms(bins, gpair, None, nodes.start[:1], nodes.end[:1], features.offsets,
+                         cur[:1], thread_count())
     else:
-        build_histograms(bins, gpair, rows, start[:1], end[:1], feature_offsets, hist_a[:1],
-                         thread_count())
-    for i in range(feature_offsets[0], feature_offsets[1]):  # every feature holds all rows
-        sums[root, 0] += hist_a[root, i, 0]
-        sums[root, 1] += hist_a[root, i, 1]
-    cur, spare = hist_a, hist_b
-    # the fused levels' work space (tree_level.py): the threads' parents
-    width = ids.shape[0]
-    plan = np.empty((n_threads, width), dtype=np.int64)
-    counts = np.empty(n_threads, dtype=np.int64)
-    costs = np.empty(width, dtype=np.int64)
-    small_left = np.empty(width, dtype=np.uint8)
-    slot2 = np.empty(n_features, dtype=np.uint64)
-    for f in range(n_features):
-        slot2[f] = np.uint64(2 * feature_offsets[f])
-    flat_bins, flat_gpair, n_f = flat(bins), flat(gpair), np.uint64(n_features)
-    # -- the root's best split (TreeGrower._evaluate) ---------------------------------------
-    _level_inputs(ids, n_ids, nodes, numbers, settings, sampling, interaction, node_sums,
-                  node_bounds, node_scales, mask)
-    set_thread_count(_threads(n_threads, _EVALUATION_COST * n_ids * cur.shape[1], min_work))
-    evaluate_splits(cur[:n_ids], feature_offsets, one, is_categorical, node_sums[:n_ids],
-                    mask[:n_ids], monotone, node_bounds[:n_ids], node_scales[:n_ids],
-                    split_params, settings[MAX_CAT_TO_ONEHOT], settings[MAX_CAT_THRESHOLD],
-                    best_gain[:n_ids], best_feature[:n_ids], best_bin[:n_ids],
-                    best_default_left[:n_ids], left_sums[:n_ids], best_bits[:n_ids])
+        build_histograms(bins, gpair, rows, nodes.start[:1], nodes.end[:1], features.offsets,
+                         cur[:1], thread_count())
+    _root_sums(nodes, cur, features.offsets)
+    fused = _fused_space(n_threads, level.ids.shape[0], bins, gpair, features.offsets)
     while True:
-        # -- the nodes to split (TreeGrower._grow_depthwise) --------------------------------
-        c = _choose(best_gain, ids, n_ids, max_leaves, numbers[GAMMA], n_leaves, chosen)
+        # -- every node's best split (TreeGrower._evaluate) ---------------------------------
+        _search_inputs(level.ids, n_ids, nodes, numbers, settings, sampling, features, search)
+        set_thread_count(_threads(n_threads, _EVALUATION_COST * n_ids * cur.shape[1],
+                                  min_work))
+        evaluate_splits(cur[:n_ids], features.offsets, one, features.is_categorical,
+                        search.sums[:n_ids], search.mask[:n_ids], features.monotone,
+                        search.bounds[:n_ids], search.scales[:n_ids], numbers.split_params,
+                        settings.max_cat_to_onehot, settings.max_cat_threshold,
+                        search.gain[:n_ids], search.feature[:n_ids], search.split_bin[:n_ids],
+                        search.default_left[:n_ids], search.left_sums[:n_ids],
+                        search.cat_bits[:n_ids])
+        # -- the nodes to split (TreeGrower._grow_depthwise), their splits and children -----
+        c = _choose(search.gain, level.ids, n_ids, settings.max_leaves, numbers.gamma,
+                    n_leaves, level.chosen)
         if c == 0:
             break
         n_leaves += c
-        # -- their splits (_record) and children (_split, _child_bounds) --------------------
-        work = 0
-        for i in range(c):
-            at, node = chosen[i], ids[chosen[i]]
-            f = best_feature[at]
-            feature[node], gain[node], default_left[node] = f, best_gain[at], best_default_left[at]
-            if _categorical(is_categorical, f):
-                split_type[node] = 1
-                for w in range(cat_bits.shape[1]):
-                    cat_bits[node, w] = best_bits[at, w]
-            else:
-                split_bin[node] = best_bin[at]
-            child = n_nodes + 2 * i
-            left[node] = child
-            _init_node(nodes, child, depth[node] + 1)
-            _init_node(nodes, child + 1, depth[node] + 1)
-            for j in range(2):
-                sums[child, j] = left_sums[at, j]
-                sums[child + 1, j] = sums[node, j] - left_sums[at, j]
-                bounds[child, j] = bounds[child + 1, j] = bounds[node, j]
-            if monotone[f] != 0:  # the bound between the children: the mean of their weights
-                mid = 0.5 * (_weight(sums[child], bounds[node], numbers)
-                             + _weight(sums[child + 1], bounds[node], numbers))
-                if monotone[f] > 0:
-                    bounds[child, 1] = bounds[child + 1, 0] = mid
-                else:
-                    bounds[child, 0] = bounds[child + 1, 1] = mid
-            if path.shape[0]:
-                for g in range(n_features):
-                    path[child, g] = path[child + 1, g] = path[node, g]
-                path[child, f] = path[child + 1, f] = 1
-            starts[i], ends[i] = start[node], end[node]
-            p_feature[i], p_bin[i] = f, split_bin[node]
-            p_default_left[i], p_type[i] = default_left[node], split_type[node]
-            for w in range(cat_bits.shape[1]):
-                p_bits[i, w] = cat_bits[node, w]
-            work += end[node] - start[node]
-        first_child = n_nodes
-        n_nodes += 2 * c
-        if max_depth > 0 and depth[n_nodes - 1] >= max_depth:
+        work = _split_nodes(c, n_nodes, nodes, level, search, parents, features, numbers)
+        first_child, n_nodes = n_nodes, n_nodes + 2 * c
+        if settings.max_depth > 0 and nodes.depth[n_nodes - 1] >= settings.max_depth:
             # children that are leaves: their values go straight into the margins, where
             # the partition would send each row; the leaves keep no rows
             set_thread_count(_threads(n_threads, 4 * work, min_work))
-            for i in range(c):
-                child = first_child + 2 * i
-                left_values[i] = numbers[LEARNING_RATE] * _weight(sums[child], bounds[child],
-                                                                  numbers)
-                right_values[i] = numbers[LEARNING_RATE] * _weight(
-                    sums[child + 1], bounds[child + 1], numbers)
-            add_split_values(bins_by_feature, rows, starts[:c], ends[:c], p_feature[:c],
-                             p_bin[:c], p_default_left[:c], p_type[:c], p_bits[:c], n_bins,
-                             left_values[:c], right_values[:c], column)
+            _leaf_values(c, first_child, nodes, numbers, parents)
+            add_split_values(bins_by_feature, rows, parents.starts[:c], parents.ends[:c],
+                             parents.feature[:c], parents.split_bin[:c],
+                             parents.default_left[:c], parents.split_type[:c],
+                             parents.cat_bits[:c], features.n_bins, parents.left_values[:c],
+                             parents.right_values[:c], column)
             break
         # -- the next level: smaller children (by hessian sum) first, then their siblings ---
-        total = 0
-        for i in range(c):
-            child = first_child + 2 * i
-            small_left[i] = sums[child, 1] <= sums[child + 1, 1]
-            small = child if small_left[i] else child + 1
-            next_ids[i], next_ids[c + i] = small, 2 * child + 1 - small
-            parent = ids[chosen[i]]
-            m = ends[i] - starts[i]
-            share = sums[small, 1] / sums[parent, 1] if sums[parent, 1] > 0 else 0.5
-            costs[i] = parent_cost(m, np.int64(m * share), n_features)
-            total += costs[i]
-        n_ids = 2 * c
-        spare = _room(spare, n_ids)
+        total = _next_level(c, first_child, nodes, level, parents, fused, bins.shape[1])
+        n_ids, spare = 2 * c, _room(spare, 2 * c)
         workers = _threads(n_threads, total, min_work)
-        # fused on several threads when its largest thread's parents cost no more than
-        # the level kernels' two steps would take (each on the threads its own work earns:
-        # balanced over rows, but at 20,000-50,000 rows mostly on one), for a level of
-        # fewer than _FUSED_MAX_ROWS rows; on one thread the level kernels (measured as
-        # fast or faster there)
-        fused = False
-        if workers > 1 and (settings[FUSED] == 2
-                            or (settings[FUSED] == 1 and work < _FUSED_MAX_ROWS)):
-            steps = (_on_threads(4 * work, n_threads, min_work)
-                     + _on_threads(total - 4 * work, n_threads, min_work))
-            fused = deal(costs, c, workers, plan, counts) <= steps or settings[FUSED] == 2
-        if fused:  # partition, histograms and subtraction a parent at a time
-            first_chunk, task_node = _chunk_tasks(starts[:c], ends[:c])
-            n_tasks = task_node.shape[0]
-            part = (first_chunk, task_node, np.empty(n_tasks, dtype=np.int64),
-                    np.empty(n_tasks, dtype=np.int64), bins_by_feature, rows, starts[:c],
-                    ends[:c], p_feature[:c], p_bin[:c], p_default_left[:c], p_type[:c],
-                    p_bits[:c], n_bins, scratch, n_left[:c], start, end, first_child,
-                    small_left)
-            hists = (flat_bins, flat_gpair, n_f, slot2, cur, spare, chosen, np.int64(c))
+        if _fuses(settings.fused, workers, n_threads, min_work, work, total, fused, c):
+            # partition, histograms and subtraction a parent at a time (tree_level.py)
+            part, hists = _fused_level(c, first_child, bins_by_feature, rows, scratch,
+                                       features.n_bins, nodes, level, parents, fused, cur,
+                                       spare)
             set_thread_count(workers)
-            run_level(workers, plan, counts, part, hists)
+            run_level(workers, fused.plan, fused.counts, part, hists)
             n_fused += 1
         else:  # the level kernels, each parallel over rows
             set_thread_count(_threads(n_threads, 4 * work, min_work))
-            partition_rows(bins_by_feature, rows, starts[:c], ends[:c], p_feature[:c],
-                           p_bin[:c], p_default_left[:c], p_type[:c], p_bits[:c], n_bins,
-                           scratch, n_left[:c])
-            work = 0
-            for i in range(c):
-                child = first_child + 2 * i
-                start[child], end[child] = starts[i], starts[i] + n_left[i]
-                start[child + 1], end[child + 1] = starts[i] + n_left[i], ends[i]
-                starts[i], ends[i] = start[next_ids[i]], end[next_ids[i]]
-                work += ends[i] - starts[i]
-            set_thread_count(_threads(n_threads, work * n_features, min_work))
-            build_histograms(bins, gpair, rows, starts[:c], ends[:c], feature_offsets,
-                             spare[:c], thread_count())
-            for i in range(c):  # the siblings': the parent's minus the smaller child's
-                # flat views: one loop of plain integer subtractions, which vectorises
-                # (measured 13-17% less subtraction time than indexing (slot, 0 / 1))
-                parent_hist = flat(cur[chosen[i]])
-                smaller, sibling = flat(spare[i]), flat(spare[c + i])
-                for s in range(sibling.shape[0]):
-                    sibling[s] = parent_hist[s] - smaller[s]
-        # -- every child's best split (TreeGrower._evaluate) --------------------------------
-        for i in range(n_ids):
-            ids[i] = next_ids[i]
-        _level_inputs(ids, n_ids, nodes, numbers, settings, sampling, interaction, node_sums,
-                      node_bounds, node_scales, mask)
-        set_thread_count(_threads(n_threads, _EVALUATION_COST * n_ids * cur.shape[1],
-                                  min_work))
-        evaluate_splits(spare[:n_ids], feature_offsets, one, is_categorical, node_sums[:n_ids],
-                        mask[:n_ids], monotone, node_bounds[:n_ids], node_scales[:n_ids],
-                        split_params, settings[MAX_CAT_TO_ONEHOT], settings[MAX_CAT_THRESHOLD],
-                        best_gain[:n_ids], best_feature[:n_ids], best_bin[:n_ids],
-                        best_default_left[:n_ids], left_sums[:n_ids], best_bits[:n_ids])
+            partition_rows(bins_by_feature, rows, parents.starts[:c], parents.ends[:c],
+                           parents.feature[:c], parents.split_bin[:c],
+                           parents.default_left[:c], parents.split_type[:c],
+                           parents.cat_bits[:c], features.n_bins, scratch, parents.n_left[:c])
+            work = _child_segments(c, first_child, nodes, level, parents)
+            set_thread_count(_threads(n_threads, work * bins.shape[1], min_work))
+            build_histograms(bins, gpair, rows, parents.starts[:c], parents.ends[:c],
+                             features.offsets, spare[:c], thread_count())
+            _subtract_siblings(c, cur, spare, level.chosen)
+        level.ids[:n_ids] = level.next_ids[:n_ids]
         cur, spare = spare, cur
     set_thread_count(n_threads)
-    n_cat = _finish(n_nodes, nodes, cut_values, cut_offsets, numbers, rows, column, tree)
+    n_cat = _finish(n_nodes, nodes, features, numbers, rows, column, tree)
     return n_nodes, n_cat, cur, spare, n_fused
 
 
 @helper
-def _level_inputs(ids, n_ids, nodes, numbers, settings, sampling, interaction, node_sums,
-                  node_bounds, node_scales, mask):
+def _start(rows, every_row, nodes, level):
+    """The root: node 0, every row (``rows`` written 0 .. m - 1 first when ``every_row``),
+    no feature on its path; the first level is the root alone."""
+    root = np.int64(0)  # not a literal: _init_node compiles once
+    if every_row:
+        for i in range(rows.shape[0]):
+            rows[i] = i
+    _init_node(nodes, root, root)
+    nodes.end[root] = rows.shape[0]
+    for f in range(nodes.path.shape[1] if nodes.path.shape[0] else 0):
+        nodes.path[root, f] = 0
+    level.ids[root] = root
+
+
+@helper
+def _root_sums(nodes, hist, feature_offsets):
+    """The root's sums from its histogram: every feature's slots hold all the rows."""
+    for i in range(feature_offsets[0], feature_offsets[1]):
+        nodes.sums[0, 0] += hist[0, i, 0]
+        nodes.sums[0, 1] += hist[0, i, 1]
+
+
+@helper
+def _fused_space(n_threads, width, bins, gpair, feature_offsets):
+    """The fused levels' work space (``tree_level.py``): the threads' parents, each
+    feature's first slot times 2 and the flat bins and pairs."""
+    n_features = bins.shape[1]
+    slot2 = np.empty(n_features, dtype=np.uint64)
+    for f in range(n_features):
+        slot2[f] = np.uint64(2 * feature_offsets[f])
+    return Fused(np.empty((n_threads, width), dtype=np.int64),
+                 np.empty(n_threads, dtype=np.int64), np.empty(width, dtype=np.int64),
+                 np.empty(width, dtype=np.uint8), slot2, flat(bins), flat(gpair),
+                 np.uint64(n_features))
+
+
+@helper
+def _search_inputs(ids, n_ids, nodes, numbers, settings, sampling, features, search):
     """A level's nodes' sums, bounds, scales and feature masks, in ``ids`` order
     (``TreeGrower._evaluate``)."""
-    sums, bounds = nodes[SUMS], nodes[BOUNDS]
     for i in range(n_ids):
         for j in range(2):
-            node_sums[i, j] = sums[ids[i], j]
-            node_bounds[i, j] = bounds[ids[i], j]
-        node_scales[i, 0], node_scales[i, 1] = numbers[SCALE_G], numbers[SCALE_H]
-        for f in range(mask.shape[1]):
-            mask[i, f] = 1
-    if not settings[ALL_FEATURES]:
-        feature_masks(ids, n_ids, nodes[DEPTH][ids[0]], sampling[0], sampling[1], sampling[2],
-                      numbers[BY_NODE], interaction, nodes[PATH], mask)
+            search.sums[i, j] = nodes.sums[ids[i], j]
+            search.bounds[i, j] = nodes.bounds[ids[i], j]
+        search.scales[i, 0], search.scales[i, 1] = numbers.scale_g, numbers.scale_h
+        for f in range(search.mask.shape[1]):
+            search.mask[i, f] = 1
+    if not settings.all_features:
+        feature_masks(ids, n_ids, nodes.depth[ids[0]], sampling.level_features,
+                      sampling.level_sizes, sampling.node_key, numbers.by_node,
+                      features.interaction, nodes.path, search.mask)
+
+
+@helper
+def _split_nodes(c, n_nodes, nodes, level, search, parents, features, numbers):
+    """Record the splits of the ``c`` chosen nodes (``TreeGrower._record``), create their
+    children from ``n_nodes`` on (``_split``, ``_child_bounds``) and copy each parent's
+    segment and split into ``parents``; returns the parents' rows."""
+    work = 0
+    for i in range(c):
+        at, node = level.chosen[i], level.ids[level.chosen[i]]
+        f = search.feature[at]
+        nodes.feature[node], nodes.gain[node] = f, search.gain[at]
+        nodes.default_left[node] = search.default_left[at]
+        if _categorical(features.is_categorical, f):
+            nodes.split_type[node] = 1
+            for w in range(nodes.cat_bits.shape[1]):
+                nodes.cat_bits[node, w] = search.cat_bits[at, w]
+        else:
+            nodes.split_bin[node] = search.split_bin[at]
+        _add_children(nodes, node, n_nodes + 2 * i, search.left_sums[at], features.monotone,
+                      numbers)
+        parents.starts[i], parents.ends[i] = nodes.start[node], nodes.end[node]
+        parents.feature[i], parents.split_bin[i] = f, nodes.split_bin[node]
+        parents.default_left[i] = nodes.default_left[node]
+        parents.split_type[i] = nodes.split_type[node]
+        for w in range(nodes.cat_bits.shape[1]):
+            parents.cat_bits[i, w] = nodes.cat_bits[node, w]
+        work += nodes.end[node] - nodes.start[node]
+    return work
+
+
+@helper
+def _add_children(nodes, node, child, left_sums, monotone, numbers):
+    """Node ``node``'s children ``child`` (left) and ``child + 1``: their depth, sums,
+    weight bounds (on a monotone feature the bound between them is the mean of their
+    weights) and paths."""
+    f = nodes.feature[node]
+    nodes.left[node] = child
+    _init_node(nodes, child, nodes.depth[node] + 1)
+    _init_node(nodes, child + 1, nodes.depth[node] + 1)
+    for j in range(2):
+        nodes.sums[child, j] = left_sums[j]
+        nodes.sums[child + 1, j] = nodes.sums[node, j] - left_sums[j]
+        nodes.bounds[child, j] = nodes.bounds[child + 1, j] = nodes.bounds[node, j]
+    if monotone[f] != 0:
+        mid = 0.5 * (_weight(nodes.sums[child], nodes.bounds[node], numbers)
+                     + _weight(nodes.sums[child + 1], nodes.bounds[node], numbers))
+        if monotone[f] > 0:
+            nodes.bounds[child, 1] = nodes.bounds[child + 1, 0] = mid
+        else:
+            nodes.bounds[child, 0] = nodes.bounds[child + 1, 1] = mid
+    if nodes.path.shape[0]:
+        for g in range(nodes.path.shape[1]):
+            nodes.path[child, g] = nodes.path[child + 1, g] = nodes.path[node, g]
+        nodes.path[child, f] = nodes.path[child + 1, f] = 1
+
+
+@helper
+def _leaf_values(c, first_child, nodes, numbers, parents):
+    """The last level's children's leaf values, left and right of each parent."""
+    for i in range(c):
+        child = first_child + 2 * i
+        parents.left_values[i] = numbers.learning_rate * _weight(
+            nodes.sums[child], nodes.bounds[child], numbers)
+        parents.right_values[i] = numbers.learning_rate * _weight(
+            nodes.sums[child + 1], nodes.bounds[child + 1], numbers)
+
+
+@helper
+def _next_level(c, first_child, nodes, level, parents, fused, n_features):
+    """The next level's ids (each parent's smaller child by hessian sum, in the parents'
+    order, then their siblings) and each parent's cost (``tree_level.parent_cost``);
+    returns the level's cost."""
+    total = 0
+    for i in range(c):
+        child = first_child + 2 * i
+        fused.small_left[i] = nodes.sums[child, 1] <= nodes.sums[child + 1, 1]
+        small = child if fused.small_left[i] else child + 1
+        level.next_ids[i], level.next_ids[c + i] = small, 2 * child + 1 - small
+        parent = level.ids[level.chosen[i]]
+        m = parents.ends[i] - parents.starts[i]
+        share = nodes.sums[small, 1] / nodes.sums[parent, 1] if nodes.sums[parent, 1] > 0 \
+            else 0.5
+        fused.costs[i] = parent_cost(m, np.int64(m * share), n_features)
+        total += fused.costs[i]
+    return total
+
+
+@helper
+def _fuses(setting, workers, n_threads, min_work, work, total, fused, c):
+    """Whether a level runs fused: on several threads, when its largest thread's parents
+    cost no more than the level kernels' two steps would take (each on the threads its
+    own work earns: balanced over rows, but at 20,000-50,000 rows mostly on one), for a
+    level of fewer than ``_FUSED_MAX_ROWS`` rows (``setting`` 1); always (2); never (0).
+    On one thread the level kernels (measured as fast or faster there)."""
+    if workers <= 1 or not (setting == 2 or (setting == 1 and work < _FUSED_MAX_ROWS)):
+        return False
+    steps = (_on_threads(4 * work, n_threads, min_work)
+             + _on_threads(total - 4 * work, n_threads, min_work))
+    return deal(fused.costs, c, workers, fused.plan, fused.counts) <= steps or setting == 2
+
+
+@helper
+def _fused_level(c, first_child, bins_by_feature, rows, scratch, n_bins, nodes, level,
+                 parents, fused, cur, spare):
+    """``tree_level.run_level``'s arguments for the ``c`` parents' level: their chunks'
+    tasks, partition and histogram records."""
+    first_chunk, task_node = chunk_tasks(parents.starts[:c], parents.ends[:c])
+    n_tasks = task_node.shape[0]
+    part = (first_chunk, task_node, np.empty(n_tasks, dtype=np.int64),
+            np.empty(n_tasks, dtype=np.int64), bins_by_feature, rows, parents.starts[:c],
+            parents.ends[:c], parents.feature[:c], parents.split_bin[:c],
+            parents.default_left[:c], parents.split_type[:c], parents.cat_bits[:c], n_bins,
+            scratch, parents.n_left[:c], nodes.start, nodes.end, first_child,
+            fused.small_left)
+    hists = (fused.flat_bins, fused.flat_gpair, fused.n_features, fused.slot2, cur, spare,
+             level.chosen, np.int64(c))
+    return part, hists
+
+
+@helper
+def _child_segments(c, first_child, nodes, level, parents):
+    """The children's row segments after the partition, and the smaller children's as
+    the segments to build histograms of; returns their rows."""
+    work = 0
+    for i in range(c):
+        child, middle = first_child + 2 * i, parents.starts[i] + parents.n_left[i]
+        nodes.start[child], nodes.end[child] = parents.starts[i], middle
+        nodes.start[child + 1], nodes.end[child + 1] = middle, parents.ends[i]
+        parents.starts[i] = nodes.start[level.next_ids[i]]
+        parents.ends[i] = nodes.end[level.next_ids[i]]
+        work += parents.ends[i] - parents.starts[i]
+    return work
+
+
+@helper
+def _subtract_siblings(c, cur, spare, chosen):
+    """The siblings' histograms (``spare[c + i]``): their parents' (``cur[chosen[i]]``)
+    minus the smaller children's (``spare[i]``). Flat views: one loop of plain integer
+    subtractions, which vectorises (measured 13-17% less subtraction time than indexing
+    (slot, 0 / 1))."""
+    for i in range(c):
+        parent_hist = flat(cur[chosen[i]])
+        smaller, sibling = flat(spare[i]), flat(spare[c + i])
+        for s in range(sibling.shape[0]):
+            sibling[s] = parent_hist[s] - smaller[s]
 
 
 @helper
@@ -335,23 +387,24 @@ def _room(hist, n):
 @helper
 def _init_node(nodes, node, node_depth):
     """A new node: no split, no rows, no sums, unbounded weight."""
-    nodes[START][node] = nodes[END][node] = 0
-    nodes[DEPTH][node] = node_depth
-    nodes[SUMS][node, 0] = nodes[SUMS][node, 1] = 0
-    nodes[BOUNDS][node, 0], nodes[BOUNDS][node, 1] = -np.inf, np.inf
-    nodes[FEATURE][node], nodes[LEFT][node] = -1, -1
-    nodes[SPLIT_BIN][node] = 0
-    nodes[DEFAULT_LEFT][node] = nodes[SPLIT_TYPE][node] = 0
-    nodes[GAIN][node] = 0.0
-    for i in range(nodes[CAT_BITS].shape[1]):
-        nodes[CAT_BITS][node, i] = 0
+    nodes.start[node] = nodes.end[node] = 0
+    nodes.depth[node] = node_depth
+    nodes.sums[node, 0] = nodes.sums[node, 1] = 0
+    nodes.bounds[node, 0], nodes.bounds[node, 1] = -np.inf, np.inf
+    nodes.feature[node], nodes.left[node] = -1, -1
+    nodes.split_bin[node] = 0
+    nodes.default_left[node] = nodes.split_type[node] = 0
+    nodes.gain[node] = 0.0
+    for i in range(nodes.cat_bits.shape[1]):
+        nodes.cat_bits[node, i] = 0
 
 
 @helper
 def _weight(node_sums, node_bounds, numbers):
     """A node's weight before the learning rate (``split.node_weights``)."""
-    return bounded_weight(node_sums[0] / numbers[SCALE_G], node_sums[1] / numbers[SCALE_H],
-                          numbers[0], numbers[1], numbers[2], node_bounds[0], node_bounds[1])
+    p = numbers.split_params
+    return bounded_weight(node_sums[0] / numbers.scale_g, node_sums[1] / numbers.scale_h,
+                          p[0], p[1], p[2], node_bounds[0], node_bounds[1])
 
 
 @helper
@@ -387,43 +440,39 @@ def _choose(gain, ids, n_ids, max_leaves, gamma, n_leaves, chosen):
 
 
 @helper
-def _finish(n_nodes, nodes, cut_values, cut_offsets, numbers, rows, column, tree):
+def _finish(n_nodes, nodes, features, numbers, rows, column, tree):
     """The tree's arrays (``TreeGrower._finish``), and the values of the leaves that hold
     rows (those above the last level) added to their rows' margins; returns the number
     of categorical nodes."""
-    start, end, sums, bounds, feature, left = (nodes[START], nodes[END], nodes[SUMS],
-                                               nodes[BOUNDS], nodes[FEATURE], nodes[LEFT])
-    out_feature, out_bin, out_threshold, out_default_left, out_left, out_right, out_value, \
-        out_gain, out_cover, out_type, out_bits = tree
     n_cat = 0
     for k in range(n_nodes):
-        weight = _weight(sums[k], bounds[k], numbers)
-        out_cover[k] = sums[k, 1] / numbers[SCALE_H]
-        inner = left[k] >= 0
-        out_feature[k] = feature[k] if inner else -1
-        out_left[k] = left[k] if inner else -1
-        out_right[k] = left[k] + 1 if inner else -1
-        out_default_left[k] = nodes[DEFAULT_LEFT][k] if inner else 0
-        out_gain[k] = nodes[GAIN][k] if inner else 0.0
-        out_type[k] = nodes[SPLIT_TYPE][k] if inner else 0
-        out_bin[k] = 0
-        out_threshold[k] = 0.0
-        if inner and out_type[k] == 1:
-            for w in range(out_bits.shape[1]):
-                out_bits[n_cat, w] = nodes[CAT_BITS][k, w]
+        weight = _weight(nodes.sums[k], nodes.bounds[k], numbers)
+        tree.cover[k] = nodes.sums[k, 1] / numbers.scale_h
+        inner = nodes.left[k] >= 0
+        tree.split_feature[k] = nodes.feature[k] if inner else -1
+        tree.left_child[k] = nodes.left[k] if inner else -1
+        tree.right_child[k] = nodes.left[k] + 1 if inner else -1
+        tree.default_left[k] = nodes.default_left[k] if inner else 0
+        tree.gain[k] = nodes.gain[k] if inner else 0.0
+        tree.split_type[k] = nodes.split_type[k] if inner else 0
+        tree.split_bin[k] = 0
+        tree.threshold[k] = 0.0
+        if inner and tree.split_type[k] == 1:
+            for w in range(tree.cat_bits.shape[1]):
+                tree.cat_bits[n_cat, w] = nodes.cat_bits[k, w]
             n_cat += 1
         elif inner:
-            b = nodes[SPLIT_BIN][k]
-            out_bin[k] = b
+            b = nodes.split_bin[k]
+            tree.split_bin[k] = b
             # split bin -1 (a one-bin feature's value rows against its missing ones): no
             # value lies below float32's lowest number (TreeData.thresholds)
-            out_threshold[k] = (_LOWEST if b < 0
-                                else cut_values[cut_offsets[feature[k]] + b])
+            tree.threshold[k] = (_LOWEST if b < 0 else
+                                 features.cut_values[features.cut_offsets[nodes.feature[k]] + b])
         if inner:
-            out_value[k] = weight
+            tree.value[k] = weight
         else:
-            value = numbers[LEARNING_RATE] * weight
-            out_value[k] = value
-            for p in range(start[k], end[k]):
+            value = numbers.learning_rate * weight
+            tree.value[k] = value
+            for p in range(nodes.start[k], nodes.end[k]):
                 column[rows[p]] += value
     return n_cat

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..hashing import mix
 from ..jit import helper
-from .split import _merge_sort
+from .sorting import merge_sort
 
 _UNIT = 1.0 / 2.0**53  # a uniform draw's step (gbm.tree.sampling._uniform)
 
@@ -42,7 +42,7 @@ def feature_masks(ids, n_ids, depth, level_features, level_sizes, node_key, by_n
             for j in range(size):
                 h = mix(np.uint64(level_features[depth, j]) ^ key)
                 draws[j] = np.float64(h >> np.uint64(11)) * _UNIT
-            _merge_sort(draws, size, order)
+            merge_sort(draws, size, order)
             for j in range(k):
                 masks[i, level_features[depth, order[j]]] = 1
         if interaction.shape[0]:

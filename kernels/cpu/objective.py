@@ -6,7 +6,7 @@ from ..elementary import cpu as _elementary
 from ..elementary import product
 from ..jit import helper, kernel
 from ..layout import AFT, EXPECTILE, LOGISTIC, SOFTMAX
-from ..objective_math import _EPS, make_objective_math
+from ..objective_math import HESSIAN_FLOOR, make_objective_math
 from .views import flat
 
 _math = make_objective_math(helper, helper(product), _elementary)
@@ -238,7 +238,7 @@ def _softmax_rows(margin, lo, hi, y, w, block, grad, hess, grad_bits, hess_bits,
                 onehot = 1.0 if k == label[i] else 0.0
                 weight = w[first + i]
                 gf[at + np.uint64(i)] = (p - onehot) * weight
-                hf[at + np.uint64(i)] = max((2.0 * p) * (1.0 - p), _EPS) * weight
+                hf[at + np.uint64(i)] = max((2.0 * p) * (1.0 - p), HESSIAN_FLOOR) * weight
             if best.shape[0] > 0:
                 best_g, best_h = best[k, 0], best[k, 1]
                 for i in range(m):  # unsigned maxima: vectorised (max_abs_pairs' loop)
@@ -265,7 +265,7 @@ def _logistic_rows(margin, lo, hi, y, w, grad, hess):
         for i in range(m):
             p = 1.0 / (1.0 + e[i])
             g[i] = (p - label[i]) * weight[i]
-            h[i] = max(p * (1.0 - p), _EPS) * weight[i]
+            h[i] = max(p * (1.0 - p), HESSIAN_FLOOR) * weight[i]
 
 
 @helper
@@ -288,7 +288,7 @@ def _logistic_pair_rows(margin, lo, hi, y, w, slots, bits, best):
         for i in range(m):
             p = 1.0 / (1.0 + e[i])
             out[2 * i] = (p - label[i]) * weight[i]
-            out[2 * i + 1] = max(p * (1.0 - p), _EPS) * weight[i]
+            out[2 * i + 1] = max(p * (1.0 - p), HESSIAN_FLOOR) * weight[i]
         written = bits[2 * first:2 * last]
         for i in range(m):  # unsigned maxima: vectorised (max_abs_pairs' loop)
             g, h = written[2 * i] & sign_off, written[2 * i + 1] & sign_off

@@ -18,9 +18,9 @@ import numpy as np
 from numba import prange
 
 from ..jit import helper, kernel
-from .partition import _goes_left
-from .predict import _add_leaf_values_of_rows
+from .partition_steps import goes_left
 from .prefetch import DISTANCE, prefetch
+from .tree_walk import add_leaf_values_of_rows
 from .views import flat
 
 _CHUNK = 16384  # rows per partition task (as partition.py): small enough to balance
@@ -44,7 +44,7 @@ def _run_end(rows, a, end, hi):
 def _add_ids(flat_bins, flat_gpair, ids, a, b, lo, n_f, slot2, h):
     """Add the gradient pairs of rows ``ids[a:b]`` (global row numbers; their bins at
     ``ids[p] - lo`` in the page) into the flat histogram ``h``: two rows a step, the
-    rows ``DISTANCE`` ahead prefetched (as ``histogram._accumulate``)."""
+    rows ``DISTANCE`` ahead prefetched (as ``histogram_steps.accumulate``)."""
     one, two = np.uint64(1), np.uint64(2)
     base = np.uint64(lo)
     n_features = slot2.shape[0]
@@ -82,7 +82,7 @@ def _add_ids(flat_bins, flat_gpair, ids, a, b, lo, n_f, slot2, h):
 def _add_span(flat_bins, flat_gpair, a, b, lo, n_f, slot2, h):
     """``_add_ids`` for the page rows ``a .. b - 1`` themselves (global ``lo + a ..``): no
     row ids to read (a node holding every row of the page, as a root does). Two rows a
-    step, as ``histogram._accumulate_span``: their independent additions overlap (one
+    step, as ``histogram_steps._accumulate_span``: their independent additions overlap (one
     thread, 500,000 x 28 uint8 bins, interleaved: 0.82 -> 0.77 ns a cell)."""
     one, two = np.uint64(1), np.uint64(2)
     n_features = slot2.shape[0]
@@ -317,7 +317,7 @@ def _split_chunk(task, task_node, first_chunk, cumulative, run_starts, bins_by_f
                  rows, work, split_feature, split_bin, default_left, split_type, cat_bits,
                  n_bins):
     """One chunk of a node's run into its stretch of ``work``: left rows forward from its
-    start, right rows backward from its end (``partition._split_chunk``); returns the
+    start, right rows backward from its end (``partition_steps.split_chunk``); returns the
     rows going left."""
     j = task_node[task]
     f = split_feature[j]
@@ -336,8 +336,8 @@ def _split_chunk(task, task_node, first_chunk, cumulative, run_starts, bins_by_f
     for i in range(n):
         r = rows[np.uint64(src + i)]
         b = np.int32(column[np.uint64(r) - base])
-        go = np.int64(_goes_left(b, missing_bin, threshold, missing_left, categorical,
-                                 cat_bits, j))
+        go = np.int64(goes_left(b, missing_bin, threshold, missing_left, categorical,
+                                cat_bits, j))
         work[np.uint64(left)] = r
         work[np.uint64(right)] = r
         left += go
@@ -461,7 +461,7 @@ def _add_values_chunk(task, task_node, first_chunk, run_starts, run_ends, bins_b
     for p in range(a, b):
         r = np.uint64(rows[p])
         bin_ = np.int32(column[r - base])
-        if _goes_left(bin_, missing_bin, threshold, missing_left, categorical, cat_bits, k):
+        if goes_left(bin_, missing_bin, threshold, missing_left, categorical, cat_bits, k):
             out[r] += left_value
         else:
             out[r] += right_value
@@ -487,5 +487,5 @@ def page_predict_binned(bins, lo, rows, seen, n_bins, walk, cat_bits, value, tre
     local = np.empty(b - a, dtype=np.int64)  # page-local row numbers
     for i in range(b - a):
         local[i] = np.int64(rows[a + i]) - lo
-    _add_leaf_values_of_rows(flat(bins), local, bins.shape[1], walk, cat_bits, value,
-                             tree_offsets, tree_group, tree_depth, True, n_bins, out[lo:hi])
+    add_leaf_values_of_rows(flat(bins), local, bins.shape[1], walk, cat_bits, value,
+                            tree_offsets, tree_group, tree_depth, True, n_bins, out[lo:hi])

@@ -5,7 +5,7 @@ import numpy as np
 from numba import prange
 
 from ..jit import helper, kernel
-from .predict import categorical_goes_left
+from .tree_walk import categorical_goes_left
 
 # IEEE division (inf/NaN) instead of Python's ZeroDivisionError: a model file may hold any
 # finite covers, and an exception must not escape a parallel region.
@@ -124,6 +124,58 @@ def _undo_edges(applied, level, undo_new, undo_slot, undo_zero, undo_one, zero, 
 
 
 @helper(error_model=_ERRORS)
+def _add_edge(top, level, condition, condition_feature, int_buffers, float_buffers,
+              slot_of_feature, n_elements):
+    """The path's edge into the node of stack entry ``top`` (at depth ``level`` > 0): its
+    feature's element added, or (the feature split before on this path) its fractions
+    multiplied, or nothing (the conditioned feature stays off the path), with what undoes
+    it at ``level`` (``_undo_edges``); returns the number of path elements."""
+    stack_feature, undo_slot, undo_new = int_buffers[2], int_buffers[3], int_buffers[4]
+    element_feature = int_buffers[5]
+    stack_zero, stack_one = float_buffers[0], float_buffers[1]
+    undo_zero, undo_one = float_buffers[2], float_buffers[3]
+    zero, one = float_buffers[4], float_buffers[5]
+    feature = stack_feature[top]
+    if condition != 0 and feature == condition_feature:
+        undo_new[level] = 2  # the conditioned feature stays off the path
+        return n_elements
+    slot = slot_of_feature[feature]
+    if slot < 0:
+        n_elements += 1
+        slot = n_elements
+        slot_of_feature[feature] = slot
+        element_feature[slot] = feature
+        zero[slot], one[slot] = stack_zero[top], stack_one[top]
+        undo_new[level] = 1
+    else:  # the feature split before on this path: fractions multiplied
+        undo_zero[level], undo_one[level] = zero[slot], one[slot]
+        zero[slot] *= stack_zero[top]
+        one[slot] *= stack_one[top]
+        undo_new[level] = 0
+    undo_slot[level] = slot
+    return n_elements
+
+
+@helper(error_model=_ERRORS)
+def _add_leaf(zero, one, weight, n_elements, element_feature, leaf_value, condition, on, off,
+              phi):
+    """A leaf's shares of ``leaf_value`` times its condition fraction (``condition``: on,
+    off, or on minus off) added to ``phi``, unless no subset of features reaches it (a
+    child of cover 0 the row does not take): then it adds nothing, and UNWIND of that
+    element would divide 0 by 0."""
+    for i in range(1, n_elements + 1):
+        if zero[i] == 0.0 and one[i] == 0.0:
+            return
+    if condition == 0 or condition == 1:
+        fraction = on
+    elif condition == -1:
+        fraction = off
+    else:
+        fraction = on - off
+    _leaf_shares(zero, one, weight, n_elements, element_feature, leaf_value * fraction, phi)
+
+
+@helper(error_model=_ERRORS)
 def _tree_shap_row(x, base, max_depth, split_feature, threshold, default_left, split_type,
                    cat_row, cat_bits, left_child, value, cover, int_buffers, float_buffers,
                    slot_of_feature, condition, condition_feature, reaches, phi):
@@ -172,46 +224,16 @@ def _tree_shap_row(x, base, max_depth, split_feature, threshold, default_left, s
                                  zero, one, element_feature, slot_of_feature, n_elements)
         applied = min(applied, level - 1) if level > 0 else 0
         if level > 0:  # the edge into this node
-            feature = stack_feature[top]
-            if condition != 0 and feature == condition_feature:
-                undo_new[level] = 2  # the conditioned feature stays off the path
-            else:
-                slot = slot_of_feature[feature]
-                if slot < 0:
-                    n_elements += 1
-                    slot = n_elements
-                    slot_of_feature[feature] = slot
-                    element_feature[slot] = feature
-                    zero[slot], one[slot] = stack_zero[top], stack_one[top]
-                    undo_new[level] = 1
-                else:  # the feature split before on this path: fractions multiplied
-                    undo_zero[level], undo_one[level] = zero[slot], one[slot]
-                    zero[slot] *= stack_zero[top]
-                    one[slot] *= stack_one[top]
-                    undo_new[level] = 0
-                undo_slot[level] = slot
+            n_elements = _add_edge(top, level, condition, condition_feature, int_buffers,
+                                   float_buffers, slot_of_feature, n_elements)
             applied = level
         top -= 1
         at = base + node
         left = left_child[at]
         if left < 0:
-            if condition != 0 and crossed == 0:
-                continue  # the same share with the feature on and off
-            reachable = True
-            for i in range(1, n_elements + 1):
-                if zero[i] == 0.0 and one[i] == 0.0:
-                    reachable = False  # no subset of features reaches the leaf (a child of
-                    # cover 0 the row does not take): it adds nothing, and UNWIND of that
-                    # element would divide 0 by 0
-            if reachable:
-                if condition == 0 or condition == 1:
-                    fraction = on
-                elif condition == -1:
-                    fraction = off
-                else:
-                    fraction = on - off
-                _leaf_shares(zero, one, weight, n_elements, element_feature,
-                             value[at] * fraction, phi)
+            if condition == 0 or crossed != 0:  # else the same share with it on and off
+                _add_leaf(zero, one, weight, n_elements, element_feature, value[at],
+                          condition, on, off, phi)
             continue
         if level >= max_depth:
             _undo_edges(applied, 1, undo_new, undo_slot, undo_zero, undo_one, zero, one,

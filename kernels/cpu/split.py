@@ -11,6 +11,7 @@ from numba import prange
 
 from ..jit import helper, kernel
 from ..split_math import cpu as _split_math
+from .sorting import merge_sort
 from .split_scan import plain_best
 
 # module-level names: Numba resolves globals, not attributes
@@ -140,7 +141,7 @@ def _order_by_weight(h, n, scales, reg_lambda, reg_alpha, max_delta_step, min_ch
             w = leaf_weight(h[c, 0] / scales[0], hess, reg_lambda, reg_alpha, max_delta_step)
         weight[c] = w
     if n > _INSERTION_SORT_CODES:
-        _merge_sort(weight, n, order)
+        merge_sort(weight, n, order)
         return
     for c in range(n):
         w = weight[c]
@@ -151,35 +152,6 @@ def _order_by_weight(h, n, scales, reg_lambda, reg_alpha, max_delta_step, min_ch
             j -= 1
         weight[j] = w
         order[j] = c
-
-
-@helper
-def _merge_sort(weight, n, order):
-    """``order`` = codes ``0 .. n-1`` by increasing ``weight``, ties in code order (a
-    bottom-up merge sort: stable, as NumPy's ``argsort(kind="mergesort")``, whose own
-    compiled form costs seconds of compile time)."""
-    src = np.empty(n, dtype=np.int64)
-    dst = np.empty(n, dtype=np.int64)
-    for c in range(n):
-        src[c] = c
-    width = 1
-    while width < n:
-        for lo in range(0, n, 2 * width):
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            i, j = lo, mid
-            for out in range(lo, hi):
-                # the left run's element first unless the right one is strictly lighter
-                if i < mid and (j >= hi or weight[src[j]] >= weight[src[i]]):
-                    dst[out] = src[i]
-                    i += 1
-                else:
-                    dst[out] = src[j]
-                    j += 1
-        src, dst = dst, src
-        width *= 2
-    for c in range(n):
-        order[c] = src[c]
 
 
 @helper

@@ -8,8 +8,8 @@ added). At 20,000-50,000 rows a level's work is a few hundred microseconds: each
 alone stays under the second thread's threshold, and where it passes it, the region's
 start, its imbalance and the private copies' clearing and adding take about what the
 second thread saves (bench/PROFILE_small.md). Here a parent is one task: its rows
-partitioned (``partition._split_chunk`` and ``_place_chunk`` over its chunks, in order),
-its smaller child's histogram summed (``histogram._accumulate``), the sibling's, the
+partitioned (``partition_steps.split_chunk`` and ``place_chunk`` over its chunks, in order),
+its smaller child's histogram summed (``histogram_steps.accumulate``), the sibling's, the
 parent's less it, subtracted; the parents are dealt to the threads before the region
 (``deal``: the costliest first, each to the least loaded thread). One region a level,
 no private copies. The children's split evaluation stays ``evaluate_splits`` (balanced
@@ -23,8 +23,8 @@ import numpy as np
 from numba import prange
 
 from ..jit import helper
-from .histogram import _accumulate
-from .partition import _place_chunk, _split_chunk
+from .histogram_steps import accumulate
+from .partition_steps import place_chunk, split_chunk
 from .views import flat
 
 
@@ -91,11 +91,11 @@ def _run_worker(w, plan, counts, part, hist):
                    scratch, n_left, start, end, first_child)
         child = first_child + 2 * i
         lo, hi = (start[child], end[child]) if small_left[i] else (start[child + 1],
-                                                                    end[child + 1])
+                                                                   end[child + 1])
         h = flat(spare[i])
         for s in range(h.shape[0]):
             h[s] = 0
-        _accumulate(flat_bins, flat_gpair, rows, lo, hi, n_f, slot2, h)
+        accumulate(flat_bins, flat_gpair, rows, lo, hi, n_f, slot2, h)
         # flat views: one loop of plain integer subtractions, which vectorises
         parent, sibling = flat(cur[chosen[i]]), flat(spare[c + i])
         for s in range(sibling.shape[0]):
@@ -109,17 +109,17 @@ def _partition(i, first_chunk, task_node, left_count, left_before, bins_by_featu
     """Parent ``i``'s rows partitioned (``partition_rows``' two passes over its chunks,
     in order) and its children's segments into ``start``, ``end``."""
     for t in range(first_chunk[i], first_chunk[i + 1]):
-        left_count[t] = _split_chunk(np.uint64(t), task_node, first_chunk, bins_by_feature,
-                                     rows, starts, ends, p_feature, p_bin, p_default_left,
-                                     p_type, p_bits, n_bins, scratch)
+        left_count[t] = split_chunk(np.uint64(t), task_node, first_chunk, bins_by_feature,
+                                    rows, starts, ends, p_feature, p_bin, p_default_left,
+                                    p_type, p_bits, n_bins, scratch)
     running = 0
     for t in range(first_chunk[i], first_chunk[i + 1]):
         left_before[t] = running
         running += left_count[t]
     n_left[i] = running
     for t in range(first_chunk[i], first_chunk[i + 1]):
-        _place_chunk(np.uint64(t), task_node, first_chunk, rows, starts, ends, scratch,
-                     left_count, left_before, n_left)
+        place_chunk(np.uint64(t), task_node, first_chunk, rows, starts, ends, scratch,
+                    left_count, left_before, n_left)
     child = first_child + 2 * i
     middle = starts[i] + running
     start[child], end[child] = starts[i], middle

@@ -29,9 +29,9 @@ import numpy as np
 from numba import prange
 
 from ..jit import helper, kernel
-from .split import _merge_sort
-from .vector_leaf import (_bounded_split_gain, _feature_best, _reduce_tasks,
-                          bounded_parent_gain, output_weight)
+from .sorting import merge_sort
+from .vector_split import (bounded_parent_gain, bounded_split_gain, feature_best,
+                           output_weight, reduce_tasks)
 
 
 @helper
@@ -78,8 +78,8 @@ def _categorical_best(h, n, total, bounds, scales, lam, alpha, mds, mcw, parent,
                     right_h = h[c, j, 1] + (h[miss, j, 1] if direction == 1 else 0)
                     left[j, 0] = total[j, 0] - right_g
                     left[j, 1] = total[j, 1] - right_h
-                gain = _bounded_split_gain(left, total, bounds, 0, scales, lam, alpha, mds,
-                                           mcw, parent)
+                gain = bounded_split_gain(left, total, bounds, 0, scales, lam, alpha, mds,
+                                          mcw, parent)
                 if gain > best:
                     best, best_left, best_code = gain, 1 - direction, c
                     best_sums[:, :] = left
@@ -89,7 +89,7 @@ def _categorical_best(h, n, total, bounds, scales, lam, alpha, mds, mcw, parent,
     scores = np.empty(n)
     _scores(h, n, total, scales, lam, alpha, mds, mcw, scores)
     order = np.empty(n, np.int64)
-    _merge_sort(scores, n, order)  # stable: ties in code order
+    merge_sort(scores, n, order)  # stable: ties in code order
     limit = min(max_cat_threshold, n)
     best_end, best_size = -1, 0
     for end in range(2):  # 0: the lowest scores go right, 1: the highest go left
@@ -105,8 +105,8 @@ def _categorical_best(h, n, total, bounds, scales, lam, alpha, mds, mcw, parent,
                 else:
                     left[j, 0] = acc[j, 0]
                     left[j, 1] = acc[j, 1]
-            gain = _bounded_split_gain(left, total, bounds, 0, scales, lam, alpha, mds, mcw,
-                                       parent)
+            gain = bounded_split_gain(left, total, bounds, 0, scales, lam, alpha, mds, mcw,
+                                      parent)
             if gain > best:
                 best, best_end, best_size = gain, end, i + 1
                 best_sums[:, :] = left
@@ -175,12 +175,12 @@ def evaluate_vector_splits_categorical(hist, feature_offsets, node_sums, mask, n
             b = 0
         else:
             left = np.empty((k, 2), np.int64)
-            gain, b, d = _feature_best(hist[node], lo, hi, node_sums[node], scales, lam, alpha,
-                                       mds, mcw, parents[node], left, task_sums[task], True,
-                                       node_bounds[node], np.int64(monotone[f]))
+            gain, b, d = feature_best(hist[node], lo, hi, node_sums[node], scales, lam, alpha,
+                                      mds, mcw, parents[node], left, task_sums[task], True,
+                                      node_bounds[node], np.int64(monotone[f]))
         task_gain[task], task_bin[task], task_left[task] = gain, b, d
-    _reduce_tasks(task_gain, task_bin, task_left, task_sums, n_features, out_gain,
-                  out_feature, out_bin, out_left, out_left_sums)
+    reduce_tasks(task_gain, task_bin, task_left, task_sums, n_features, out_gain,
+                 out_feature, out_bin, out_left, out_left_sums)
     for node in range(n_nodes):  # the winning task's set (none: 0)
         at = out_feature[node]
         for i in range(n_words):

@@ -6,8 +6,8 @@ from numba import cuda, int32, int64
 
 from ._device import (THREADS, MAX_BLOCKS, blocks_for, device_output, segment_tasks,
                       to_device)
-from .partition import _goes_left, partition_by_flags
-from .predict import _tables, binned_goes_left
+from .partition_steps import goes_left, partition_by_flags
+from .tree_walk import binned_goes_left, tree_tables
 
 
 @cuda.jit(device=True)
@@ -62,8 +62,8 @@ def _flag_kernel(by_bundle, feature_bundle, feature_code, feature_offsets, rows,
         n = feature_offsets[f + 1] - feature_offsets[f]
         for p in range(task_lo[piece] + cuda.threadIdx.x, task_hi[piece], cuda.blockDim.x):
             b = bundle_bin(by_bundle, feature_bundle, feature_code, feature_offsets, rows[p], f)
-            flags[p] = 1 if _goes_left(b, n, split_bin[k], default_left[k] == 1,
-                                       split_type[k] == 1, cat_bits, k) else 0
+            flags[p] = 1 if goes_left(b, n, split_bin[k], default_left[k] == 1,
+                                      split_type[k] == 1, cat_bits, k) else 0
 
 
 def partition_rows_bundled(bins_by_bundle, feature_bundle, feature_code, feature_offsets, rows,
@@ -92,8 +92,8 @@ def _split_values_kernel(by_bundle, feature_bundle, feature_code, feature_offset
         for p in range(task_lo[piece] + cuda.threadIdx.x, task_hi[piece], cuda.blockDim.x):
             r = rows[p]
             b = bundle_bin(by_bundle, feature_bundle, feature_code, feature_offsets, r, f)
-            if _goes_left(b, n, split_bin[k], default_left[k] == 1, split_type[k] == 1,
-                          cat_bits, k):
+            if goes_left(b, n, split_bin[k], default_left[k] == 1, split_type[k] == 1,
+                         cat_bits, k):
                 out[r] += left_values[k]  # every row is in one segment
             else:
                 out[r] += right_values[k]
@@ -142,7 +142,7 @@ def predict_binned_bundled(bins_by_bundle, feature_bundle, feature_code, feature
     if rows.shape[0] == 0 or tree_offsets.shape[0] < 2:
         return
     d_out, finish = device_output(out)
-    walk, _, cat_bits = _tables(walk, cat_bits)
+    walk, _, cat_bits = tree_tables(walk, cat_bits)
     _predict_kernel[blocks_for(rows.shape[0]), THREADS](
         to_device(bins_by_bundle), to_device(feature_bundle), to_device(feature_code),
         to_device(feature_offsets), to_device(rows), walk, cat_bits, to_device(value),

@@ -12,7 +12,7 @@ from numba import cuda, int32, int64
 
 from ._device import (THREADS, MAX_BLOCKS, blocks_for, device_output, segment_tasks,
                       to_device)
-from .partition import _goes_left, partition_by_flags
+from .partition_steps import goes_left, partition_by_flags
 
 
 @cuda.jit(device=True)
@@ -77,8 +77,8 @@ def _flag_kernel(indptr, slots, feature_offsets, rows, task_node, task_lo, task_
         n = feature_offsets[f + 1] - first
         for p in range(task_lo[piece] + cuda.threadIdx.x, task_hi[piece], cuda.blockDim.x):
             b = entry_bin(indptr, slots, rows[p], first, n)
-            flags[p] = 1 if _goes_left(b, n, split_bin[k], default_left[k] == 1,
-                                       split_type[k] == 1, cat_bits, k) else 0
+            flags[p] = 1 if goes_left(b, n, split_bin[k], default_left[k] == 1,
+                                      split_type[k] == 1, cat_bits, k) else 0
 
 
 def partition_rows_csr(indptr, slots, feature_offsets, rows, node_starts, node_ends,
@@ -107,8 +107,8 @@ def _split_values_kernel(indptr, slots, feature_offsets, rows, task_node, task_l
         for p in range(task_lo[piece] + cuda.threadIdx.x, task_hi[piece], cuda.blockDim.x):
             r = rows[p]
             b = entry_bin(indptr, slots, r, first, n)
-            if _goes_left(b, n, split_bin[k], default_left[k] == 1, split_type[k] == 1,
-                          cat_bits, k):
+            if goes_left(b, n, split_bin[k], default_left[k] == 1, split_type[k] == 1,
+                         cat_bits, k):
                 out[r] += left_values[k]  # every row is in one segment
             else:
                 out[r] += right_values[k]

@@ -7,7 +7,7 @@ from numba import cuda, float32
 
 from ._device import THREADS, blocks_for, device_output, to_device
 from .csr import entry_bin
-from .predict import _tables, binned_goes_left, value_goes_left
+from .tree_walk import binned_goes_left, tree_tables, value_goes_left
 
 
 @cuda.jit(device=True)
@@ -73,7 +73,7 @@ def predict_binned_csr(indptr, slots, feature_offsets, rows, walk, cat_bits, val
     if rows.shape[0] == 0 or tree_offsets.shape[0] < 2:
         return
     d_out, finish = device_output(out)
-    walk, thresholds, cat_bits = _tables(walk, cat_bits)
+    walk, thresholds, cat_bits = tree_tables(walk, cat_bits)
     _predict_kernel[blocks_for(rows.shape[0]), THREADS](
         to_device(indptr), to_device(slots), to_device(np.zeros(1, np.float32)),
         to_device(feature_offsets), True, to_device(rows), True, walk, thresholds, cat_bits,
@@ -88,7 +88,7 @@ def predict_csr(indptr, indices, data, walk, cat_bits, value, tree_offsets, tree
     if indptr.shape[0] < 2 or tree_offsets.shape[0] < 2:
         return
     d_out, finish = device_output(out)
-    walk, thresholds, cat_bits = _tables(walk, cat_bits)
+    walk, thresholds, cat_bits = tree_tables(walk, cat_bits)
     _predict_kernel[blocks_for(indptr.shape[0] - 1), THREADS](
         to_device(indptr), to_device(indices), to_device(data),
         to_device(np.zeros(1, np.int32)), False, to_device(np.zeros(1, np.int64)), False,
@@ -102,7 +102,7 @@ def predict_leaf_csr(indptr, indices, data, walk, cat_bits, tree_offsets, tree_d
     if indptr.shape[0] < 2 or tree_offsets.shape[0] < 2:
         return
     d_out, finish = device_output(out)
-    walk, thresholds, cat_bits = _tables(walk, cat_bits)
+    walk, thresholds, cat_bits = tree_tables(walk, cat_bits)
     _leaf_index_kernel[blocks_for(indptr.shape[0] - 1), THREADS](
         to_device(indptr), to_device(indices), to_device(data),
         to_device(np.zeros(1, np.int32)), walk, thresholds, cat_bits,

@@ -16,7 +16,7 @@ from ._device import (THREADS, MAX_BLOCKS, blocks_for, device_output, segment_ta
                       to_device, to_host)
 
 SHARED_SLOTS = 3072  # (g, h) int64 pairs per block: 48 KiB, the static shared-memory limit
-_SHARED_CELLS = 6144  # 2 * SHARED_SLOTS: a shared array's size must be a constant
+SHARED_CELLS = 6144  # 2 * SHARED_SLOTS: a shared array's size must be a constant
 
 
 def feature_groups(feature_offsets, capacity=SHARED_SLOTS):
@@ -34,7 +34,7 @@ def feature_groups(feature_offsets, capacity=SHARED_SLOTS):
 @cuda.jit
 def _histogram_kernel(bins, gpair, rows, task_node, task_lo, task_hi, groups, feature_offsets,
                       hist):
-    shared = cuda.shared.array(_SHARED_CELLS, int64)
+    shared = cuda.shared.array(SHARED_CELLS, int64)
     tid = cuda.threadIdx.x
     step = cuda.blockDim.x
     n_groups = groups.shape[0] - 1
@@ -46,7 +46,7 @@ def _histogram_kernel(bins, gpair, rows, task_node, task_lo, task_hi, groups, fe
         f0, f1 = groups[group], groups[group + 1]
         first = feature_offsets[f0]
         n_cells = 2 * (feature_offsets[f1] - first)
-        in_shared = n_cells <= _SHARED_CELLS
+        in_shared = n_cells <= SHARED_CELLS
         if in_shared:
             for c in range(tid, n_cells, step):
                 shared[c] = 0

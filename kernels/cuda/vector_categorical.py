@@ -1,7 +1,7 @@
 """Categorical splits of vector-leaf trees on CUDA: twin of ``cpu/vector_categorical.py``
 (its name, arguments and results, bit for bit).
 
-Numeric features go through ``vector_leaf``'s split kernel (their tasks' scans); then one
+Numeric features go through ``vector_split``'s split kernel (their tasks' scans); then one
 thread per (node, categorical feature) task scans the feature's candidates in the CPU's
 order with the same formulas: one-hot, or the partitions of the categories ordered by
 their score (a per-thread stable insertion sort of at most 256 codes, as the
@@ -11,7 +11,7 @@ a last kernel, one thread per node, takes the best task in feature order with a 
 known only at run time).
 
 Monotone constraints: with finite bounds or a constrained feature every candidate's gain
-is the bounded one (``vector_leaf.candidate_gain``; a set's split has no constraint of its
+is the bounded one (``vector_split.candidate_gain``; a set's split has no constraint of its
 own), as on the CPU; without, the plain gains, which are the same bits.
 """
 import math
@@ -21,7 +21,7 @@ from numba import cuda, float32, float64, int64, uint32
 
 from ..layout import CAT_WORDS
 from ._device import THREADS, array_module, blocks_for, device_output, to_device, to_host
-from .vector_leaf import _feature_kernel, _parent_kernel, candidate_gain, output_weight
+from .vector_split import candidate_gain, feature_kernel, output_weight, parent_kernel
 
 _MAX_CODES = 32 * CAT_WORDS
 
@@ -210,14 +210,14 @@ def evaluate_vector_splits_categorical(hist, feature_offsets, node_sums, mask, n
     outs = [device_output(a) for a in (out_gain, out_feature, out_bin, out_left,
                                        out_left_sums, out_cat_bits)]
     if n_nodes:
-        _parent_kernel[blocks_for(n_nodes), THREADS](d_sums, d_bounds, bounded, d_scales,
-                                                     d_params, parents)
+        parent_kernel[blocks_for(n_nodes), THREADS](d_sums, d_bounds, bounded, d_scales,
+                                                    d_params, parents)
     if n_nodes * n_features:
         grid = blocks_for(n_nodes * n_features), THREADS
         numeric = to_device(host_mask * (is_cat == 0)[None, :].astype(np.uint8))
-        _feature_kernel[grid](d_hist, d_offsets, d_sums, numeric, d_bounds, d_monotone, bounded,
-                              d_scales, d_params, parents, left, task_gain, task_bin,
-                              task_left, task_sums)
+        feature_kernel[grid](d_hist, d_offsets, d_sums, numeric, d_bounds, d_monotone, bounded,
+                             d_scales, d_params, parents, left, task_gain, task_bin,
+                             task_left, task_sums)
         _categorical_kernel[grid](d_hist, d_offsets, d_sums, to_device(host_mask), d_bounds,
                                   bounded, d_cat,
                                   d_scales, d_params, parents, int64(max_cat_to_onehot),

@@ -16,82 +16,25 @@
   thread per output cell; the segment sums are integer sums of one thread each.
 * ``evaluate_vector_splits_monotone``: the plain search's threads with the CPU's bounded
   gain (the pooled weight, the clamped gains) as device functions; the other monotone
-  kernels, which use them, are in ``vector_monotone.py``.
+  kernels, which use them, are in ``vector_monotone.py``. The search's formulas and its
+  kernels are in ``vector_split.py``.
 """
 import math
 
 import numpy as np
-from numba import cuda, float64, int32, int64
+from numba import cuda, int32, int64
 
-from ._device import (MAX_BLOCKS, THREADS, array_module, blocks_for, device_output, mul,
-                      segment_tasks, split_math, to_device)
-from .histogram import _SHARED_CELLS, SHARED_SLOTS, feature_groups
-
-node_gain = split_math.node_gain
-leaf_weight = split_math.leaf_weight
-gain_given_weight = split_math.gain_given_weight
-
-
-@cuda.jit(device=True)
-def output_gain(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight):
-    """``cpu.output_gain``: 0 for an output whose hessian is not positive or below
-    ``min_child_weight``."""
-    if not (h > 0.0 and h >= min_child_weight):
-        return 0.0
-    return node_gain(g, h, reg_lambda, reg_alpha, max_delta_step)
-
-
-@cuda.jit(device=True)
-def output_weight(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight):
-    """``cpu.output_weight``."""
-    if not (h > 0.0 and h >= min_child_weight):
-        return 0.0
-    return leaf_weight(g, h, reg_lambda, reg_alpha, max_delta_step)
-
-
-@cuda.jit(device=True)
-def bounded_output_weight(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
-                          lower, upper):
-    """``cpu.bounded_output_weight``: ``output_weight`` clamped into ``[lower, upper]``."""
-    w = output_weight(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
-    if w < lower:
-        return lower
-    if w > upper:
-        return upper
-    return w
-
-
-@cuda.jit(device=True)
-def bounded_output_gain(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight,
-                        lower, upper):
-    """``cpu.bounded_output_gain``: the plain gain when both bounds are infinite."""
-    if lower == -math.inf and upper == math.inf:
-        return output_gain(g, h, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
-    return gain_given_weight(g, h, reg_lambda, reg_alpha,
-                             bounded_output_weight(g, h, reg_lambda, reg_alpha, max_delta_step,
-                                                   min_child_weight, lower, upper))
-
-
-@cuda.jit(device=True)
-def split_weights(gl, hl, gr, hr, g, h, sign, reg_lambda, reg_alpha, max_delta_step,
-                  min_child_weight, lower, upper):
-    """``cpu.split_weights``: ``(wl, wr, pooled)``."""
-    wl = bounded_output_weight(gl, hl, reg_lambda, reg_alpha, max_delta_step,
-                               min_child_weight, lower, upper)
-    wr = bounded_output_weight(gr, hr, reg_lambda, reg_alpha, max_delta_step,
-                               min_child_weight, lower, upper)
-    if (sign > 0 and wl > wr) or (sign < 0 and wl < wr):
-        w = bounded_output_weight(g, h, 2.0 * reg_lambda, 2.0 * reg_alpha, max_delta_step,
-                                  min_child_weight, lower, upper)
-        return w, w, True
-    return wl, wr, False
+from ._device import (MAX_BLOCKS, THREADS, array_module, blocks_for, device_output,
+                      segment_tasks, to_device)
+from .histogram import SHARED_CELLS, SHARED_SLOTS, feature_groups
+from .vector_split import feature_kernel, output_weight, parent_kernel
 
 
 # -- histograms ---------------------------------------------------------------------------
 @cuda.jit
 def _vector_histogram_kernel(bins_by_feature, gpair, rows, task_node, task_lo, task_hi, groups,
                              feature_offsets, hist):
-    shared = cuda.shared.array(_SHARED_CELLS, int64)
+    shared = cuda.shared.array(SHARED_CELLS, int64)
     tid = cuda.threadIdx.x
     step = cuda.blockDim.x
     k = gpair.shape[1]
@@ -104,7 +47,7 @@ def _vector_histogram_kernel(bins_by_feature, gpair, rows, task_node, task_lo, t
         f0, f1 = groups[group], groups[group + 1]
         first = feature_offsets[f0]
         n_cells = 2 * k * (feature_offsets[f1] - first)
-        in_shared = n_cells <= _SHARED_CELLS  # the same for every thread of the block
+        in_shared = n_cells <= SHARED_CELLS  # the same for every thread of the block
         if in_shared:
             for c in range(tid, n_cells, step):
                 shared[c] = 0
@@ -158,144 +101,6 @@ def build_vector_histograms(bins_by_feature, gpair, rows, node_starts, node_ends
 
 
 # -- split search -------------------------------------------------------------------------
-@cuda.jit(device=True)
-def _split_gain(left, task, sums, node, scales, reg_lambda, reg_alpha, max_delta_step,
-                min_child_weight, parent):
-    """``cpu._split_gain`` of task ``task``'s running left sums ``left[task]`` in node
-    ``node`` (sums ``sums[node]``)."""
-    k = scales.shape[0]
-    gain = 0.0
-    for j in range(k):
-        inv_g, inv_h = 1.0 / scales[j, 0], 1.0 / scales[j, 1]
-        gl = mul(float64(left[task, j, 0]), inv_g)
-        hl = mul(float64(left[task, j, 1]), inv_h)
-        gr = mul(float64(sums[node, j, 0] - left[task, j, 0]), inv_g)
-        hr = mul(float64(sums[node, j, 1] - left[task, j, 1]), inv_h)
-        gain += output_gain(gl, hl, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
-        gain += output_gain(gr, hr, reg_lambda, reg_alpha, max_delta_step, min_child_weight)
-    return gain - parent
-
-
-@cuda.jit(device=True)
-def _bounded_split_gain(left, task, sums, node, bounds, sign, scales, reg_lambda, reg_alpha,
-                        max_delta_step, min_child_weight, parent):
-    """``cpu._bounded_split_gain`` of ``left[task]`` in node ``node`` (bounds
-    ``bounds[node]``, the split feature's constraint ``sign``)."""
-    k = scales.shape[0]
-    gain = 0.0
-    for j in range(k):
-        inv_g, inv_h = 1.0 / scales[j, 0], 1.0 / scales[j, 1]
-        gl = mul(float64(left[task, j, 0]), inv_g)
-        hl = mul(float64(left[task, j, 1]), inv_h)
-        gr = mul(float64(sums[node, j, 0] - left[task, j, 0]), inv_g)
-        hr = mul(float64(sums[node, j, 1] - left[task, j, 1]), inv_h)
-        lo, hi = bounds[node, j, 0], bounds[node, j, 1]
-        wl, wr, pooled = split_weights(gl, hl, gr, hr, mul(float64(sums[node, j, 0]), inv_g),
-                                       mul(float64(sums[node, j, 1]), inv_h), sign,
-                                       reg_lambda, reg_alpha, max_delta_step,
-                                       min_child_weight, lo, hi)
-        if pooled:
-            gain += gain_given_weight(gl, hl, reg_lambda, reg_alpha, wl)
-            gain += gain_given_weight(gr, hr, reg_lambda, reg_alpha, wr)
-        else:
-            gain += bounded_output_gain(gl, hl, reg_lambda, reg_alpha, max_delta_step,
-                                        min_child_weight, lo, hi)
-            gain += bounded_output_gain(gr, hr, reg_lambda, reg_alpha, max_delta_step,
-                                        min_child_weight, lo, hi)
-    return gain - parent
-
-
-@cuda.jit(device=True)
-def candidate_gain(left, task, sums, node, bounds, bounded, sign, scales, reg_lambda,
-                   reg_alpha, max_delta_step, min_child_weight, parent):
-    """A candidate's gain: ``_bounded_split_gain`` (``bounded``) or ``_split_gain``."""
-    if bounded:
-        return _bounded_split_gain(left, task, sums, node, bounds, sign, scales, reg_lambda,
-                                   reg_alpha, max_delta_step, min_child_weight, parent)
-    return _split_gain(left, task, sums, node, scales, reg_lambda, reg_alpha, max_delta_step,
-                       min_child_weight, parent)
-
-
-@cuda.jit(device=True)
-def _parent(node_sums, node, bounds, bounded, scales, split_params):
-    """``cpu.parent_gain`` of node ``node``, or (``bounded``) ``cpu.bounded_parent_gain``."""
-    gain = 0.0
-    for j in range(node_sums.shape[1]):
-        g = node_sums[node, j, 0] / scales[j, 0]
-        h = node_sums[node, j, 1] / scales[j, 1]
-        if bounded:
-            gain += bounded_output_gain(g, h, split_params[0], split_params[1],
-                                        split_params[2], split_params[3], bounds[node, j, 0],
-                                        bounds[node, j, 1])
-        else:
-            gain += output_gain(g, h, split_params[0], split_params[1], split_params[2],
-                                split_params[3])
-    return gain
-
-
-@cuda.jit
-def _parent_kernel(node_sums, node_bounds, bounded, scales, split_params, parents):
-    for node in range(cuda.grid(1), node_sums.shape[0], cuda.gridsize(1)):
-        parents[node] = _parent(node_sums, node, node_bounds, bounded, scales, split_params)
-
-
-@cuda.jit
-def _feature_kernel(hist, feature_offsets, node_sums, mask, node_bounds, monotone, bounded,
-                    scales, split_params, parents, left, task_gain, task_bin, task_left,
-                    task_sums):
-    n_nodes, _, k, _ = hist.shape
-    n_features = feature_offsets.shape[0] - 1
-    lam, alpha, mds, mcw = split_params[0], split_params[1], split_params[2], split_params[3]
-    for task in range(cuda.grid(1), n_nodes * n_features, cuda.gridsize(1)):
-        node = task // n_features
-        f = task - node * n_features
-        task_gain[task] = -math.inf
-        task_bin[task] = 0
-        task_left[task] = 0
-        for j in range(k):
-            task_sums[task, j, 0] = 0
-            task_sums[task, j, 1] = 0
-        if mask[node, f] == 0:
-            continue
-        lo, hi = feature_offsets[f], feature_offsets[f + 1]
-        n = hi - lo - 1  # value bins; slot hi - 1 holds the missing rows
-        miss = hi - 1
-        has_missing = False
-        for j in range(k):
-            if hist[node, miss, j, 0] != 0 or hist[node, miss, j, 1] != 0:
-                has_missing = True
-        best = -math.inf
-        n_steps = 1 if n == 1 else n - 1
-        for direction in range(2 if has_missing else 1):
-            for j in range(k):
-                left[task, j, 0] = hist[node, miss, j, 0] if direction == 1 else 0
-                left[task, j, 1] = hist[node, miss, j, 1] if direction == 1 else 0
-            for i in range(n_steps):
-                b = -1 if n == 1 else i
-                if b > 0:
-                    empty = True
-                    for j in range(k):
-                        if hist[node, lo + b, j, 0] != 0 or hist[node, lo + b, j, 1] != 0:
-                            empty = False
-                    if empty:
-                        continue
-                if b >= 0:
-                    for j in range(k):
-                        left[task, j, 0] += hist[node, lo + b, j, 0]
-                        left[task, j, 1] += hist[node, lo + b, j, 1]
-                gain = candidate_gain(left, task, node_sums, node, node_bounds, bounded,
-                                      int64(monotone[f]), scales, lam, alpha, mds, mcw,
-                                      parents[node])
-                if gain > best:
-                    best = gain
-                    task_gain[task] = gain
-                    task_bin[task] = b
-                    task_left[task] = direction
-                    for j in range(k):
-                        task_sums[task, j, 0] = left[task, j, 0]
-                        task_sums[task, j, 1] = left[task, j, 1]
-
-
 @cuda.jit
 def _best_kernel(n_features, task_gain, task_bin, task_left, task_sums, out_gain, out_feature,
                  out_bin, out_left, out_left_sums):
@@ -358,10 +163,10 @@ def _evaluate(hist, feature_offsets, node_sums, mask, node_bounds, monotone, bou
     outs = [device_output(a) for a in (out_gain, out_feature, out_bin, out_left,
                                        out_left_sums)]
     if n_nodes:
-        _parent_kernel[blocks_for(n_nodes), THREADS](d_sums, node_bounds, bounded, d_scales,
-                                                     d_params, parents)
+        parent_kernel[blocks_for(n_nodes), THREADS](d_sums, node_bounds, bounded, d_scales,
+                                                    d_params, parents)
     if n_tasks:
-        _feature_kernel[blocks_for(n_tasks), THREADS](
+        feature_kernel[blocks_for(n_tasks), THREADS](
             to_device(hist), to_device(feature_offsets), d_sums, to_device(mask), node_bounds,
             monotone, bounded, d_scales, d_params, parents, left, task_gain, task_bin,
             task_left, task_sums)

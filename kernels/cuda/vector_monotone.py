@@ -9,7 +9,7 @@ import numpy as np
 from numba import cuda, float64, int64
 
 from ._device import THREADS, blocks_for, device_output, mul, to_device
-from .vector_leaf import bounded_output_weight, split_weights
+from .vector_split import bounded_output_weight, split_weights
 
 
 @cuda.jit

@@ -5,6 +5,7 @@ import numpy as np
 from scipy.special import expit, log_softmax, xlogy
 
 from ..linear_math import LOGISTIC, MULTINOMIAL, SQUARED, SQUARED_HINGE
+from .sparse_arrays import csc_matrix_of, csr_matrix_of
 
 
 def _entropy(p):
@@ -71,23 +72,13 @@ def margins_dense(X, coef, intercept, out):
     out[:] = X @ coef.T + intercept
 
 
-def _csr(indptr, indices, data, shape):
-    from scipy.sparse import csr_matrix
-    return csr_matrix((data, indices, indptr), shape=shape)
-
-
-def _csc(indptr, indices, data, shape):
-    from scipy.sparse import csc_matrix
-    return csc_matrix((data, indices, indptr), shape=shape)
-
-
 def margins_csr(indptr, indices, data, coef, intercept, out):
-    X = _csr(indptr, indices, data, (out.shape[0], coef.shape[1]))
+    X = csr_matrix_of(indptr, indices, data, (out.shape[0], coef.shape[1]))
     out[:] = X @ coef.T + intercept
 
 
 def margins_csc(indptr, indices, data, coef, intercept, out, n_threads):
-    X = _csc(indptr, indices, data, (out.shape[0], coef.shape[1]))
+    X = csc_matrix_of(indptr, indices, data, (out.shape[0], coef.shape[1]))
     out[:] = X @ coef.T + intercept
 
 
@@ -96,7 +87,7 @@ def gradient_dense(X, g, out):
 
 
 def gradient_csc(indptr, indices, data, g, out):
-    X = _csc(indptr, indices, data, (g.shape[0], out.shape[1]))
+    X = csc_matrix_of(indptr, indices, data, (g.shape[0], out.shape[1]))
     out[:] = (X.T @ g).T
 
 
@@ -105,7 +96,7 @@ def hessian_diagonal_dense(X, curv_a, curv_b, out):
 
 
 def hessian_diagonal_csc(indptr, indices, data, curv_a, curv_b, out):
-    X = _csc(indptr, indices, data, (curv_a.shape[0], out.shape[1]))
+    X = csc_matrix_of(indptr, indices, data, (curv_a.shape[0], out.shape[1]))
     out[:] = (X.multiply(X).T @ (curv_a - curv_b * curv_b)).T
 
 

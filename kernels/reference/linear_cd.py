@@ -6,7 +6,8 @@ by another road. The dual steps read the margin from ``X @ (w + sigma v)`` in fu
 """
 import numpy as np
 
-from .linear import _csc, _csr, gram_dense
+from .linear import gram_dense
+from .sparse_arrays import csc_matrix_of, csr_matrix_of
 
 
 def _soft_threshold(x, l1):
@@ -62,7 +63,7 @@ def cd_residual_dense(X, intercept_scale, curv_a, curv_b, rank_one, grad, diag, 
 
 def cd_residual_csc(indptr, indices, data, intercept_scale, curv_a, curv_b, rank_one, grad,
                     diag, l1, l2, coef, delta, q, t, active, max_sweeps, rel_tol, abs_tol):
-    X = _csc(indptr, indices, data, (q.shape[0], indptr.shape[0] - 1)).toarray()
+    X = csc_matrix_of(indptr, indices, data, (q.shape[0], indptr.shape[0] - 1)).toarray()
     return _residual(X, intercept_scale, curv_a, curv_b, grad, diag, l1, l2, coef, delta, q, t,
                      active, max_sweeps, rel_tol, abs_tol)
 
@@ -96,5 +97,5 @@ def svc_dual_cd_dense(X, y, upper, diag_shift, row_norm, intercept_scale, order,
 
 def svc_dual_cd_csr(indptr, indices, data, y, upper, diag_shift, row_norm, intercept_scale,
                     order, sigma, w, alpha, v):
-    X = _csr(indptr, indices, data, (y.shape[0], w.shape[0] - 1)).toarray()
+    X = csr_matrix_of(indptr, indices, data, (y.shape[0], w.shape[0] - 1)).toarray()
     return _svc(X, y, upper, diag_shift, row_norm, intercept_scale, order, sigma, w, alpha, v)

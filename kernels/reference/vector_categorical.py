@@ -2,15 +2,16 @@
 its docstring (numeric features: ``vector_leaf.evaluate_vector_splits_monotone``)."""
 import numpy as np
 
-from .vector_leaf import _monotone_gain, _node_loss, _weight, evaluate_vector_splits_monotone
+from .vector_leaf import evaluate_vector_splits_monotone
+from .vector_split import bounded_output_gain, bounded_split_gain, output_weight
 
 
 def _order(h, n, total, scales, params):
     """Category codes by increasing score ``sum_t f32(w_p[t]) * f32(w_c[t])`` (float32
     products summed in float64), ties in code order."""
     def weights(sums):
-        return [np.float32(_weight(sums[j, 0] / scales[j, 0], sums[j, 1] / scales[j, 1],
-                                   *params)) for j in range(sums.shape[0])]
+        return [np.float32(output_weight(sums[j, 0] / scales[j, 0], sums[j, 1] / scales[j, 1],
+                                         *params)) for j in range(sums.shape[0])]
 
     parent = weights(total)
     scores = [sum(float(p * w) for p, w in zip(parent, weights(h[c]))) for c in range(n)]
@@ -47,8 +48,8 @@ def evaluate_vector_splits_categorical(hist, feature_offsets, node_sums, mask, n
     out_cat_bits[...] = 0
     for node in range(hist.shape[0]):
         total, bounds = node_sums[node], node_bounds[node]
-        parent = sum(_node_loss(total[j, 0] / scales[j, 0], total[j, 1] / scales[j, 1],
-                                bounds[j], params) for j in range(total.shape[0]))
+        parent = sum(bounded_output_gain(total[j, 0] / scales[j, 0], total[j, 1] / scales[j, 1],
+                                         bounds[j], params) for j in range(total.shape[0]))
         for f in np.flatnonzero(np.asarray(is_categorical) != 0):
             if not mask[node, f]:
                 continue
@@ -56,7 +57,7 @@ def evaluate_vector_splits_categorical(hist, feature_offsets, node_sums, mask, n
             for left, missing_left, codes in _candidates(
                     h, h.shape[0] - 1, total, scales, params, max_cat_to_onehot,
                     max_cat_threshold):
-                gain = _monotone_gain(left, total, bounds, 0, scales, params, parent)
+                gain = bounded_split_gain(left, total, bounds, 0, scales, params, parent)
                 # strictly better, or as good from a lower feature than the numeric best
                 if gain > out_gain[node] or (gain == out_gain[node] and f < out_feature[node]):
                     out_gain[node], out_feature[node], out_bin[node] = gain, f, 0

@@ -3,6 +3,8 @@ docstring (the scalar formulas are ``split_math``'s Python build)."""
 import numpy as np
 
 from ..split_math import python as _math
+from .vector_split import (bounded_output_gain, bounded_split_gain, clip, counted,
+                           output_weight, split_gain, split_weights)
 
 
 def build_vector_histograms(bins_by_feature, gpair, rows, node_starts, node_ends,
@@ -15,23 +17,6 @@ def build_vector_histograms(bins_by_feature, gpair, rows, node_starts, node_ends
             np.add.at(hist[node], slots, gpair[seg])
 
 
-def _counted(h, mcw):
-    # XGBoost 3.2 weighs an output 0 (gain 0) in a node whose hessian there is not
-    # positive or is below min_child_weight
-    return h > 0 and h >= mcw
-
-
-def _gain_of(left, total, scales, lam, alpha, mds, mcw, parent):
-    right = total - left
-    gain = 0.0
-    for j in range(left.shape[0]):
-        gl, hl = left[j, 0] * (1.0 / scales[j, 0]), left[j, 1] * (1.0 / scales[j, 1])
-        gr, hr = right[j, 0] * (1.0 / scales[j, 0]), right[j, 1] * (1.0 / scales[j, 1])
-        gain += _math.node_gain(gl, hl, lam, alpha, mds) if _counted(hl, mcw) else 0.0
-        gain += _math.node_gain(gr, hr, lam, alpha, mds) if _counted(hr, mcw) else 0.0
-    return gain - parent
-
-
 def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split_params,
                            out_gain, out_feature, out_bin, out_left, out_left_sums):
     lam, alpha, mds, mcw = (float(v) for v in split_params)
@@ -41,7 +26,7 @@ def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split
         parent = 0.0
         for j in range(total.shape[0]):
             g, h = total[j, 0] / scales[j, 0], total[j, 1] / scales[j, 1]
-            parent += _math.node_gain(g, h, lam, alpha, mds) if _counted(h, mcw) else 0.0
+            parent += _math.node_gain(g, h, lam, alpha, mds) if counted(h, mcw) else 0.0
         best = (-np.inf, -1, 0, 0, np.zeros_like(total))
         for f in range(n_features):
             if not mask[node, f]:
@@ -58,7 +43,7 @@ def evaluate_vector_splits(hist, feature_offsets, node_sums, mask, scales, split
                         continue
                     if b >= 0:
                         left = left + h[b]
-                    gain = _gain_of(left, total, scales, lam, alpha, mds, mcw, parent)
+                    gain = split_gain(left, total, scales, lam, alpha, mds, mcw, parent)
                     if gain > best[0]:
                         best = (gain, f, b, d, left.copy())
         out_gain[node], out_feature[node] = best[0], best[1]
@@ -72,7 +57,7 @@ def vector_node_weights(node_sums, scales, split_params, out):
     for node in range(node_sums.shape[0]):
         for j in range(node_sums.shape[1]):
             g, h = node_sums[node, j, 0] / scales[j, 0], node_sums[node, j, 1] / scales[j, 1]
-            out[node, j] = _math.leaf_weight(g, h, lam, alpha, mds) if _counted(h, mcw) else 0.0
+            out[node, j] = _math.leaf_weight(g, h, lam, alpha, mds) if counted(h, mcw) else 0.0
 
 
 def vector_children_histograms(parent_hist, built, small_is_right, out):
@@ -88,68 +73,14 @@ def vector_segment_sums(gpair, rows, starts, ends, out):
 
 
 # -- monotone constraints (XGBoost 3.4's vector rule) ---------------------------------------
-def _clip(w, bound):
-    return min(max(w, bound[0]), bound[1])
-
-
-def _weight(g, h, lam, alpha, mds, mcw):
-    return _math.leaf_weight(g, h, lam, alpha, mds) if _counted(h, mcw) else 0.0
-
-
-def _pair_weights(g_left, h_left, g_all, h_all, scale, bound, sign, params):
-    """One output's two child weights: each clamped into the node's bound; swapped order
-    on a constrained feature -> both the clamped weight of the node's sums at twice the
-    L1/L2 penalties. Returns (w_left, w_right, pooled)."""
-    lam, alpha, mds, mcw = params
-    inv_g, inv_h = 1.0 / scale[0], 1.0 / scale[1]
-    gl, hl = g_left * inv_g, h_left * inv_h
-    gr, hr = (g_all - g_left) * inv_g, (h_all - h_left) * inv_h
-    w_left = _clip(_weight(gl, hl, lam, alpha, mds, mcw), bound)
-    w_right = _clip(_weight(gr, hr, lam, alpha, mds, mcw), bound)
-    wrong = w_left > w_right if sign > 0 else (w_left < w_right if sign < 0 else False)
-    if wrong:
-        pooled = _clip(_weight(g_all * inv_g, h_all * inv_h, 2.0 * lam, 2.0 * alpha,
-                               mds, mcw), bound)
-        return pooled, pooled, True
-    return w_left, w_right, False
-
-
-def _node_loss(g, h, bound, params):
-    """Minus twice the node's loss at its clamped weight (the plain gain when unbounded)."""
-    lam, alpha, mds, mcw = params
-    if np.isinf(bound[0]) and np.isinf(bound[1]):
-        return _math.node_gain(g, h, lam, alpha, mds) if _counted(h, mcw) else 0.0
-    return _math.gain_given_weight(g, h, lam, alpha, _clip(_weight(g, h, lam, alpha, mds, mcw),
-                                                            bound))
-
-
-def _monotone_gain(left, total, bounds, sign, scales, params, parent):
-    lam, alpha = params[0], params[1]
-    gain = 0.0
-    for j in range(total.shape[0]):
-        s = scales[j]
-        wl, wr, pooled = _pair_weights(left[j, 0], left[j, 1], total[j, 0], total[j, 1], s,
-                                       bounds[j], sign, params)
-        gl, hl = left[j, 0] * (1.0 / s[0]), left[j, 1] * (1.0 / s[1])
-        gr = (total[j, 0] - left[j, 0]) * (1.0 / s[0])
-        hr = (total[j, 1] - left[j, 1]) * (1.0 / s[1])
-        if pooled:
-            gain += _math.gain_given_weight(gl, hl, lam, alpha, wl)
-            gain += _math.gain_given_weight(gr, hr, lam, alpha, wr)
-        else:
-            gain += _node_loss(gl, hl, bounds[j], params)
-            gain += _node_loss(gr, hr, bounds[j], params)
-    return gain - parent
-
-
 def evaluate_vector_splits_monotone(hist, feature_offsets, node_sums, mask, node_bounds,
                                     monotone, scales, split_params, out_gain, out_feature,
                                     out_bin, out_left, out_left_sums):
     params = tuple(float(v) for v in split_params)
     for node in range(hist.shape[0]):
         total, bounds = node_sums[node], node_bounds[node]
-        parent = sum(_node_loss(total[j, 0] / scales[j, 0], total[j, 1] / scales[j, 1],
-                                bounds[j], params) for j in range(total.shape[0]))
+        parent = sum(bounded_output_gain(total[j, 0] / scales[j, 0], total[j, 1] / scales[j, 1],
+                                         bounds[j], params) for j in range(total.shape[0]))
         best = (-np.inf, -1, 0, 0, np.zeros_like(total))
         for f in range(feature_offsets.shape[0] - 1):
             if not mask[node, f]:
@@ -163,8 +94,8 @@ def evaluate_vector_splits_monotone(hist, feature_offsets, node_sums, mask, node
                         continue
                     if b >= 0:
                         left = left + h[b]
-                    gain = _monotone_gain(left, total, bounds, int(monotone[f]), scales,
-                                          params, parent)
+                    gain = bounded_split_gain(left, total, bounds, int(monotone[f]), scales,
+                                              params, parent)
                     if gain > best[0]:
                         best = (gain, f, b, d, left.copy())
         out_gain[node], out_feature[node] = best[0], best[1]
@@ -178,7 +109,7 @@ def vector_bounded_weights(node_sums, node_bounds, scales, split_params, out):
     for node in range(node_sums.shape[0]):
         for j in range(node_sums.shape[1]):
             g, h = node_sums[node, j, 0] / scales[j, 0], node_sums[node, j, 1] / scales[j, 1]
-            out[node, j] = _clip(_weight(g, h, lam, alpha, mds, mcw), node_bounds[node, j])
+            out[node, j] = clip(output_weight(g, h, lam, alpha, mds, mcw), node_bounds[node, j])
 
 
 def vector_child_bounds(node_sums, left_sums, node_bounds, signs, scales, split_params,
@@ -191,7 +122,7 @@ def vector_child_bounds(node_sums, left_sums, node_bounds, signs, scales, split_
         if sign == 0:
             continue
         for j in range(node_sums.shape[1]):
-            wl, wr, _ = _pair_weights(left_sums[i, j, 0], left_sums[i, j, 1], node_sums[i, j, 0],
+            wl, wr, _ = split_weights(left_sums[i, j, 0], left_sums[i, j, 1], node_sums[i, j, 0],
                                       node_sums[i, j, 1], scales[j], node_bounds[i, j], sign,
                                       params)
             mid = wl + 0.5 * (wr - wl)

@@ -3,4 +3,5 @@
 cases behind the fixture files (``model_cases``), corrupted model files
 (``corruptions``), the fuzzers (``fuzz_models``), a fresh-interpreter runner
 (``isolated``), the linear models' all-zero solutions in closed form
-(``linear_optima``) and random trees for the explanation kernels (``random_trees``)."""
+(``linear_optima``), random trees for the explanation kernels (``random_trees``) and
+gbm's import graph (``import_graph``)."""
