@@ -64,7 +64,7 @@ class Scan:
         for i, batch in batches(it):
             self._batch(i, batch)
         if not self.batch_rows:
-            raise ValueError("the data iterator gave no batches; it needs at least one")
+            raise ValueError("the data iterator gave no batches; it needs at least 1 batch")
         if self.n_rows == 0:
             raise ValueError("the data iterator's batches have 0 rows in all; training needs "
                              "at least one")

@@ -15,7 +15,9 @@ Which features are categorical:
 Categories seen at fit are kept per feature, in the model, as a list: the labels present
 in a pandas column (in the dtype's order), or the sorted distinct integers of a numeric
 column. At predict, values are matched to them by value, so a pandas column with the
-categories in another order, or a subset of them, gives the same codes.
+categories in another order, or a subset of them, gives the same codes. Numbers given for
+a feature whose categories are strings are codes, positions among them (as XGBoost 3
+reads them); a number past the last is a category not seen at fit.
 """
 import numbers
 
@@ -386,10 +388,9 @@ def _encode_column(frame, arr, j, f, labels, cat_cols, feature_names, name):
             at = np.minimum(np.searchsorted(keys, values), keys.size - 1)
             found = keys[at] == values  # NaN never equals
             codes[found] = np.array([numeric[k] for k in keys.tolist()])[at[found]]
-        elif labels and (~np.isnan(values)).any():
-            raise ValueError(
-                f"{name} column {column} holds numbers, but the model learned this feature's "
-                "categories as strings; pass it as a pandas 'category' column")
+        elif labels:  # numbers for string categories: codes of them, as XGBoost 3 reads
+            ok = ~np.isnan(values) & (values < len(labels))  # them; others unseen (missing)
+            codes[ok] = values[ok].astype(np.int64)
     arr[:, j] = np.where(codes >= 0, codes, np.nan).astype(FLOAT)
 
 

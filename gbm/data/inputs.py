@@ -202,7 +202,7 @@ def check_X(X, *, name="X", allow_category=False, shard=False):
         wide = arr
     with np.errstate(over="ignore", invalid="ignore"):
         arr = np.ascontiguousarray(arr, dtype=FLOAT)
-    inf = _first_infinity(arr)
+    inf = first_infinity(arr)
     if inf is not None:
         row, col = inf
         value = wide.iloc[row, col] if wide is X and _is_pandas_frame(X) else wide[row, col]
@@ -219,7 +219,7 @@ def check_X(X, *, name="X", allow_category=False, shard=False):
 _CHECK_ROWS = 1 << 16  # rows tested for infinity at a time: a bounded temporary
 
 
-def _first_infinity(arr):
+def first_infinity(arr):
     """``(row, column)`` of the first infinite entry of a 2-d float array, in row-major
     order, or None; block by block of rows, so the test's boolean temporary stays small
     (a whole-matrix one is a quarter of a float32 matrix's size, for as long as the
@@ -422,7 +422,7 @@ def check_sample_weight(sample_weight, n_rows, *, what="", per="row", shard=Fals
         raise ValueError(f"{what}sample_weight must be 1-dimensional, got shape {w.shape}")
     if w.shape[0] != n_rows:
         raise ValueError(f"{what}sample_weight has {w.shape[0]} entries but X has {n_rows} rows; "
-                         "they must match")
+                         "they must match (one sample weight per row)")
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
