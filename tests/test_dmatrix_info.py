@@ -291,3 +291,43 @@ def test_input_data_takes_keywords_only():
             seen.clear()
 
     assert gbm.QuantileDMatrix(Positional()).num_row() == 12
+
+
+def test_a_column_categorical_in_one_batch_only_is_refused():
+    pd = pytest.importorskip("pandas")
+    first = pd.DataFrame({"c": pd.Categorical(["a", "b"]), "x": [1.0, 2.0]})
+    second = pd.DataFrame({"c": [0.0, 1.0], "x": [3.0, 4.0]})
+    for make in (gbm.QuantileDMatrix, gbm.ExtMemQuantileDMatrix):
+        with pytest.raises(ValueError, match="Inconsistent number of categories.*'c'"):
+            make(_Iter([dict(data=first), dict(data=second)]))
+
+
+def test_categories_as_feature_types_recode_the_columns():
+    """XGBoost 3.1's reference encoding: another matrix's categories as feature_types."""
+    pd = pytest.importorskip("pandas")
+    codes = [1, 1, 2, 3, 0, 2, 2, 3, 0]
+    old = pd.DataFrame({"f0": np.arange(9),
+                        "f1": pd.Categorical.from_codes(codes, categories=list("abcd"))})
+    swapped = [{0: 1, 1: 0}.get(c, c) for c in codes]
+    new = pd.DataFrame({"f0": np.arange(9),
+                        "f1": pd.Categorical.from_codes(swapped, categories=list("bacd"))})
+    for make in (gbm.DMatrix, gbm.QuantileDMatrix):
+        a = make(old)
+        b = make(new, feature_types=a.get_categories())
+        assert b.feature_types == ["int", "c"]
+        assert a.get_categories(True).to_arrow() == b.get_categories(True).to_arrow()
+        np.testing.assert_array_equal(a.get_data().toarray(), b.get_data().toarray())
+    ints = pd.DataFrame({"f0": np.arange(9),
+                         "f1": pd.Categorical.from_codes(codes, categories=[5, 6, 7, 8])})
+    with pytest.raises(ValueError, match="index type must match"):
+        gbm.DMatrix(ints, feature_types=gbm.DMatrix(old).get_categories())
+
+
+def test_quantile_dmatrix_categories_of_numbers():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"c": pd.Categorical([5, 6, 5])})
+    cats = dict(gbm.QuantileDMatrix(frame).get_categories(True).to_arrow())
+    assert cats["c"].to_pylist() == [5, 6]
+    # numbers marked categorical are codes: no categories, as XGBoost's
+    coded = gbm.QuantileDMatrix(np.array([[0.0], [2.0]]), feature_types=["c"])
+    assert dict(coded.get_categories(True).to_arrow())["0"] is None

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..data.batch_concat import is_data_iter
 from ..data.categorical import as_frame
-from ..data.category_container import Categories
+from ..data.category_container import Categories, recoded
 from ..data.dmatrix import DMatrix, checked_form
 from ..data.feature_info import frame_feature_types
 from ..data.iterator import OneBatch
@@ -90,6 +90,9 @@ def _build(data, label, missing, max_bin, ref, nthread, feature_names, feature_t
         it = OneBatch(data=data, label=label, **fields)
     if ref is not None:
         mapper, categories, values = _reference(ref, missing, max_bin)
+        if feature_types is None and categories is not None and not is_data_iter(data) \
+                and as_frame(data) is None:  # numbers for ref's categories: their codes
+            feature_types = ["c" if c is not None else "q" for c in categories]
         scan = Scan(missing, mapper.sample_size, mapper.seed, collect_sample=False).run(
             it, feature_names, feature_types)
         if scan.n_features != len(mapper.cuts):
@@ -217,6 +220,11 @@ class QuantileDMatrix(DMatrix):
 
     def _init_binned(self, data, label, fields, missing, max_bin, ref, nthread,
                      feature_names, feature_types, bin_sample_size, random_state, sink):
+        if isinstance(feature_types, Categories):  # a reference encoding (XGBoost 3.1)
+            if is_data_iter(data):
+                raise ValueError("feature_types given beside a DataIter: with an iterator it "
+                                 "is specified as batch argument")
+            data, feature_types = recoded(data, feature_types)
         if feature_types is not None:
             feature_types = list(feature_types)
         if not is_data_iter(data):
@@ -233,6 +241,8 @@ class QuantileDMatrix(DMatrix):
         self.group, self.qid, self.feature_weights = None, scan.info["qid"], None
         self.feature_names = scan.feature_names
         types = scan.feature_types
+        # features the types given mark categorical: numbers that are codes, no categories
+        self._coded = {f for f, t in enumerate(types or []) if t == "c"}
         frame = None if is_data_iter(data) else as_frame(data)
         if types is None and frame is not None:
             types = frame_feature_types(frame)
@@ -264,9 +274,9 @@ class QuantileDMatrix(DMatrix):
         """As ``DMatrix.get_categories``: the categories the matrix was encoded with."""
         cats = self.data.categories or [None] * self.num_col()
         names = self.feature_names or [str(f) for f in range(self.num_col())]
-        return Categories(names, [None if c is None or all(
-            isinstance(v, (int, float, np.number)) for v in c) else list(c) for c in cats],
-                          export_to_arrow)
+        return Categories(names, [None if c is None or (f in self._coded and all(
+            isinstance(v, (int, float, np.number)) for v in c)) else list(c)
+            for f, c in enumerate(cats)], export_to_arrow)
 
     def slice(self, rindex, allow_groups=False):
         raise NotImplementedError("slice is not supported on a QuantileDMatrix (as in "

@@ -206,6 +206,12 @@ def merge_categories(per_rank, order, feature_names):
     pandas dtype (the same on every rank), or increasing for integer codes."""
     merged = []
     for f, lists in enumerate(zip(*per_rank)):
+        kinds = {c is None for c in lists}
+        if len(kinds) > 1:
+            raise ValueError(f"Inconsistent number of categories between the parts of the "
+                             f"data: column {_column_name(feature_names, f)} is categorical in "
+                             "some batches (or partitions) and numeric in others; give it the "
+                             "same dtype in every one")
         if lists[0] is None:
             merged.append(None)
             continue

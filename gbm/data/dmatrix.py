@@ -16,7 +16,7 @@ import numpy as np
 from . import binary_format
 from .batch_concat import concatenate_batches, is_data_iter
 from .categorical import as_frame, category_columns
-from .category_container import Categories
+from .category_container import Categories, recoded
 from .feature_info import check_feature_names, check_feature_types, frame_feature_types
 from .inputs import check_X, first_infinity, to_host
 from .meta_info import MetaInfo
@@ -85,11 +85,12 @@ class DMatrix(MetaInfo):
         A value that means missing (besides NaN), e.g. ``-999``.
     feature_names : list of str, optional
         Unique, without ``[``, ``]`` or ``<``. A DataFrame's column names by default.
-    feature_types : list of str, optional
+    feature_types : list of str, or a ``Categories``, optional
         Per feature, XGBoost's codes: ``"c"`` categorical, ``"q"``/``"float"``/``"int"``/
         ``"i"`` numeric. Categorical features hold non-negative integer codes (or are
         pandas ``category`` columns, which always are categorical). A DataFrame's dtypes
-        give them by default (``gbm.data.feature_info``).
+        give them by default (``gbm.data.feature_info``). A ``Categories`` (another
+        matrix's ``get_categories()``) re-codes the category columns to its categories.
     group : array-like of int (n_groups,), optional
         Sizes of consecutive query groups (ranking).
     qid : array-like of int (n_samples,), optional
@@ -111,6 +112,8 @@ class DMatrix(MetaInfo):
                  group=None, qid=None, label_lower_bound=None, label_upper_bound=None,
                  feature_weights=None, enable_categorical=False, data_split_mode=0):
         _check_split_mode(data_split_mode)
+        if isinstance(feature_types, Categories):  # a reference encoding (XGBoost 3.1)
+            data, feature_types = recoded(data, feature_types)
         stored = {}
         if is_data_iter(data):
             stored = concatenate_batches(data)
