@@ -288,11 +288,13 @@ class DMatrix(MetaInfo):
         """Write the DMatrix to ``fname`` (str or os.PathLike) in gbm's binary format,
         which ``DMatrix(fname)`` reads back (``gbm.data.binary_format``): the features
         as a fit reads them (float32, missing entries absent), labels, weights, base
-        margins, query groups, interval labels, feature names and types. ``silent`` is
+        margins, query groups, interval labels, feature names and types, and a pandas
+        ``category`` column's categories (read back as such a column). ``silent`` is
         accepted for XGBoost compatibility."""
-        binary_format.write(fname, self._features("save_binary"),
+        binary_format.write(fname, self._features("save_binary", categories=True),
                             {name: getattr(self, name) for name in binary_format.INFO_FIELDS},
-                            self.feature_names, self.feature_types)
+                            self.feature_names, self.feature_types,
+                            self.get_categories().categories)
 
     def __repr__(self):
         return f"gbm.DMatrix({self._shape[0]} rows x {self._shape[1]} features)"
