@@ -300,6 +300,9 @@ def test_a_column_categorical_in_one_batch_only_is_refused():
     for make in (gbm.QuantileDMatrix, gbm.ExtMemQuantileDMatrix):
         with pytest.raises(ValueError, match="Inconsistent number of categories.*'c'"):
             make(_Iter([dict(data=first), dict(data=second)]))
+    with pytest.raises(ValueError, match="Inconsistent feature types.*'c' is categorical in "
+                                         "batch 0 but not in batch 1"):
+        gbm.DMatrix(_Iter([dict(data=first), dict(data=second)]))
 
 
 def test_categories_as_feature_types_recode_the_columns():

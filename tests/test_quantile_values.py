@@ -187,3 +187,18 @@ def test_ref_dmatrix_gives_the_fit_edges():
         gbm.QuantileDMatrix(Xv[:, :4], ref=dtrain)
     with pytest.raises(TypeError, match="ref must be the training data"):
         gbm.QuantileDMatrix(Xv, ref=Xv)
+
+
+def test_ref_with_categories_takes_numbers_as_its_codes():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"c": pd.Categorical(["cdef", "abc", "def"])})
+    y = np.array([0.0, 1.0, 2.0])
+    for make in (gbm.DMatrix, gbm.QuantileDMatrix):
+        train = make(frame, y)
+        booster = gbm.train({"min_child_weight": 0}, train, 4)
+        reenc = pd.DataFrame({"c": pd.Categorical(["def", "abc"])})
+        codes = gbm.QuantileDMatrix(np.array([[2.0], [0.0]]), ref=train, feature_names=["c"])
+        np.testing.assert_array_equal(booster.predict(codes),
+                                      booster.predict(gbm.QuantileDMatrix(reenc, ref=train)))
+        with pytest.raises(ValueError, match=r"data has 2 features but ref has 1 features\."):
+            gbm.QuantileDMatrix(np.zeros((2, 2)), ref=train)

@@ -91,7 +91,8 @@ def _build(data, label, missing, max_bin, ref, nthread, feature_names, feature_t
     if ref is not None:
         mapper, categories, values = _reference(ref, missing, max_bin)
         if feature_types is None and categories is not None and not is_data_iter(data) \
-                and as_frame(data) is None:  # numbers for ref's categories: their codes
+                and as_frame(data) is None and np.shape(data)[1] == len(categories):
+            # numbers for ref's categories: their codes
             feature_types = ["c" if c is not None else "q" for c in categories]
         scan = Scan(missing, mapper.sample_size, mapper.seed, collect_sample=False).run(
             it, feature_names, feature_types)

@@ -103,7 +103,13 @@ def _join_frames(frames):
     frames = [f.copy() for f in frames]
     for name in columns[0]:
         dtypes = [f[name].dtype for f in frames]
-        if isinstance(dtypes[0], pd.CategoricalDtype) and any(d != dtypes[0] for d in dtypes):
+        kinds = [isinstance(d, pd.CategoricalDtype) for d in dtypes]
+        if any(k != kinds[0] for k in kinds):
+            b = kinds.index(not kinds[0])
+            raise ValueError(f"Inconsistent feature types between batches: column {name!r} is "
+                             f"{'' if kinds[0] else 'not '}categorical in batch 0 but "
+                             f"{'' if kinds[b] else 'not '}in batch {b}")
+        if kinds[0] and any(d != dtypes[0] for d in dtypes):
             union = pd.api.types.union_categoricals([f[name] for f in frames]).categories
             for f in frames:
                 f[name] = f[name].cat.set_categories(union)
