@@ -334,3 +334,25 @@ def test_quantile_dmatrix_categories_of_numbers():
     # numbers marked categorical are codes: no categories, as XGBoost's
     coded = gbm.QuantileDMatrix(np.array([[0.0], [2.0]]), feature_types=["c"])
     assert dict(coded.get_categories(True).to_arrow())["0"] is None
+
+
+def test_polars_frames_as_data():
+    pl = pytest.importorskip("polars")
+    frame = pl.DataFrame({"a": [1, None, 3], "b": [3.0, 4.0, None], "c": [True, False, None]})
+    for make in (gbm.DMatrix, gbm.QuantileDMatrix):
+        d = make(frame)
+        assert d.feature_names == ["a", "b", "c"]
+        assert d.feature_types == ["int", "float", "i"]  # nulls keep the integer type
+        assert d.num_nonmissing() == 6
+    got = gbm.DMatrix(frame).get_data()
+    np.testing.assert_array_equal(got.indptr, [0, 3, 5, 6])
+    np.testing.assert_array_equal(got.data, [1, 3, 1, 4, 0, 3])
+    cats = pl.DataFrame({"f": ["aa", "cc", "bb", "aa"]},
+                        schema=[("f", pl.Enum(["cc", "bb", "aa"]))])
+    listed = dict(gbm.DMatrix(cats).get_categories(True).to_arrow())
+    assert listed["f"].to_pylist() == ["cc", "bb", "aa"]
+    y = pl.Series("y", [1.0, 2.0, 3.0])
+    d = gbm.DMatrix(frame)
+    d.set_info(label=y)
+    booster = gbm.train({"min_child_weight": 0}, d, 2)
+    np.testing.assert_array_equal(booster.predict(d), booster.inplace_predict(frame))

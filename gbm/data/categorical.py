@@ -24,6 +24,7 @@ import numbers
 import numpy as np
 
 from ..collective import LOCAL
+from .frames import is_polars, polars_to_pandas
 from .inputs import FLOAT, check_X, feature_names_of, is_device_array, to_host
 from .sparse import SparseMatrix
 
@@ -38,6 +39,8 @@ def as_frame(X):
     """A pandas DataFrame for pandas or Arrow input, else None."""
     if type(X).__module__.startswith("pyarrow") and hasattr(X, "to_pandas"):
         X = X.to_pandas()
+    if is_polars(X):
+        X = polars_to_pandas(X)
     if type(X).__module__.startswith("pandas") and hasattr(X, "dtypes") and hasattr(X, "columns"):
         return X
     return None

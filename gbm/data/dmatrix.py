@@ -18,6 +18,7 @@ from .batch_concat import concatenate_batches, is_data_iter
 from .categorical import as_frame, category_columns
 from .category_container import Categories, recoded
 from .feature_info import check_feature_names, check_feature_types, frame_feature_types
+from .frames import is_polars, polars_to_pandas
 from .inputs import check_X, first_infinity, to_host
 from .meta_info import MetaInfo
 from .rows import query_runs, take_rows
@@ -347,6 +348,8 @@ def checked_form(data):
     if isinstance(data, bytes):
         raise TypeError("data is bytes; a file is named by a str or an os.PathLike")
     module = type(data).__module__
+    if is_polars(data):
+        return polars_to_pandas(data)
     if module.startswith("pandas") and getattr(data, "ndim", 0) == 1:
         return data.to_frame()  # a Series: one column
     if hasattr(data, "columns") or hasattr(data, "column_names"):  # a frame or a table

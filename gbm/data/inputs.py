@@ -12,6 +12,7 @@ import numbers
 
 import numpy as np
 
+from .frames import is_polars, polars_to_pandas
 from .sparse import SparseMatrix, has_sparse_columns, is_scipy_sparse
 
 FLOAT = np.float32  # feature values: what XGBoost and LightGBM keep, half of float64's traffic
@@ -85,6 +86,8 @@ def feature_names_of(X):
     """Column names of a DataFrame or Arrow table as a list of str, or None for other inputs."""
     if type(X).__module__.startswith("pyarrow") and hasattr(X, "column_names"):
         return [str(c) for c in X.column_names]
+    if is_polars(X) and hasattr(X, "columns"):
+        return [str(c) for c in X.columns]
     if _is_pandas_frame(X):
         names = [str(c) for c in X.columns]
         if not all(isinstance(c, str) for c in X.columns):
@@ -174,6 +177,8 @@ def check_X(X, *, name="X", allow_category=False, shard=False):
         return _check_device_X(X, name, shard)
     if type(X).__module__.startswith("pyarrow") and hasattr(X, "to_pandas"):
         X = X.to_pandas()  # Arrow tables: nulls become NaN (or pandas NA) on the way
+    if is_polars(X):
+        X = polars_to_pandas(X)
     wide = None  # the values before float32, where a value beyond its range is read back
     if isinstance(X, SparseMatrix):  # checked already
         return _check_shape(X, name, shard)
