@@ -202,3 +202,22 @@ def test_ref_with_categories_takes_numbers_as_its_codes():
                                       booster.predict(gbm.QuantileDMatrix(reenc, ref=train)))
         with pytest.raises(ValueError, match=r"data has 2 features but ref has 1 features\."):
             gbm.QuantileDMatrix(np.zeros((2, 2)), ref=train)
+
+
+def test_group_sizes_and_weights_not_per_row():
+    X, y = _data(90, 3, seed=12)
+    rel = np.clip(np.round(y), 0, 3)
+    w = np.array([1.0, 2.0, 0.5])
+    by_group = gbm.QuantileDMatrix(X, rel, group=[30, 30, 30], weight=w)
+    by_qid = gbm.QuantileDMatrix(X, rel, qid=np.repeat([0, 1, 2], 30), weight=w)
+    np.testing.assert_array_equal(by_group.get_group(), [30, 30, 30])
+    p = {"objective": "rank:ndcg", "max_depth": 2}
+    assert gbm.train(p, by_group, 2).to_json() == gbm.train(p, by_qid, 2).to_json()
+    with pytest.raises(ValueError, match="group sizes sum to 60 but the data has 90 rows"):
+        gbm.QuantileDMatrix(X, rel, group=[30, 30])
+    # weights that are not one per row (nor per group): kept as given, as a DMatrix keeps
+    # them, and refused where a fit reads them
+    held = gbm.QuantileDMatrix(X, weight=w)
+    np.testing.assert_array_equal(held.get_weight(), w)
+    with pytest.raises(ValueError, match="sample weight"):
+        gbm.train({}, gbm.QuantileDMatrix(X, y, weight=w), 1)
