@@ -221,3 +221,19 @@ def test_group_sizes_and_weights_not_per_row():
     np.testing.assert_array_equal(held.get_weight(), w)
     with pytest.raises(ValueError, match="sample weight"):
         gbm.train({}, gbm.QuantileDMatrix(X, y, weight=w), 1)
+
+
+def test_dmatrix_quantile_cut_after_a_fit():
+    X, y = _data(500, 4, seed=13)
+    d = gbm.DMatrix(X, y)
+    with pytest.raises(ValueError, match="quantile cut hasn't been generated yet"):
+        d.get_quantile_cut()
+    gbm.train({"max_bin": 16}, d, 1)
+    indptr, values = d.get_quantile_cut()
+    q_indptr, q_values = gbm.QuantileDMatrix(X, y, max_bin=16).get_quantile_cut()
+    np.testing.assert_array_equal(indptr, q_indptr)  # the same edges as the matrix's
+    for f in range(4):
+        ours, theirs = values[indptr[f]:indptr[f + 1]], q_values[indptr[f]:indptr[f + 1]]
+        np.testing.assert_array_equal(ours[1:-1], theirs[1:-1])
+        ok = X[~np.isnan(X[:, f]), f].astype(np.float32)
+        assert ours[0] == ok.min() and ours[-1] > ok.max()

@@ -21,6 +21,7 @@ Categorical bins are category codes; a model's own codes are matched to them by 
 """
 import numpy as np
 
+from ..data.cut_layout import cut_layout
 from .binning import RaggedCuts
 
 BLOCK_ROWS = 1 << 15  # rows turned into values at a time for a prediction
@@ -124,26 +125,15 @@ def csr_of(binned):
 
 
 def quantile_cut(binned):
-    """``(indptr uint64 (n_features + 1,), values float32)`` in XGBoost's layout: a numeric
-    feature's ``n_bins + 1`` bounds (its least sampled value, its cuts, a value above its
-    largest sampled value), so that a value ``x`` of bin ``b`` has ``values[indptr[f] +
-    b] <= x < values[indptr[f] + b + 1]``; a categorical feature's codes ``0 .. n - 1``."""
+    """``(indptr uint64 (n_features + 1,), values float32)`` in XGBoost's layout
+    (``gbm.data.cut_layout``): a numeric feature's least sampled value, its cuts, a value
+    above its largest sampled value; a categorical feature's codes."""
     bv = binned.values
     cuts = RaggedCuts.of(binned.mapper.cuts)
-    parts = []
-    for f in range(len(cuts)):
-        if binned.categories is not None and binned.categories[f] is not None:
-            parts.append(np.arange(bv.offsets[f + 1] - bv.offsets[f], dtype=np.float32))
-            continue
-        first = bv.values[bv.offsets[f]]
-        last = bv.top[f]
-        if np.isnan(first):
-            first = last = np.float32(0.0)
-        parts.append(np.concatenate(([first], cuts[f], [np.nextafter(
-            np.float32(last), np.float32(np.inf))])).astype(np.float32))
-    sizes = [p.shape[0] for p in parts]
-    return (np.concatenate(([0], np.cumsum(sizes))).astype(np.uint64),
-            np.concatenate(parts) if parts else np.zeros(0, np.float32))
+    categorical = [binned.categories is not None and binned.categories[f] is not None
+                   for f in range(len(cuts))]
+    return cut_layout(cuts, np.diff(bv.offsets), categorical, bv.values[bv.offsets[:-1]],
+                      bv.top)
 
 
 def model_row_blocks(binned, model_categories, n_features, feature_names=None):

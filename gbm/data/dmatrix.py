@@ -17,6 +17,7 @@ from . import binary_format
 from .batch_concat import concatenate_batches, is_data_iter
 from .categorical import as_frame, category_columns
 from .category_container import Categories, recoded
+from .cut_layout import cut_layout
 from .feature_info import check_feature_names, check_feature_types, frame_feature_types
 from .frames import is_polars, polars_to_pandas
 from .inputs import check_X, first_infinity, to_host
@@ -254,6 +255,26 @@ class DMatrix(MetaInfo):
             per_feature[f] = list(frame.iloc[:, f].cat.categories)
         return Categories(self.feature_names or [str(f) for f in range(self.num_col())],
                           per_feature, export_to_arrow)
+
+    def get_quantile_cut(self):
+        """The bin edges of the last fit on this DMatrix, in XGBoost's layout
+        (``gbm.data.cut_layout``): ``(indptr uint64, values float32)``, a numeric
+        feature's least value, its cuts, a value above its largest; a categorical feature's
+        codes. As in XGBoost, a DMatrix has edges once a fit has binned it."""
+        edges = getattr(self, "fit_edges", None)
+        if edges is None:
+            raise ValueError("The quantile cut hasn't been generated yet: a DMatrix gets its "
+                             "bin edges when a fit bins it (a QuantileDMatrix when it is "
+                             "made); train on it first")
+        cuts, categories = edges
+        X = self._features("get_quantile_cut", categories=True)
+        if not isinstance(X, np.ndarray):
+            X = X.dense_rows(0, X.shape[0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a feature without values
+            low, high = np.nanmin(X, axis=0), np.nanmax(X, axis=0)
+        categorical = [c is not None for c in categories or [None] * len(cuts)]
+        return cut_layout(cuts, [len(c) + 1 for c in cuts], categorical, low, high)
 
     def slice(self, rindex, allow_groups=False):
         """A DMatrix of the rows ``rindex`` (int indices, in their order), with their

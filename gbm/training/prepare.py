@@ -99,6 +99,8 @@ class Fit:
         with backend.threads():
             self.data, self.mapper = _bin(X, w, self.categories, self.names, p, backend,
                                           self.row_ids, self.n_rows_total)
+        if data.dmatrix is not None and not isinstance(X, BinnedRows):
+            data.dmatrix.fit_edges = (self.mapper.cuts, self.categories)  # get_quantile_cut
         self.X = X  # until start(): the bins are what the rounds read
         # a round's groups' trees: on small tables in lockstep, a level of all of them per
         # kernel call (gbm/tree/lockstep.py); otherwise concurrently in threads where that
