@@ -14,7 +14,6 @@ from ..data.batch_concat import is_data_iter
 from ..data.categorical import as_frame
 from ..data.category_container import Categories, recoded
 from ..data.dmatrix import DMatrix, checked_form
-from ..data.feature_info import frame_feature_types
 from ..data.iterator import OneBatch
 from .dense import DenseBins
 from .paged import PageFiles, PagedBins
@@ -244,10 +243,7 @@ class QuantileDMatrix(DMatrix):
         types = scan.feature_types
         # features the types given mark categorical: numbers that are codes, no categories
         self._coded = {f for f, t in enumerate(types or []) if t == "c"}
-        frame = None if is_data_iter(data) else as_frame(data)
-        if types is None and frame is not None:
-            types = frame_feature_types(frame)
-        self.feature_types = types
+        self.feature_types = types if types is not None else scan.frame_types
         binned.feature_names = self.feature_names
 
     def num_nonmissing(self):
