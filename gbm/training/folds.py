@@ -192,6 +192,9 @@ def _dmatrix(data, rows, weight, group):
     types = None if source is None else source.feature_types
     label, lower, upper = (None if a is None else np.asarray(to_host(a))[rows]
                            for a in (data.y, data.label_lower_bound, data.label_upper_bound))
-    return DMatrix(take_rows(data.X, rows), label, weight=weight, base_margin=base_margin,
+    fold = DMatrix(take_rows(data.X, rows), label, weight=weight, base_margin=base_margin,
                    feature_names=data.feature_names, feature_types=types, group=group,
                    label_lower_bound=lower, label_upper_bound=upper)
+    if source is None:  # arrays: no type codes (a frame's DMatrix would take its dtypes')
+        fold.feature_types = None  # as gbm.train on the arrays records none
+    return fold
