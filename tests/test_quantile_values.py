@@ -237,3 +237,15 @@ def test_dmatrix_quantile_cut_after_a_fit():
         np.testing.assert_array_equal(ours[1:-1], theirs[1:-1])
         ok = X[~np.isnan(X[:, f]), f].astype(np.float32)
         assert ours[0] == ok.min() and ours[-1] > ok.max()
+
+
+def test_ref_is_a_weak_reference():
+    X, y = _data(100, 3, seed=14)
+    train = gbm.QuantileDMatrix(X, y)
+    valid = gbm.QuantileDMatrix(X, y, ref=train)
+    assert train.ref is None and valid.ref() is train
+    del train
+    import gc
+
+    gc.collect()
+    assert valid.ref() is None  # the eval set does not keep the training bins alive

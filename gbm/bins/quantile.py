@@ -7,6 +7,7 @@ integer histograms summed over pages: ``gbm.bins.paged``).
 import os
 import tempfile
 import uuid
+import weakref
 
 import numpy as np
 
@@ -234,6 +235,7 @@ class QuantileDMatrix(DMatrix):
         scan, binned = _build(data, label, missing, max_bin, ref, nthread, feature_names,
                               feature_types, bin_sample_size, random_state, fields, sink)
         self.data, self.missing, self._shape = binned, missing, binned.shape
+        self._ref = None if ref is None else weakref.ref(ref)
         self.categories_seen = binned.categories
         for field in ("label", "weight", "base_margin", "label_lower_bound",
                       "label_upper_bound"):
@@ -245,6 +247,12 @@ class QuantileDMatrix(DMatrix):
         self._coded = {f for f, t in enumerate(types or []) if t == "c"}
         self.feature_types = types if types is not None else scan.frame_types
         binned.feature_names = self.feature_names
+
+    @property
+    def ref(self):
+        """A weak reference to the matrix whose bin edges these rows took (``ref=``), or
+        None, as XGBoost's."""
+        return self._ref
 
     def num_nonmissing(self):
         """Entries that are not missing (their bin is not the missing bin)."""
