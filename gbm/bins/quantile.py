@@ -245,7 +245,11 @@ class QuantileDMatrix(DMatrix):
         types = scan.feature_types
         # features the types given mark categorical: numbers that are codes, no categories
         self._coded = {f for f, t in enumerate(types or []) if t == "c"}
-        self.feature_types = types if types is not None else scan.frame_types
+        if types is None and scan.frame_types is not None:
+            # the first batch's dtypes, "c" for a column categorical in any batch
+            cats = binned.categories or [None] * len(scan.frame_types)
+            types = ["c" if c is not None else t for t, c in zip(scan.frame_types, cats)]
+        self.feature_types = types
         binned.feature_names = self.feature_names
 
     @property

@@ -174,7 +174,8 @@ class Scan:
                 if c[f] is None and f not in self._empty[b]:
                     column = repr(self.feature_names[f]) if self.feature_names else str(f)
                     raise ValueError(
-                        f"batch {b} column {column} holds numbers, but batch {first} gives it "
+                        f"Inconsistent number of categories between batches: batch {b} "
+                        f"column {column} holds numbers, but batch {first} gives it "
                         "as a categorical ('category') column: a column is categorical in "
                         "every batch (a batch where it holds no value at all may give it as "
                         "numbers) or in none")

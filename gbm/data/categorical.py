@@ -263,7 +263,7 @@ def recode(arr, own, categories, numeric_columns=(), feature_names=None, name="X
     holding codes into ``categories`` (the whole data's), matched by label as
     ``encode_X`` matches them: a category ``categories`` lacks becomes missing (a sparse
     entry dropped). ``numeric_columns``: the categorical columns that held numbers (not
-    pandas ``category`` columns), whose labels must be numbers in ``categories`` too.
+    pandas ``category`` columns): numbers for string ``categories`` are their codes.
     ``arr`` itself is overwritten (a dense one); returns the re-coded matrix."""
     if categories is None:
         return arr
@@ -274,12 +274,12 @@ def recode(arr, own, categories, numeric_columns=(), feature_names=None, name="X
         if labels is None or not own[f]:
             continue  # numeric, or the part holds no category there (all missing)
         if f in numeric_columns and labels and all(isinstance(c, str) for c in labels):
-            raise ValueError(
-                f"{name} column {_column_name(feature_names, f)} holds numbers, but the "
-                "categories of this feature are strings; pass it as a pandas 'category' "
-                "column")
-        index = {label: i for i, label in enumerate(labels)}
-        table = np.array([index.get(label, np.nan) for label in own[f]] + [np.nan], FLOAT)
+            # numbers for string categories: codes of them, as ``encode_X`` reads them
+            table = np.array([v if v < len(labels) else np.nan for v in own[f]] + [np.nan],
+                             FLOAT)
+        else:
+            index = {label: i for i, label in enumerate(labels)}
+            table = np.array([index.get(label, np.nan) for label in own[f]] + [np.nan], FLOAT)
         at = arr.indices == f if sparse else (slice(None), f)
         codes = data[at]
         data[at] = table[np.where(np.isnan(codes), -1, codes).astype(np.int64)]
