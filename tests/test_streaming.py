@@ -37,6 +37,17 @@ class Batches(gbm.DataIter):
         self.resets += 1
 
 
+class Typed(Batches):
+    """``Batches`` whose every batch gives ``feature_types``."""
+
+    def __init__(self, sizes, types, **kw):
+        super().__init__(sizes, **kw)
+        self.types = types
+
+    def next(self, input_data):
+        return super().next(lambda **batch: input_data(feature_types=self.types, **batch))
+
+
 def _data(seed=0, n=N_ROWS, n_classes=2, regression=False):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, N_FEATURES)).astype(np.float32)
@@ -185,8 +196,10 @@ def test_pandas_categorical_batches():
     Xc[:, 3] = np.abs(Xc[:, 3])
     expected = _model(p, gbm.DMatrix(Xc, label=y, feature_types=types))
     for kind in ("qdm", "extmem"):
-        it = Batches([100, 400], page_bytes=400, data=Xc, label=y)
-        assert _model(p, _quantile(kind, it, feature_types=types)) == expected
+        it = Typed([100, 400], types, page_bytes=400, data=Xc, label=y)
+        assert _model(p, _quantile(kind, it)) == expected
+        with pytest.raises(ValueError, match="feature_types given beside a DataIter.* batch"):
+            _quantile(kind, it, feature_types=types)  # XGBoost's rule: the batches give them
 
 
 def test_sparse_batches():
@@ -458,15 +471,12 @@ def test_arrow_batches():
 
 
 def test_what_a_quantile_dmatrix_cannot_do():
-    """Its float values are gone: predict says so, and cv (whose folds learn their own
-    edges) refuses it, as XGBoost's does (continuing a model:
-    tests/test_quantile_continue.py)."""
+    """Its float values are gone: cv (whose folds learn their own edges) refuses it, as
+    XGBoost's does (continuing a model: tests/test_quantile_continue.py; predicting on
+    its bins: tests/test_quantile_values.py)."""
     X, y, _ = _data(20)
     d = gbm.QuantileDMatrix(X, label=y, bin_sample_size=SAMPLE)
     p = _params("binary:logistic")
-    booster = gbm.train(p, d, 2)
-    with pytest.raises(TypeError, match="holds bins only"):
-        booster.predict(d)
     with pytest.raises(ValueError, match="cv on a QuantileDMatrix .* own training rows"):
         gbm.cv(p, d, 2, nfold=2)
 

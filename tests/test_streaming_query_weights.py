@@ -138,7 +138,9 @@ def test_parquet_files_with_qid_and_weight_columns(tmp_path):
     frame.to_parquet(tmp_path / "rank.parquet")
     p = {"objective": "rank:ndcg", "max_depth": 3, "bin_sample_size": SAMPLE}
     expected = gbm.train(p, gbm.DMatrix(X, label=y, qid=qid, weight=group_weight,
-                                        feature_names=list(frame.columns[:4])), 3).to_json()
+                                        feature_names=list(frame.columns[:4]),
+                                        feature_types=["float"] * 4),  # the frame's dtypes'
+                         3).to_json()
     it = gbm.ParquetIter(tmp_path / "rank.parquet", label="y", weight="w", qid="q",
                          batch_rows=64)
     assert gbm.train(p, gbm.QuantileDMatrix(it, bin_sample_size=SAMPLE), 3).to_json() == expected

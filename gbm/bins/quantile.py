@@ -7,13 +7,18 @@ integer histograms summed over pages: ``gbm.bins.paged``).
 import os
 import tempfile
 import uuid
+import weakref
 
 import numpy as np
 
-from ..data.dmatrix import DMatrix
-from ..data.iterator import DataIter, OneBatch
+from ..data.batch_concat import is_data_iter
+from ..data.categorical import as_frame
+from ..data.category_container import Categories, recoded
+from ..data.dmatrix import DMatrix, checked_form
+from ..data.iterator import OneBatch
 from .dense import DenseBins
 from .paged import PageFiles, PagedBins
+from .quantile_values import bin_values, csr_of, quantile_cut, row_blocks
 from .streaming import Scan, bin_batches, fit_mapper
 
 # what an edge depends on besides the data: the fit's parameters of these names must agree
@@ -25,10 +30,11 @@ DEFAULT_PAGE_BYTES = 16 << 20  # a page file's bytes (its bins twice): 8 MiB buf
 class BinnedRows:
     """Rows binned before the fit (what a ``QuantileDMatrix`` holds as its ``data``):
     ``matrix`` (``DenseBins`` or ``PagedBins``, on the host), ``mapper`` (the edges),
-    ``categories`` (per feature None or its categories; None), ``shape``."""
+    ``categories`` (per feature None or its categories; None), ``values`` (a value per bin,
+    ``gbm.bins.quantile_values.BinValues``), ``shape``."""
 
-    def __init__(self, matrix, mapper, categories, feature_names):
-        self.matrix, self.mapper = matrix, mapper
+    def __init__(self, matrix, mapper, categories, feature_names, values=None):
+        self.matrix, self.mapper, self.values = matrix, mapper, values
         self.categories, self.feature_names = categories, feature_names
         self.shape = (matrix.n_rows, matrix.n_features)
         self.ndim = 2
@@ -46,7 +52,8 @@ class BinnedRows:
         for param, attr in _BINNING:
             if p[param] != getattr(self.mapper, attr):
                 raise ValueError(
-                    f"the QuantileDMatrix was binned with {param}={getattr(self.mapper, attr)!r} "
+                    f"{param} must be consistent: the QuantileDMatrix was binned with "
+                    f"{param}={getattr(self.mapper, attr)!r} "
                     f"but the fit has {param}={p[param]!r}: pass the same {param} to both "
                     f"(QuantileDMatrix(..., {attr if attr != 'sample_size' else param}=...))")
 
@@ -68,42 +75,82 @@ def _build(data, label, missing, max_bin, ref, nthread, feature_names, feature_t
     """Both passes over ``data`` (a ``DataIter``, or an array given as one batch with
     ``label`` and ``fields``); ``sink(scan, mapper, categories)`` stores the binned
     batches. Returns ``(scan, BinnedRows)``."""
-    if isinstance(data, DataIter) or (hasattr(data, "next") and hasattr(data, "reset")):
+    if is_data_iter(data):
         given = [k for k, v in dict(fields, label=label).items() if v is not None]
         if given:
             raise TypeError(f"{', '.join(given)} given beside a DataIter: its batches give them "
                             "(input_data(data=..., label=..., ...))")
+        given = [k for k, v in (("feature_names", feature_names),
+                                ("feature_types", feature_types)) if v is not None]
+        if given:
+            raise ValueError(f"{given[0]} given beside a DataIter: with an iterator it is "
+                             f"specified as batch argument, input_data({given[0]}=...)")
         it = data
     else:
-        if isinstance(data, DMatrix):
-            raise TypeError("data is already a DMatrix")
         it = OneBatch(data=data, label=label, **fields)
     if ref is not None:
-        if not isinstance(ref, QuantileDMatrix):
-            raise TypeError(f"ref must be the training QuantileDMatrix (its bin edges are "
-                            f"used), got {type(ref).__name__}")
-        mapper, categories = ref.data.mapper, ref.data.categories
-        if max_bin is not None and max_bin != mapper.max_bin:
-            raise ValueError(f"max_bin={max_bin} but ref was binned with max_bin="
-                             f"{mapper.max_bin}; leave max_bin out (ref's edges are used)")
+        mapper, categories, values = _reference(ref, missing, max_bin)
+        if feature_types is None and categories is not None and not is_data_iter(data) \
+                and as_frame(data) is None and np.shape(data)[1] == len(categories):
+            # numbers for ref's categories: their codes
+            feature_types = ["c" if c is not None else "q" for c in categories]
         scan = Scan(missing, mapper.sample_size, mapper.seed, collect_sample=False).run(
             it, feature_names, feature_types)
-        if scan.n_features != ref.num_col():
-            raise ValueError(f"the batches have {scan.n_features} columns but ref has "
-                             f"{ref.num_col()}")
-        if ref.categories_seen is not None or scan.categories is not None:
-            _check_same_kinds(ref.categories_seen, scan.categories, scan.n_features)
+        if scan.n_features != len(mapper.cuts):
+            raise ValueError(f"data has {scan.n_features} features but ref has "
+                             f"{len(mapper.cuts)} features.")
+        if categories is not None or scan.categories is not None:
+            _check_same_kinds(categories, scan.categories, scan.n_features)
     else:
         scan = Scan(missing, 200_000 if bin_sample_size is None else bin_sample_size,
                     0 if random_state is None else random_state).run(
             it, feature_names, feature_types)
-        mapper = fit_mapper(scan, 256 if max_bin is None else max_bin, scan.sample_size,
-                            scan.seed, 1 if nthread is None or nthread < 1 else nthread)
-        scan.Xs = scan.ws = None  # the sample: not held beside the bins
-        mapper.sample = None
-        categories = scan.categories
+        mapper, categories, values = _fit(scan, max_bin, nthread)
     matrix = sink(bin_batches(it, scan, mapper, categories, fitted=ref is None), scan, mapper)
-    return scan, BinnedRows(matrix, mapper, categories, scan.feature_names)
+    return scan, BinnedRows(matrix, mapper, categories, scan.feature_names, values)
+
+
+def _fit(scan, max_bin, nthread):
+    """``(mapper, categories, BinValues)`` of a scanned stream; its sample then dropped."""
+    mapper = fit_mapper(scan, 256 if max_bin is None else max_bin, scan.sample_size,
+                        scan.seed, 1 if nthread is None or nthread < 1 else nthread)
+    values = bin_values(mapper, scan.Xs, scan.categories)
+    scan.Xs = scan.ws = None  # the sample: not held beside the bins
+    mapper.sample = None
+    return mapper, scan.categories, values
+
+
+def _reference(ref, missing, max_bin):
+    """``(mapper, categories, BinValues)`` of ``ref``: a QuantileDMatrix's own, or the
+    edges a fit on a DMatrix makes (its rows scanned: the same edges, when the fit has
+    the same ``max_bin``, ``bin_sample_size`` and ``random_state``)."""
+    if isinstance(ref, QuantileDMatrix):
+        mapper = ref.data.mapper
+        if max_bin is not None and max_bin != mapper.max_bin:
+            raise ValueError(f"max_bin={max_bin} but ref was binned with max_bin="
+                             f"{mapper.max_bin}; leave max_bin out (ref's edges are used)")
+        return mapper, ref.data.categories, ref.data.values
+    if not isinstance(ref, DMatrix) or ref.data is None:
+        raise TypeError(f"ref must be the training data (a QuantileDMatrix or a DMatrix, whose "
+                        f"bin edges are used), got {type(ref).__name__}")
+    fields = {k: getattr(ref, k) for k in ("weight", "base_margin", "group", "qid",
+                                           "label_lower_bound", "label_upper_bound")}
+    if fields["group"] is not None:  # a batch gives query ids
+        fields["qid"] = np.repeat(np.arange(len(fields["group"])), fields["group"])
+    fields["group"] = None
+    scan = Scan(ref.missing, 200_000, 0).run(OneBatch(data=ref.data, label=ref.label, **fields),
+                                             ref.feature_names, ref.feature_types)
+    return _fit(scan, max_bin, None)
+
+
+def _group_ids(group, data):
+    """Query ids (group indices) of the group sizes ``group``, as a batch gives them."""
+    sizes = np.asarray(group, np.int64).reshape(-1)
+    n = getattr(data, "shape", (None,))[0]
+    if n is not None and sizes.sum() != n:
+        raise ValueError(f"group sizes sum to {int(sizes.sum())} but the data has {n} rows; "
+                         "they must match")
+    return np.repeat(np.arange(sizes.shape[0]), sizes)
 
 
 def _check_same_kinds(ref_categories, categories, n_features):
@@ -160,31 +207,89 @@ class QuantileDMatrix(DMatrix):
         fields = dict(weight=weight, base_margin=base_margin, group=group, qid=qid,
                       label_lower_bound=label_lower_bound,
                       label_upper_bound=label_upper_bound)
-        if feature_weights is not None:
-            raise NotImplementedError("feature_weights is not supported by gbm")
+        held = None
+        if weight is not None and group is None and qid is None and not is_data_iter(data) \
+                and np.shape(weight)[:1] != tuple(np.shape(data)[:1]):
+            # not one weight per row (nor per query group): stored as given, as a DMatrix
+            # stores it, and refused where a fit reads it; the edges are then unweighted
+            held, fields["weight"] = weight, None
         self._init_binned(data, label, fields, missing, max_bin, ref, nthread, feature_names,
                           feature_types, bin_sample_size, random_state, _in_memory)
+        self._set_float("feature_weights", feature_weights)
+        if held is not None:
+            self._set_float("weight", held)
 
     def _init_binned(self, data, label, fields, missing, max_bin, ref, nthread,
                      feature_names, feature_types, bin_sample_size, random_state, sink):
+        if isinstance(feature_types, Categories):  # a reference encoding (XGBoost 3.1)
+            if is_data_iter(data):
+                raise ValueError("feature_types given beside a DataIter: with an iterator it "
+                                 "is specified as batch argument")
+            data, feature_types = recoded(data, feature_types)
         if feature_types is not None:
             feature_types = list(feature_types)
+        if not is_data_iter(data):
+            data = checked_form(data)
+        if fields.get("group") is not None:  # a batch gives query ids
+            fields = dict(fields, group=None, qid=_group_ids(fields["group"], data))
         scan, binned = _build(data, label, missing, max_bin, ref, nthread, feature_names,
                               feature_types, bin_sample_size, random_state, fields, sink)
         self.data, self.missing, self._shape = binned, missing, binned.shape
+        self._ref = None if ref is None else weakref.ref(ref)
         self.categories_seen = binned.categories
-        info = scan.info
-        self.label, self.weight, self.base_margin = info["label"], info["weight"], \
-            info["base_margin"]
-        self.group, self.qid = info["group"], info["qid"]
-        self.label_lower_bound = info["label_lower_bound"]
-        self.label_upper_bound = info["label_upper_bound"]
-        self.feature_names = None if scan.feature_names is None else list(scan.feature_names)
-        self.feature_types = scan.feature_types
-        if self.feature_names is not None and len(self.feature_names) != scan.n_features:
-            raise ValueError(f"feature_names has {len(self.feature_names)} names but the data "
-                             f"has {scan.n_features} columns")
+        for field in ("label", "weight", "base_margin", "label_lower_bound",
+                      "label_upper_bound"):
+            setattr(self, field, scan.info[field])
+        self.group, self.qid, self.feature_weights = None, scan.info["qid"], None
+        self.feature_names = scan.feature_names
+        types = scan.feature_types
+        # features the types given mark categorical: numbers that are codes, no categories
+        self._coded = {f for f, t in enumerate(types or []) if t == "c"}
+        if types is None and scan.frame_types is not None:
+            # the first batch's dtypes, "c" for a column categorical in any batch
+            cats = binned.categories or [None] * len(scan.frame_types)
+            types = ["c" if c is not None else t for t, c in zip(scan.frame_types, cats)]
+        self.feature_types = types
         binned.feature_names = self.feature_names
+
+    @property
+    def ref(self):
+        """A weak reference to the matrix whose bin edges these rows took (``ref=``), or
+        None, as XGBoost's."""
+        return self._ref
+
+    def num_nonmissing(self):
+        """Entries that are not missing (their bin is not the missing bin)."""
+        n_bins = self.data.mapper.n_bins
+        return int(sum(int((bins < n_bins[None, :]).sum())
+                       for _, _, bins in row_blocks(self.data.matrix)))
+
+    def get_data(self):
+        """The rows as a SciPy CSR matrix of float32, as XGBoost's: each entry its bin's
+        value (``gbm.bins.quantile_values``: the data itself where a feature has a bin per
+        distinct value), a categorical entry its category (numbers) or its code; missing
+        entries absent."""
+        return csr_of(self.data)
+
+    def get_quantile_cut(self):
+        """The bin edges in XGBoost's layout, ``(indptr uint64 (n_features + 1,), values
+        float32)``: feature ``f``'s bounds are ``values[indptr[f]:indptr[f + 1]]``, a
+        value ``x`` in bin ``b`` lying in ``[bounds[b], bounds[b + 1])`` (the first bound
+        the least sampled value, the last one above the largest; the values between are
+        gbm's cuts, halfway between training values); a categorical feature's codes."""
+        return quantile_cut(self.data)
+
+    def get_categories(self, export_to_arrow=False):
+        """As ``DMatrix.get_categories``: the categories the matrix was encoded with."""
+        cats = self.data.categories or [None] * self.num_col()
+        names = self.feature_names or [str(f) for f in range(self.num_col())]
+        return Categories(names, [None if c is None or (f in self._coded and all(
+            isinstance(v, (int, float, np.number)) for v in c)) else list(c)
+            for f, c in enumerate(cats)], export_to_arrow)
+
+    def slice(self, rindex, allow_groups=False):
+        raise NotImplementedError("slice is not supported on a QuantileDMatrix (as in "
+                                  "XGBoost): slice the data, then bin it")
 
     def categorical_features(self):
         return None  # the categories are in the bins already (``data.categories``)
@@ -221,7 +326,7 @@ class ExtMemQuantileDMatrix(QuantileDMatrix):
                  enable_categorical=False, max_quantile_batches=None, cache_host_ratio=None,
                  cache_prefix=None, feature_names=None, feature_types=None,
                  bin_sample_size=None, random_state=None, min_cache_page_bytes=None):
-        if not (isinstance(data, DataIter) or (hasattr(data, "next") and hasattr(data, "reset"))):
+        if not is_data_iter(data):
             raise TypeError(f"ExtMemQuantileDMatrix reads a gbm.DataIter, got "
                             f"{type(data).__name__}; for an array use QuantileDMatrix")
         prefix = cache_prefix if cache_prefix is not None else getattr(data, "cache_prefix", None)

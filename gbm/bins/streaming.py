@@ -32,6 +32,7 @@ import numpy as np
 from ..data.categorical import category_columns, as_frame, merge_categories, \
     fit_categories, recode
 from ..data.dmatrix import replace_missing
+from ..data.feature_info import frame_feature_types
 from ..data.iterator import BATCH_FIELDS, batches
 from ..data.queries import join_qids, qid_array
 from ..data.sparse import SparseMatrix
@@ -49,6 +50,7 @@ class Scan:
         self.collect_sample = collect_sample
         self.batch_rows, self.n_rows, self.n_features = [], 0, None
         self.feature_names = self.feature_types = None
+        self.frame_types = None  # the first batch's DataFrame's type codes (its dtypes)
         self._fields = {name: [] for name in BATCH_FIELDS}
         self._cats, self._order = [], {}
         self._empty = []  # per batch, the columns holding no value
@@ -64,7 +66,7 @@ class Scan:
         for i, batch in batches(it):
             self._batch(i, batch)
         if not self.batch_rows:
-            raise ValueError("the data iterator gave no batches; it needs at least one")
+            raise ValueError("the data iterator gave no batches; it needs at least 1 batch")
         if self.n_rows == 0:
             raise ValueError("the data iterator's batches have 0 rows in all; training needs "
                              "at least one")
@@ -109,6 +111,8 @@ class Scan:
         frame = as_frame(X)
         if frame is not None and self.feature_names is None and first:
             self.feature_names = [str(c) for c in frame.columns]
+        if frame is not None and i == 0:
+            self.frame_types = frame_feature_types(frame)
         if frame is not None and self.feature_names is not None \
                 and [str(c) for c in frame.columns] != list(self.feature_names):
             raise ValueError(f"{name} has columns {[str(c) for c in frame.columns]} but the "
@@ -170,7 +174,8 @@ class Scan:
                 if c[f] is None and f not in self._empty[b]:
                     column = repr(self.feature_names[f]) if self.feature_names else str(f)
                     raise ValueError(
-                        f"batch {b} column {column} holds numbers, but batch {first} gives it "
+                        f"Inconsistent number of categories between batches: batch {b} "
+                        f"column {column} holds numbers, but batch {first} gives it "
                         "as a categorical ('category') column: a column is categorical in "
                         "every batch (a batch where it holds no value at all may give it as "
                         "numbers) or in none")

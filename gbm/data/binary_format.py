@@ -11,8 +11,11 @@ when no entry is missing; "csr": indptr int64, indices int32, values float32 of 
 entries present), each array's name, dtype and shape, and the feature names and types.
 The features are the ones a fit reads (``gbm.data.inputs.check_X``: float32, missing
 entries absent), so the same data given densely or sparsely writes the same bytes;
-labels, weights and margins are float64, as a ``DMatrix`` keeps them. A file whose
-magic, version, length, checksum or arrays do not check out is refused with the reason.
+labels, weights and margins are float64, as a ``DMatrix`` keeps them. A pandas
+``category`` column is written as its codes, its categories in the header (version 2:
+a reader of version 1 refuses such a file instead of losing them), and read back as a
+``category`` column of a DataFrame. A file whose magic, version, length, checksum or
+arrays do not check out is refused with the reason.
 """
 import json
 import os
@@ -25,6 +28,7 @@ from .sparse import from_dense
 
 MAGIC = b"gbm.DMatrix\n"
 VERSION = 1
+CATEGORIES_VERSION = 2  # a file whose header lists categories
 _FRAME = struct.Struct("<II")  # version, header length
 _CRC = struct.Struct("<I")
 # what each optional field is stored as: the dtype a DMatrix keeps it in
@@ -44,10 +48,12 @@ def is_binary_file(path):
         return f.read(len(MAGIC)) == MAGIC
 
 
-def write(path, features, info, feature_names, feature_types):
+def write(path, features, info, feature_names, feature_types, categories=None):
     """Write ``features`` (a float32 ndarray or a ``SparseMatrix``, as ``check_X``
-    returns them), ``info`` (field name -> array or None, the ``INFO_FIELDS``) and the
-    feature names and types (lists or None) to ``path``."""
+    returns them, category columns as codes), ``info`` (field name -> array or None, the
+    ``INFO_FIELDS``), the feature names and types (lists or None) and ``categories`` (per
+    feature None or its category labels, str or numbers; None: no category column) to
+    ``path``."""
     n_rows, n_cols = features.shape
     if isinstance(features, np.ndarray) and np.isnan(features).any():
         features = from_dense(features)
@@ -66,8 +72,13 @@ def write(path, features, info, feature_names, feature_types):
     header = {"shape": [int(n_rows), int(n_cols)], "layout": layout,
               "arrays": [[name, a.dtype.str, list(a.shape)] for name, a in arrays.items()],
               "feature_names": feature_names, "feature_types": feature_types}
+    version = VERSION
+    if categories is not None and any(c is not None for c in categories):
+        header["categories"] = [None if c is None else [_plain(v) for v in c]
+                                for c in categories]
+        version = CATEGORIES_VERSION
     text = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
-    parts = [MAGIC, _FRAME.pack(VERSION, len(text)), text]
+    parts = [MAGIC, _FRAME.pack(version, len(text)), text]
     parts += [a.tobytes() for a in arrays.values()]
     crc = 0
     for part in parts:
@@ -87,9 +98,9 @@ def read(path):
     if len(raw) < start or raw[:len(MAGIC)] != MAGIC:
         raise BinaryFileError(f"{path} is not a gbm binary DMatrix file")
     version, size = _FRAME.unpack_from(raw, len(MAGIC))
-    if version != VERSION:
+    if version not in (VERSION, CATEGORIES_VERSION):
         raise BinaryFileError(f"{path} is a gbm binary DMatrix file of version {version}; "
-                              f"this gbm reads version {VERSION}")
+                              f"this gbm reads versions {VERSION} and {CATEGORIES_VERSION}")
     header = _header(raw, start, size, path)
     lengths = [int(np.dtype(dtype).itemsize * np.prod(shape, dtype=np.int64))
                for _, dtype, shape in header["arrays"]]
@@ -106,8 +117,45 @@ def read(path):
                                      offset=at).reshape(shape).copy()
         at += length
     features = _features(header, arrays, path)
+    if header.get("categories") is not None:
+        features = _frame(features, header["categories"], header["feature_names"], path)
     info = {name: arrays.get(name) for name in INFO_FIELDS}
     return features, info, header["feature_names"], header["feature_types"]
+
+
+def _plain(label):
+    """A category label as JSON holds it (NumPy scalars as Python numbers)."""
+    return label.item() if hasattr(label, "item") else label
+
+
+def _frame(features, categories, names, path):
+    """A pandas DataFrame of the file's features, its category columns rebuilt from their
+    codes and categories."""
+    import pandas as pd
+
+    if len(categories) != features.shape[1]:
+        raise BinaryFileError(f"{path} is damaged: its categories do not match its columns")
+    dense = features if isinstance(features, np.ndarray) else np.where(
+        _stored(features), features.toarray(), np.nan).astype(np.float32)
+    columns = {}
+    for f, cats in enumerate(categories):
+        name = names[f] if names is not None else f
+        if cats is None:
+            columns[name] = dense[:, f]
+            continue
+        codes = np.where(np.isnan(dense[:, f]), -1, dense[:, f]).astype(np.int64)
+        if codes.max(initial=-1) >= len(cats):
+            raise BinaryFileError(f"{path} is damaged: column {f} has a code past its "
+                                  "categories")
+        columns[name] = pd.Categorical.from_codes(codes, categories=cats)
+    return pd.DataFrame(columns)
+
+
+def _stored(csr):
+    """bool (n_rows, n_cols): which entries of a SciPy CSR matrix are stored."""
+    out = np.zeros(csr.shape, dtype=bool)
+    out[np.repeat(np.arange(csr.shape[0]), np.diff(csr.indptr)), csr.indices] = True
+    return out
 
 
 def _header(raw, start, size, path):

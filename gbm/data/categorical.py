@@ -15,13 +15,16 @@ Which features are categorical:
 Categories seen at fit are kept per feature, in the model, as a list: the labels present
 in a pandas column (in the dtype's order), or the sorted distinct integers of a numeric
 column. At predict, values are matched to them by value, so a pandas column with the
-categories in another order, or a subset of them, gives the same codes.
+categories in another order, or a subset of them, gives the same codes. Numbers given for
+a feature whose categories are strings are codes, positions among them (as XGBoost 3
+reads them); a number past the last is a category not seen at fit.
 """
 import numbers
 
 import numpy as np
 
 from ..collective import LOCAL
+from .frames import is_polars, polars_to_pandas
 from .inputs import FLOAT, check_X, feature_names_of, is_device_array, to_host
 from .sparse import SparseMatrix
 
@@ -36,6 +39,8 @@ def as_frame(X):
     """A pandas DataFrame for pandas or Arrow input, else None."""
     if type(X).__module__.startswith("pyarrow") and hasattr(X, "to_pandas"):
         X = X.to_pandas()
+    if is_polars(X):
+        X = polars_to_pandas(X)
     if type(X).__module__.startswith("pandas") and hasattr(X, "dtypes") and hasattr(X, "columns"):
         return X
     return None
@@ -204,6 +209,12 @@ def merge_categories(per_rank, order, feature_names):
     pandas dtype (the same on every rank), or increasing for integer codes."""
     merged = []
     for f, lists in enumerate(zip(*per_rank)):
+        kinds = {c is None for c in lists}
+        if len(kinds) > 1:
+            raise ValueError(f"Inconsistent number of categories between the parts of the "
+                             f"data: column {_column_name(feature_names, f)} is categorical in "
+                             "some batches (or partitions) and numeric in others; give it the "
+                             "same dtype in every one")
         if lists[0] is None:
             merged.append(None)
             continue
@@ -252,7 +263,7 @@ def recode(arr, own, categories, numeric_columns=(), feature_names=None, name="X
     holding codes into ``categories`` (the whole data's), matched by label as
     ``encode_X`` matches them: a category ``categories`` lacks becomes missing (a sparse
     entry dropped). ``numeric_columns``: the categorical columns that held numbers (not
-    pandas ``category`` columns), whose labels must be numbers in ``categories`` too.
+    pandas ``category`` columns): numbers for string ``categories`` are their codes.
     ``arr`` itself is overwritten (a dense one); returns the re-coded matrix."""
     if categories is None:
         return arr
@@ -263,12 +274,12 @@ def recode(arr, own, categories, numeric_columns=(), feature_names=None, name="X
         if labels is None or not own[f]:
             continue  # numeric, or the part holds no category there (all missing)
         if f in numeric_columns and labels and all(isinstance(c, str) for c in labels):
-            raise ValueError(
-                f"{name} column {_column_name(feature_names, f)} holds numbers, but the "
-                "categories of this feature are strings; pass it as a pandas 'category' "
-                "column")
-        index = {label: i for i, label in enumerate(labels)}
-        table = np.array([index.get(label, np.nan) for label in own[f]] + [np.nan], FLOAT)
+            # numbers for string categories: codes of them, as ``encode_X`` reads them
+            table = np.array([v if v < len(labels) else np.nan for v in own[f]] + [np.nan],
+                             FLOAT)
+        else:
+            index = {label: i for i, label in enumerate(labels)}
+            table = np.array([index.get(label, np.nan) for label in own[f]] + [np.nan], FLOAT)
         at = arr.indices == f if sparse else (slice(None), f)
         codes = data[at]
         data[at] = table[np.where(np.isnan(codes), -1, codes).astype(np.int64)]
@@ -386,10 +397,9 @@ def _encode_column(frame, arr, j, f, labels, cat_cols, feature_names, name):
             at = np.minimum(np.searchsorted(keys, values), keys.size - 1)
             found = keys[at] == values  # NaN never equals
             codes[found] = np.array([numeric[k] for k in keys.tolist()])[at[found]]
-        elif labels and (~np.isnan(values)).any():
-            raise ValueError(
-                f"{name} column {column} holds numbers, but the model learned this feature's "
-                "categories as strings; pass it as a pandas 'category' column")
+        elif labels:  # numbers for string categories: codes of them, as XGBoost 3 reads
+            ok = ~np.isnan(values) & (values < len(labels))  # them; others unseen (missing)
+            codes[ok] = values[ok].astype(np.int64)
     arr[:, j] = np.where(codes >= 0, codes, np.nan).astype(FLOAT)
 
 

@@ -38,3 +38,35 @@ class Categories:
     def __repr__(self):
         n = sum(c is not None for c in self.categories)
         return f"Categories({len(self.names)} features, {n} categorical)"
+
+
+def recoded(data, reference):
+    """``(data, feature_types)`` for ``feature_types=`` a ``Categories`` (XGBoost 3.1's
+    reference encoding): each pandas ``category`` column of ``data`` given the reference's
+    categories, in its order, so that a code means the reference's category (a label the
+    reference lacks becomes missing, as an unseen category does at predict); numbers in a
+    non-frame ``data`` are codes already. The types: a frame's by its dtypes (None), else
+    ``"c"`` where the reference has categories."""
+    import pandas as pd
+
+    from .categorical import as_frame
+
+    frame = as_frame(data)
+    cats = reference.categories
+    if frame is None:
+        return data, ["c" if c is not None else "q" for c in cats]
+    if frame.shape[1] != len(cats):
+        raise ValueError(f"feature_types (reference categories) has {len(cats)} features but "
+                         f"data has {frame.shape[1]} columns")
+    frame = frame.copy()
+    for f, ref in enumerate(cats):
+        col = frame.iloc[:, f]
+        if ref is None or not isinstance(col.dtype, pd.CategoricalDtype):
+            continue
+        ours = list(col.cat.categories)
+        if ours and ref and isinstance(ours[0], str) != isinstance(ref[0], str):
+            raise ValueError(f"feature {reference.names[f]!r}: the category index "
+                             "type must match between the training and test set (strings "
+                             "and numbers)")
+        frame[frame.columns[f]] = col.cat.set_categories(list(ref))
+    return frame, None

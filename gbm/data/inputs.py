@@ -12,6 +12,7 @@ import numbers
 
 import numpy as np
 
+from .frames import is_polars, polars_to_pandas
 from .sparse import SparseMatrix, has_sparse_columns, is_scipy_sparse
 
 FLOAT = np.float32  # feature values: what XGBoost and LightGBM keep, half of float64's traffic
@@ -85,6 +86,8 @@ def feature_names_of(X):
     """Column names of a DataFrame or Arrow table as a list of str, or None for other inputs."""
     if type(X).__module__.startswith("pyarrow") and hasattr(X, "column_names"):
         return [str(c) for c in X.column_names]
+    if is_polars(X) and hasattr(X, "columns"):
+        return [str(c) for c in X.columns]
     if _is_pandas_frame(X):
         names = [str(c) for c in X.columns]
         if not all(isinstance(c, str) for c in X.columns):
@@ -174,6 +177,8 @@ def check_X(X, *, name="X", allow_category=False, shard=False):
         return _check_device_X(X, name, shard)
     if type(X).__module__.startswith("pyarrow") and hasattr(X, "to_pandas"):
         X = X.to_pandas()  # Arrow tables: nulls become NaN (or pandas NA) on the way
+    if is_polars(X):
+        X = polars_to_pandas(X)
     wide = None  # the values before float32, where a value beyond its range is read back
     if isinstance(X, SparseMatrix):  # checked already
         return _check_shape(X, name, shard)
@@ -202,7 +207,7 @@ def check_X(X, *, name="X", allow_category=False, shard=False):
         wide = arr
     with np.errstate(over="ignore", invalid="ignore"):
         arr = np.ascontiguousarray(arr, dtype=FLOAT)
-    inf = _first_infinity(arr)
+    inf = first_infinity(arr)
     if inf is not None:
         row, col = inf
         value = wide.iloc[row, col] if wide is X and _is_pandas_frame(X) else wide[row, col]
@@ -219,7 +224,7 @@ def check_X(X, *, name="X", allow_category=False, shard=False):
 _CHECK_ROWS = 1 << 16  # rows tested for infinity at a time: a bounded temporary
 
 
-def _first_infinity(arr):
+def first_infinity(arr):
     """``(row, column)`` of the first infinite entry of a 2-d float array, in row-major
     order, or None; block by block of rows, so the test's boolean temporary stays small
     (a whole-matrix one is a quarter of a float32 matrix's size, for as long as the
@@ -422,7 +427,7 @@ def check_sample_weight(sample_weight, n_rows, *, what="", per="row", shard=Fals
         raise ValueError(f"{what}sample_weight must be 1-dimensional, got shape {w.shape}")
     if w.shape[0] != n_rows:
         raise ValueError(f"{what}sample_weight has {w.shape[0]} entries but X has {n_rows} rows; "
-                         "they must match")
+                         "they must match (one sample weight per row)")
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])

@@ -78,7 +78,11 @@ def batches(it):
     while True:
         got = {}
 
-        def input_data(data=None, **fields):
+        def input_data(*args, data=None, **fields):
+            if args:  # XGBoost's input_data takes keywords only: a positional one is an error
+                raise TypeError(
+                    f"batch {i}: input_data() got {len(args)} positional argument(s); Keyword "
+                    "arguments are required: input_data(data=X, label=y, weight=w, ...)")
             if data is None:
                 raise TypeError(f"batch {i}: input_data() needs data= (the batch's features)")
             unknown = set(fields) - set(BATCH_FIELDS) - {"feature_names", "feature_types"}

@@ -251,14 +251,38 @@ class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing):
                 _check_dmatrix_names(self.feature_names, X.feature_names)
             if base_margin is None:
                 base_margin = X.base_margin
+            names = X.feature_names
+            if names is not None and self.feature_names is not None \
+                    and list(names) != list(self.feature_names):
+                raise ValueError(f"the DMatrix has feature names {list(names)} but the model "
+                                 f"was trained with {self.feature_names}")
             X = X.data
-            if hasattr(X, "mapper") and hasattr(X, "matrix"):  # gbm.bins.quantile.BinnedRows
-                raise TypeError("a QuantileDMatrix holds bins only, and predict reads feature "
-                                "values: predict on the arrays (or a DMatrix of them)")
+            if hasattr(X, "mapper") and hasattr(X, "matrix"):  # a QuantileDMatrix's bins
+                return self._predict_binned_rows(X, base_margin, output_margin,
+                                                 iteration_range, n_jobs, pred_leaf,
+                                                 pred_contribs, approx_contribs,
+                                                 pred_interactions, strict_shape)
         return self._predict_checked(self._check_predict_X(X, shard=True), output_margin,
                                      iteration_range, n_jobs, pred_leaf, pred_contribs,
                                      base_margin, approx_contribs, pred_interactions,
                                      strict_shape)
+
+    def _predict_binned_rows(self, binned, base_margin, *args):
+        """``predict`` on a QuantileDMatrix's bins: each bin's value (the value a model
+        trained on these bin edges sends every row of the bin the same way as; see
+        ``gbm.bins.quantile_values``), a block of rows at a time."""
+        from ..bins.quantile_values import model_row_blocks
+
+        self._check_loaded()
+        output_margin, iteration_range, n_jobs, pred_leaf, pred_contribs, approx, \
+            interactions, strict_shape = args
+        parts = [self._predict_checked(
+            block, output_margin, iteration_range, n_jobs, pred_leaf, pred_contribs,
+            None if base_margin is None else np.asarray(base_margin)[lo:hi], approx,
+            interactions, strict_shape)
+            for lo, hi, block in model_row_blocks(binned, self.categories, self.n_features,
+                                                  self.feature_names)]
+        return np.concatenate(parts)
 
     def _predict_checked(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
                          pred_leaf=False, pred_contribs=False, base_margin=None,

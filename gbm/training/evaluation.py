@@ -61,8 +61,9 @@ class EvalSet:
         X = checked.X
         if not _same_edges(X.mapper, mapper) or X.shape[1] != booster.n_features:
             raise ValueError(f"evals[{self.name!r}] is a QuantileDMatrix binned with other bin "
-                             "edges than the training data's; make it with "
-                             "ref=<the training QuantileDMatrix>")
+                             "edges than the training data's: the training data should be "
+                             "used as a reference, QuantileDMatrix(..., ref=<the training "
+                             "QuantileDMatrix or DMatrix>)")
         self.X, self.binned, self.bins = X, True, X.on_device(backend)
         self.rows = backend.xp.arange(X.shape[0])
         self.base_margin = checked.base_margin

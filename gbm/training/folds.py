@@ -28,6 +28,7 @@ import numpy as np
 
 from ..data.dmatrix import DMatrix
 from ..data.inputs import to_host
+from ..data.rows import query_runs, take_rows
 
 
 @dataclasses.dataclass
@@ -166,40 +167,6 @@ def _indices(value, n_rows, name):
     return arr.astype(np.int64)
 
 
-def query_runs(rows, ptr, what):
-    """The query groups of ``rows`` (row indices, ordered as the fold holds them): each
-    group's index and size, in order. Every group must be whole and its rows together."""
-    n_groups = ptr.shape[0] - 1
-    row_group = np.repeat(np.arange(n_groups), np.diff(ptr))[rows]
-    starts = np.flatnonzero(np.concatenate(([True], row_group[1:] != row_group[:-1])))
-    groups = row_group[starts]
-    sizes = np.diff(np.append(starts, rows.shape[0]))
-    split = np.flatnonzero(np.bincount(groups, minlength=n_groups) > 1)
-    if split.size:
-        raise ValueError(f"{what} put the rows of query group {split[0]} apart; each group's "
-                         "rows must be together")
-    short = np.flatnonzero(sizes != np.diff(ptr)[groups])
-    if short.size:
-        g = groups[short[0]]
-        raise ValueError(f"{what} hold {sizes[short[0]]} of query group {g}'s "
-                         f"{np.diff(ptr)[g]} rows; a fold keeps each group whole")
-    return groups, sizes
-
-
-def take_rows(X, rows):
-    """Rows ``rows`` of a feature matrix, in its own kind: NumPy (or a nested list),
-    pandas (``iloc``: category columns stay categories), SciPy sparse (as CSR), CuPy."""
-    if hasattr(X, "iloc"):
-        return X.iloc[rows]
-    if hasattr(X, "tocsr"):
-        return X.tocsr()[rows]
-    if hasattr(X, "__cuda_array_interface__") and not isinstance(X, np.ndarray):
-        import cupy
-
-        return cupy.asarray(X)[cupy.asarray(rows)]
-    return np.asarray(X)[rows]
-
-
 def fold_dmatrix(data, rows, query_ptr):
     """A ``DMatrix`` of rows ``rows`` of ``data`` (a ``gbm.data.training_data.TrainingData``
     of the whole data): features, labels (and survival:aft's label bounds), weights, base
@@ -225,6 +192,9 @@ def _dmatrix(data, rows, weight, group):
     types = None if source is None else source.feature_types
     label, lower, upper = (None if a is None else np.asarray(to_host(a))[rows]
                            for a in (data.y, data.label_lower_bound, data.label_upper_bound))
-    return DMatrix(take_rows(data.X, rows), label, weight=weight, base_margin=base_margin,
+    fold = DMatrix(take_rows(data.X, rows), label, weight=weight, base_margin=base_margin,
                    feature_names=data.feature_names, feature_types=types, group=group,
                    label_lower_bound=lower, label_upper_bound=upper)
+    if source is None:  # arrays: no type codes (a frame's DMatrix would take its dtypes')
+        fold.feature_types = None  # as gbm.train on the arrays records none
+    return fold

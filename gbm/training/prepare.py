@@ -98,6 +98,8 @@ class Fit:
         with backend.threads():
             self.data, self.mapper = _bin(X, w, self.categories, self.names, p, backend,
                                           self.row_ids, self.n_rows_total)
+        if data.dmatrix is not None and not isinstance(X, BinnedRows):
+            data.dmatrix.fit_edges = (self.mapper.cuts, self.categories)  # get_quantile_cut
         self.X = X  # until start(): the bins are what the rounds read
         self.grower = choose_grower(p, backend, self.data, objective, X.shape[0])
         if self.grower.vector is not None:  # one vector-leaf tree a round
