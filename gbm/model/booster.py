@@ -13,6 +13,7 @@ from .files import ModelFiles
 from .inspection import Inspection
 from .output_shape import prediction_kind, shape_output
 from .slicing import Slicing
+from .stepping import Stepping
 from ..objectives import get_objective
 from ..tree.structure import Forest
 
@@ -43,11 +44,12 @@ def _is_c_float32_matrix(X, n_features):
             and X.flags.c_contiguous and X.shape[1] == n_features)
 
 
-class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing):
+class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing, Stepping):
     """A fitted model: the trees, how to start and how to turn margins into predictions.
     Model files, inspection (dumps, importances, attributes), parameters and
-    configuration, evaluation and slicing are in the mixins' modules (``gbm.model.files``,
-    ``inspection``, ``config``, ``evaluate``, ``slicing``).
+    configuration, evaluation, slicing and training round by round (``update``,
+    ``boost``) are in the mixins' modules (``gbm.model.files``, ``inspection``,
+    ``config``, ``evaluate``, ``slicing``, ``stepping``).
 
     Attributes
     ----------
@@ -97,6 +99,7 @@ class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing):
         self.best_iteration = None
         self.best_score = None
         self._forest = None
+        self._session = None  # update's training state (gbm.model.stepping)
         if not internal:
             self._init_xgboost_form(params, cache, model_file)
 
