@@ -233,3 +233,4 @@ def test_a_round_that_fails_half_way_adds_no_tree():
     booster.set_param(good)
     booster.update(d, 0)
     assert _raw(booster) == _raw(gbm.train(good, d, 1))
+

@@ -191,7 +191,8 @@ class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing, Steppi
 
     def predict(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
                 pred_leaf=False, pred_contribs=False, base_margin=None, approx_contribs=False,
-                pred_interactions=False, strict_shape=False, validate_features=True):
+                pred_interactions=False, strict_shape=False, validate_features=True,
+                training=False):
         """Predict for raw feature rows.
 
         Parameters
@@ -240,6 +241,11 @@ class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing, Steppi
             For a DMatrix ``X``: its feature names must be the model's (XGBoost's check:
             a model with names refuses a DMatrix without them). A DataFrame's column names
             are always checked.
+        training : bool
+            XGBoost's flag for a prediction made during training (its DART booster then
+            drops trees). It changes nothing here: a prediction uses every tree with its
+            weight, and a DART fit's dropouts stay inside the fit (``Booster.update``'s
+            custom objective is given the dropped margins, as ``train``'s).
 
         Returns
         -------
@@ -249,6 +255,8 @@ class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing, Steppi
         """
         from ..data.dmatrix import DMatrix
 
+        if not isinstance(training, (bool, np.bool_)):
+            raise TypeError(f"training must be True or False, got {training!r}")
         if isinstance(X, DMatrix):
             if validate_features:
                 _check_dmatrix_names(self.feature_names, X.feature_names)
@@ -356,7 +364,8 @@ class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing, Steppi
         data : NumPy array or list, pandas DataFrame (``category`` columns included) or
             Series, SciPy sparse matrix (absent entries are missing), CuPy or any
             ``__cuda_array_interface__`` array (predicted on the GPU and returned there,
-            as ``predict`` does); (n_samples, n_features)
+            as ``predict`` does); (n_samples, n_features), or a 1-D NumPy array or list
+            read as one column (n_samples,), as XGBoost reads it
         iteration_range : (int, int), as ``predict``'s
         predict_type : "value" (predictions) or "margin" (raw margins)
         missing : float
