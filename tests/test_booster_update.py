@@ -125,6 +125,28 @@ def test_dart_and_vector_leaf_updates_are_train(extra):
         assert booster.params["num_target"] == 2
 
 
+@pytest.mark.parametrize("objective", ["rank:ndcg", "reg:absoluteerror"])
+def test_ranking_and_leaf_refresh_updates_are_train(objective):
+    """Query groups (the DMatrix's qid) and leaves refreshed to residual quantiles."""
+    y = rng.integers(0, 4, 400).astype(float) if objective == "rank:ndcg" else \
+        LABELS["reg:squarederror"]
+    d = gbm.DMatrix(X, label=y, qid=np.repeat(np.arange(40), 10))
+    params = {"objective": objective, "max_depth": 3}
+    booster = gbm.Booster(params, [d])
+    for i in range(3):
+        booster.update(d, i)
+    assert _raw(booster) == _raw(gbm.train(params, d, 3))
+
+
+def test_updates_on_a_quantile_dmatrix_are_train():
+    params = _params(CASES[0])
+    q = gbm.QuantileDMatrix(X, label=LABELS["reg:squarederror"])
+    booster = gbm.train(params, q, 2)  # continued on the binned rows
+    for i in (2, 3):
+        booster.update(q, i)
+    assert _raw(booster) == _raw(gbm.train(params, q, 4))
+
+
 def test_updates_continue_a_trained_or_loaded_model(tmp_path):
     case = CASES[1]
     params, d = _params(case), _dmatrix(case)
