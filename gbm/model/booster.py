@@ -266,9 +266,11 @@ class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing, Steppi
             if hasattr(X, "mapper") and hasattr(X, "matrix"):  # gbm.bins.quantile.BinnedRows
                 raise TypeError("a QuantileDMatrix holds bins only, and predict reads feature "
                                 "values: predict on the arrays (or a DMatrix of them)")
-        return self._predict_checked(self._check_predict_X(X), output_margin, iteration_range,
-                                     n_jobs, pred_leaf, pred_contribs, base_margin,
-                                     approx_contribs, pred_interactions, strict_shape)
+        # no rows: an empty result of the kind's shape, as XGBoost's
+        return self._predict_checked(self._check_predict_X(X, shard=True), output_margin,
+                                     iteration_range, n_jobs, pred_leaf, pred_contribs,
+                                     base_margin, approx_contribs, pred_interactions,
+                                     strict_shape)
 
     def _predict_checked(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
                          pred_leaf=False, pred_contribs=False, base_margin=None,

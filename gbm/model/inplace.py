@@ -120,9 +120,9 @@ def inplace_input(booster, data, missing=np.nan, validate_features=True):
     if missing is not None:
         data = _replace_missing(data, missing)
     if validate_features:
-        return booster._check_predict_X(data, name="data")
+        return booster._check_predict_X(data, name="data", shard=True)  # rows: any, none too
     booster._check_loaded()
-    X = encode_X(data, booster.categories, name="data")
+    X = encode_X(data, booster.categories, name="data", shard=True)
     if X.shape[1] != booster.n_features:
         raise ValueError(f"data has {X.shape[1]} features, but the model was trained with "
                          f"{booster.n_features}")
