@@ -177,6 +177,22 @@ def test_the_session_is_kept_and_freed_with_the_dmatrix():
     assert session.fit is None  # released with its DMatrix
 
 
+def test_a_booster_let_go_frees_its_session_at_once():
+    """No reference cycle keeps the fit's bins alive until a garbage collection."""
+    import weakref
+
+    d = _dmatrix(CASES[0])
+    booster = gbm.Booster(_params(CASES[0]), [d])
+    booster.update(d, 0)
+    session = weakref.ref(booster._session)
+    gc.disable()
+    try:
+        del booster
+        assert session() is None
+    finally:
+        gc.enable()
+
+
 def test_changes_between_updates_start_from_the_current_model():
     """A parameter set, another DMatrix, or a field set again: the next round continues
     the model as train's init_model does."""

@@ -50,8 +50,9 @@ class Session:
         self.params = dict(booster.params)
         self.n_trees = len(booster.trees)
         self._fields = _fields_of(dtrain)
-        # freed with the DMatrix (the callback holds this session, not the DMatrix)
-        self._dtrain = weakref.ref(dtrain, lambda _ref, session=self: session.close())
+        # freed with the DMatrix; the callback holds neither it nor this session (no
+        # cycle: a booster let go frees its session at once, not at a garbage collection)
+        self._dtrain = weakref.ref(dtrain, _closer(weakref.ref(self)))
         # the output groups' threads (gbm.tree.group_threads) end with the session
         self._finalizer = weakref.finalize(self, fit.runner.__exit__, None, None, None)
 
@@ -88,6 +89,15 @@ class Session:
         if self.fit is not None:
             self._finalizer()
             self.fit = self._fields = None
+
+
+def _closer(session_ref):
+    """A weakref callback that closes the session ``session_ref`` refers to, if any."""
+    def close(_ref):
+        session = session_ref()
+        if session is not None:
+            session.close()
+    return close
 
 
 def _fields_of(dmatrix):
