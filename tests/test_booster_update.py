@@ -233,6 +233,8 @@ def test_bad_arguments_are_refused_and_the_model_is_kept():
         booster.update(X, 1)
     with pytest.raises(ValueError, match="iteration must be an int >= 0"):
         booster.update(d, -1)
+    with pytest.raises(TypeError, match="iteration must be an int >= 0, got 1.5"):
+        booster.update(d, 1.5)
     with pytest.raises(ValueError, match="not both"):
         booster.boost(d, 1, np.zeros(400), np.ones(400), fobj=_squared_error_gbm_form)
     with pytest.raises(ValueError, match="both grad and hess; hess is None"):

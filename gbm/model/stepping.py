@@ -87,8 +87,9 @@ class Stepping:
         if not isinstance(dtrain, DMatrix):
             raise TypeError(f"Invalid training matrix: dtrain must be a gbm.DMatrix, got "
                             f"{type(dtrain).__name__}")
-        if isinstance(iteration, bool) or not isinstance(iteration, numbers.Integral) \
-                or iteration < 0:
+        if isinstance(iteration, bool) or not isinstance(iteration, numbers.Integral):
+            raise TypeError(f"iteration must be an int >= 0, got {iteration!r}")
+        if iteration < 0:
             raise ValueError(f"iteration must be an int >= 0, got {iteration!r}")
         if fobj is not None and not callable(fobj):
             raise TypeError(f"fobj must be callable, got {type(fobj).__name__}")
