@@ -240,3 +240,11 @@ def test_get_categories():
     plain = gbm.train({"max_depth": 2}, *_data(), 1)
     assert plain.get_categories().empty()
     assert [n for n, _ in plain.get_categories(True).to_arrow()] == ["0", "1", "2", "3"]
+
+
+def test_predict_takes_xgboosts_training_flag(booster):
+    X, _ = _data()
+    d = gbm.DMatrix(X)
+    np.testing.assert_array_equal(booster.predict(d, training=True), booster.predict(d))
+    with pytest.raises(TypeError, match="training must be True or False"):
+        booster.predict(d, training="yes")

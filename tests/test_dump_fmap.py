@@ -166,3 +166,15 @@ def test_bad_feature_maps(pair, tmp_path):
         ours.get_dump("json")
     with pytest.raises(ValueError, match=r"importance_type='gain'"):
         ours.get_score("gain")
+
+
+def test_split_value_histogram_of_a_categorical_feature_is_refused():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame({"c": pd.Categorical(rng.choice(list("abcd"), 300)),
+                      "x": rng.normal(size=300)})
+    y = (X["c"] == "b") + X["x"]
+    booster = gbm.train({"max_depth": 3}, X, y, 3)
+    with pytest.raises(ValueError, match="doesn't support categorical splits: feature 'c'"):
+        booster.get_split_value_histogram("c")
+    assert booster.get_split_value_histogram("x", as_pandas=False).shape[1] == 2

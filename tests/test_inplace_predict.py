@@ -114,6 +114,18 @@ def test_same_as_predict_and_the_callers_data_unchanged():
                                   one_column.predict(X[:, :1]))
 
 
+def test_a_1d_array_is_one_column_as_in_xgboost():
+    """XGBoost's inplace_predict reads a 1-D array as (n, 1): one value per row."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=200).astype(np.float32)
+    theirs = xgb.train({"max_depth": 3, "nthread": 1}, xgb.DMatrix(x[:, None], x ** 2), 4)
+    ours = gbm.Booster.from_xgboost(theirs)
+    for data in (x[:20], x[:20].tolist()):
+        np.testing.assert_allclose(ours.inplace_predict(data), theirs.inplace_predict(x[:20]),
+                                   rtol=1e-6)
+    np.testing.assert_array_equal(ours.inplace_predict(x[:20]), ours.predict(x[:20, None]))
+
+
 def test_validate_features():
     pd = pytest.importorskip("pandas")
     _, _, X = _numeric()
@@ -147,6 +159,8 @@ def test_bad_arguments():
     with pytest.raises(TypeError, match="strict_shape must be True or False"):
         ours.inplace_predict(X, strict_shape="yes")
     with pytest.raises(ValueError, match="2-dimensional"):
+        ours.inplace_predict(X[None])
+    with pytest.raises(ValueError, match="data has 1 features"):  # a 1-D array: a column
         ours.inplace_predict(X[0])
     with pytest.raises(ValueError, match="infinity"):
         ours.inplace_predict(np.where(X == 2.0, np.inf, X))

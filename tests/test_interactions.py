@@ -338,6 +338,30 @@ def test_strict_shapes_match_xgboost(kind):
                 np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("kind", ["regression", "multiclass"])
+def test_no_rows_give_empty_results_of_each_kinds_shape(kind):
+    """XGBoost predicts 0 rows (always as shape (0,)); gbm gives each kind's own shape
+    with 0 rows, as it gives for 7 rows, for arrays, a DMatrix and inplace_predict."""
+    xgb = pytest.importorskip("xgboost")
+    sparse = pytest.importorskip("scipy.sparse")
+    theirs, X = _xgboost_model(xgb, kind)
+    ours = gbm.Booster.from_xgboost(theirs)
+    empty = X[:0]
+    assert theirs.predict(xgb.DMatrix(empty)).shape[0] == 0
+    for kwargs in ({}, {"output_margin": True}, {"pred_leaf": True}, {"pred_contribs": True},
+                   {"pred_interactions": True}, {"pred_contribs": True, "approx_contribs": True}):
+        for strict in (False, True):
+            full = ours.predict(X[:7], strict_shape=strict, **kwargs)
+            for rows in (empty, gbm.DMatrix(empty), sparse.csr_matrix(empty)):
+                got = ours.predict(rows, strict_shape=strict, **kwargs)
+                assert got.shape == (0,) + full.shape[1:], (kwargs, strict)
+    for predict_type in ("value", "margin"):
+        for strict in (False, True):
+            got = ours.inplace_predict(empty, predict_type=predict_type, strict_shape=strict)
+            full = ours.inplace_predict(X[:7], predict_type=predict_type, strict_shape=strict)
+            assert got.shape == (0,) + full.shape[1:]
+
+
 def test_strict_shapes_of_class_labels_match_xgboost():
     """multi:softmax predicts one label per row: (n,) or, strict, (n, 1); margins keep
     their groups."""

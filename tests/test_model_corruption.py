@@ -1,7 +1,7 @@
 """Model-file corruption, completing tests/test_model_validation.py: child indices past
 the end of a tree, the remaining fields, the loader's own checks (model_io), and a test
-that every check in gbm/io/validation.py is reached by some corruption, each rejected with
-its own message.
+that every check of the loader (gbm/io/validation.py, tree_checks.py, typed_json.py) is
+reached by some corruption, each rejected with its own message.
 """
 import json
 import math
@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from gbm import Booster
+from gbm.io import tree_checks, typed_json
 from gbm.io import validation as model_check
 from tests.support.corruptions import CHECKS, corrupted, first_cat, reject
 from tests.support.corruptions import models as build_models
@@ -191,25 +192,35 @@ def models():
     return build_models()
 
 
+CHECK_MODULES = (model_check, tree_checks, typed_json)  # where the loader's checks raise
+
+
 def _raise_line(text):
-    """The line of gbm/io/validation.py whose ``raise InvalidModel`` rejected ``text``."""
+    """The (file, line) of the loader's check whose ``raise InvalidModel`` rejected
+    ``text``."""
+    files = {Path(m.__file__).name: m.__file__ for m in CHECK_MODULES}
     with pytest.raises(model_check.InvalidModel) as err:
         model_check.check_model(model_check.parse(text))
     tb, line = err.value.__traceback__, None
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename == model_check.__file__:
-            line = tb.tb_lineno
+        name = Path(tb.tb_frame.f_code.co_filename).name
+        if files.get(name) == tb.tb_frame.f_code.co_filename:
+            line = (name, tb.tb_lineno)
         tb = tb.tb_next
     return line
 
 
 def _raise_lines():
-    source = Path(model_check.__file__).read_text().splitlines()
-    return {i + 1 for i, line in enumerate(source) if "raise InvalidModel(" in line}
+    lines = set()
+    for module in CHECK_MODULES:
+        source = Path(module.__file__).read_text().splitlines()
+        lines |= {(Path(module.__file__).name, i + 1) for i, line in enumerate(source)
+                  if "raise InvalidModel(" in line}
+    return lines
 
 
 def test_every_check_of_the_loader_is_reached(models, monkeypatch):
-    """Each ``raise InvalidModel`` in gbm/io/validation.py is the one that rejects at least
+    """Each ``raise InvalidModel`` of the loader's checks is the one that rejects at least
     one corruption of CHECKS or MORE (the depth bound with a lowered limit): a check
     without a test, or a test whose check was dropped (another check then fires), shows
     here."""
@@ -217,10 +228,10 @@ def test_every_check_of_the_loader_is_reached(models, monkeypatch):
     for case in ALL:
         reached.setdefault(_raise_line(corrupted(case, models)), []).append(case[0])
     text = models["num"].to_json()
-    monkeypatch.setattr(model_check, "MAX_TREE_DEPTH", 1)
+    monkeypatch.setattr(tree_checks, "MAX_TREE_DEPTH", 1)
     reached.setdefault(_raise_line(text), []).append("depth")
     missing = sorted(_raise_lines() - set(reached))
-    assert not missing, f"no corruption reaches the checks on lines {missing} of model_check.py"
+    assert not missing, f"no corruption reaches the checks at (file, line) {missing}"
 
 
 @pytest.mark.parametrize("case", ALL, ids=[c[0] for c in ALL])

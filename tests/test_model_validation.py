@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from gbm import Booster
-from gbm.io import validation as model_check
+from gbm.io import tree_checks
 from tests.support.corruptions import CHECKS, IDS, corrupted, reject
 from tests.support.corruptions import models as build_models
 
@@ -37,10 +37,10 @@ def test_each_check(case, models):
 def test_depth_bound(models, monkeypatch):
     text = models["num"].to_json()
     depth = max(t.depth() for t in models["num"].trees)
-    monkeypatch.setattr(model_check, "MAX_TREE_DEPTH", depth - 1)
+    monkeypatch.setattr(tree_checks, "MAX_TREE_DEPTH", depth - 1)
     message = reject(text)
     assert re.search(rf"trees\[\d+\] is {depth} levels deep; at most {depth - 1}", message)
-    monkeypatch.setattr(model_check, "MAX_TREE_DEPTH", depth)
+    monkeypatch.setattr(tree_checks, "MAX_TREE_DEPTH", depth)
     Booster.from_json(text)
 
 

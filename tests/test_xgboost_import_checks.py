@@ -77,9 +77,10 @@ def _sources_of_other_raises(tmp_path, monkeypatch):
     path = tmp_path / "latin1.json"
     path.write_bytes(b'{"learner": "\xff"}')
     yield "path_not_utf8", str(path)
-    yield "bytes_not_utf8", b"\xff{}"
-    monkeypatch.setitem(sys.modules, "xgboost", None)  # a .ubj path without xgboost
-    yield "ubj_without_xgboost", str(tmp_path / "m.ubj")
+    yield "old_binary_the_installed_xgboost_refuses", b"\xff{}"  # neither JSON nor UBJSON
+    yield "ubjson_cut_short", b"{L\x00"
+    monkeypatch.setitem(sys.modules, "xgboost", None)
+    yield "old_binary_without_xgboost", b"binf\x00"
 
 
 def test_every_check_of_the_importer_is_reached(models, tmp_path, monkeypatch):

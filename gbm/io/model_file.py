@@ -7,30 +7,21 @@ by their first bytes too. Files are written atomically (``gbm.io.atomic``).
 XGBoost's model schema (``format="xgboost"``) is written the same way: JSON, or UBJSON for
 a ``.ubj`` name, in the form XGBoost's reader takes (``typed_arrays=False``).
 """
-import errno
 import os
 import warnings
 
-from ..data.uri import MissingFileError
 from . import gbm_json, ubjson, validation
 from .atomic import write_atomic
+from .model_bytes import read_bytes, sniff
 from .validation import MAX_NESTING
 
 SUFFIXES = {".json": "json", ".ubj": "ubj"}
 RAW_FORMATS = ("json", "ubj")
-# the byte after a UBJSON object's "{": a key's length marker, a count, a type or a no-op
-_UBJSON_SECOND = frozenset(b"iUIlL#$N")
 
 
 def format_of(path):
     """"json" or "ubj" by the path's suffix (any case); None for another name."""
     return SUFFIXES.get(os.path.splitext(os.fspath(path))[1].lower())
-
-
-def sniff(data):
-    """"ubj" when ``data`` starts as a UBJSON object does (``{`` then a length marker),
-    else "json"."""
-    return "ubj" if data[:1] == b"{" and data[1:2] and data[1] in _UBJSON_SECOND else "json"
 
 
 def to_bytes(booster, raw_format, estimator=None):
@@ -72,21 +63,14 @@ def save_xgboost(booster, path):
     write_atomic(path, ubjson.dumps(xgboost_json.to_xgboost(booster), typed_arrays=False))
 
 
-def read_bytes(path):
-    """A file's bytes; ``MissingFileError`` when there is none."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        raise MissingFileError(errno.ENOENT, "no model file", os.fspath(path)) from None
-
-
 def load(cls, path, with_estimator=False):
     """A Booster from the file at ``path`` (``loads``); by its name's format, or, for
     another name, by its bytes with a warning."""
     path = os.path.expanduser(os.fspath(path))
     data = read_bytes(path)
     fmt = format_of(path)
+    if fmt is None and not _json_or_ubjson(data):  # XGBoost's old binary format?
+        return loads(cls, data, None, source=path, with_estimator=with_estimator)
     if fmt is None:
         fmt = sniff(data)
         shown = "UBJSON (`ubj`)" if fmt == "ubj" else "JSON (`json`)"
@@ -100,9 +84,16 @@ def load(cls, path, with_estimator=False):
 def loads(cls, data, fmt=None, source="the model bytes", with_estimator=False):
     """A Booster from a model file's bytes in ``fmt`` ("json", "ubj"; None: by the first
     bytes); ``ValueError`` naming the problem. A model in XGBoost's schema (its
-    ``learner`` object, JSON or UBJSON) is imported (``gbm.io.xgboost_import``).
+    ``learner`` object, JSON or UBJSON) is imported (``gbm.io.xgboost_import``), and so
+    are bytes of neither kind when ``fmt`` is None: XGBoost's old binary format, read
+    only through an installed xgboost that reads it (a clear ``ValueError`` otherwise).
     ``with_estimator``: ``(booster, estimator section or None)``."""
     data = bytes(data)
+    if fmt is None and not _json_or_ubjson(data):
+        from .xgboost_import import from_xgboost, read_old_binary
+
+        booster = from_xgboost(cls, read_old_binary(data, source))
+        return (booster, None) if with_estimator else booster
     parsed = _parse(data, sniff(data) if fmt is None else fmt, source)
     if isinstance(parsed, dict) and "learner" in parsed and "format" not in parsed:
         from .xgboost_import import from_xgboost
@@ -110,6 +101,12 @@ def loads(cls, data, fmt=None, source="the model bytes", with_estimator=False):
         booster = from_xgboost(cls, parsed)
         return (booster, None) if with_estimator else booster
     return gbm_json.from_dict(cls, parsed, source, with_estimator)
+
+
+def _json_or_ubjson(data):
+    """Whether ``data`` starts as a JSON object (after white space) or a UBJSON one (or is
+    empty: refused as the JSON it is not)."""
+    return not data.strip() or data.lstrip()[:1] == b"{"
 
 
 def _parse(data, fmt, source):

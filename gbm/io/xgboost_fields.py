@@ -133,7 +133,10 @@ def flags(values, path):
 
 
 def float32s(values, path):
-    """A list of JSON numbers, each finite and within float32's range, as float64."""
+    """A list of JSON numbers, each finite and within float32's range, as float64 of the
+    float32 values they write (XGBoost's node values are float32: its JSON text prints
+    each in the fewest digits that give it back, its UBJSON the value itself; both read
+    the same)."""
     types = set(map(type, as_list(values, path)))
     if not types <= {int, float}:
         bad = next(k for k, v in enumerate(values) if type(v) not in (int, float))
@@ -147,4 +150,4 @@ def float32s(values, path):
         bad = _first(out)
         raise ValueError(f"{path}[{bad}] is {values[bad]!r}; it must be a finite number "
                          "within float32's range (XGBoost's node values are float32)")
-    return arr
+    return arr.astype(np.float32).astype(np.float64)

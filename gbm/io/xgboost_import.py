@@ -22,7 +22,8 @@ import numpy as np
 
 from ..kernels.layout import cat_words
 from ..tree.structure import Tree
-from . import strict_json
+from . import strict_json, ubjson
+from .model_bytes import read_bytes, sniff
 from .validation import MAX_CUTS
 from .xgboost_checks import check_model
 from .xgboost_json import by_value
@@ -32,8 +33,9 @@ MAX_NESTING = 32  # XGBoost writes 7 levels (learner -> ... -> tree -> tree_para
 
 def from_xgboost(cls, source):
     """A gbm ``Booster`` (class ``cls``) from an XGBoost model: an ``xgboost.Booster`` or
-    estimator, a path to a ``.json`` (or, with xgboost installed, ``.ubj``) model file, its
-    JSON text, or the parsed dict. Raises ``ValueError`` for what gbm cannot represent and
+    estimator, a path to its model file (``.json`` or ``.ubj``: read by their first bytes,
+    without xgboost; XGBoost's old binary format only through an installed xgboost that
+    reads it), the bytes of its ``save_raw``, its JSON text, or the parsed dict. Raises ``ValueError`` for what gbm cannot represent and
     for a malformed model, naming the field."""
     from . import gbm_json
 
@@ -72,34 +74,62 @@ def _parse(text):
 
 
 def _read_source(source):
-    """The model dict from an ``xgboost.Booster``, a path, JSON text or a dict."""
+    """The model dict from an ``xgboost.Booster`` or estimator, a dict, JSON text, the
+    bytes of ``save_raw`` or a path to a model file (JSON or UBJSON by their first bytes,
+    read without xgboost)."""
     if isinstance(source, dict):
         return source
     if hasattr(source, "save_raw"):  # an xgboost.Booster
         return _parse(bytes(source.save_raw(raw_format="json")).decode("utf-8"))
     if hasattr(source, "get_booster"):  # an xgboost estimator
         return _read_source(source.get_booster())
-    if isinstance(source, (bytes, bytearray)):
-        try:
-            source = bytes(source).decode("utf-8")
-        except UnicodeDecodeError:
-            raise ValueError("the XGBoost model's bytes are not UTF-8 JSON text") from None
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return _parse_bytes(bytes(source), "the XGBoost model's bytes")
     if isinstance(source, str) and source.lstrip().startswith("{"):
         return _parse(source)
-    path = os.fspath(source)
-    if not str(path).endswith(".json"):
-        try:  # UBJSON or the old binary format: let xgboost read it
-            import xgboost
-        except ImportError:
-            raise ValueError(f"{path}: only XGBoost's JSON models (.json) load without "
-                             "xgboost installed; install xgboost, or save the model as "
-                             ".json") from None
-        return _read_source(xgboost.Booster(model_file=path))
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"an XGBoost model is an xgboost.Booster or estimator, a path, JSON "
+                        f"text, bytes or a dict; got {type(source).__name__}")
+    path = os.path.expanduser(os.fspath(source))
+    return _parse_bytes(read_bytes(path), path)
+
+
+def _parse_bytes(data, where):
+    """A model file's content: UBJSON, JSON text, or XGBoost's old binary format (read
+    only through an installed xgboost that still reads it)."""
+    if sniff(data) == "ubj":
+        try:
+            return ubjson.loads(data, MAX_NESTING)
+        except ubjson.UBJSONError as err:
+            raise ValueError(f"{where} is not a valid XGBoost UBJSON model: {err}") from None
+    if data.lstrip()[:1] == b"{":
+        try:
+            return _parse(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise ValueError(f"{where} is not an XGBoost JSON model: it is not UTF-8 "
+                             "text") from None
+    return read_old_binary(data, where)
+
+
+def read_old_binary(data, where):
+    """The model dict of ``data`` in XGBoost's old binary format (neither JSON nor
+    UBJSON), through the installed xgboost: gbm does not read that format, and XGBoost
+    3.1 dropped it. ``where`` names the file in the messages."""
+    advice = ("load it with an xgboost that reads it (before 3.1) and save it there as "
+              ".json or .ubj, which gbm reads")
     try:
-        with open(path, encoding="utf-8") as fh:
-            return _parse(fh.read())
-    except UnicodeDecodeError:
-        raise ValueError(f"{path} is not an XGBoost JSON model: it is not UTF-8 text") from None
+        import xgboost
+    except ImportError:
+        raise ValueError(f"{where} is neither JSON nor UBJSON: XGBoost's old binary model "
+                         f"format is read only through an installed xgboost; {advice}") from None
+    try:
+        booster = xgboost.Booster(model_file=bytearray(data))
+    except Exception as err:  # xgboost's XGBoostError, whatever its version names it
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ValueError(f"{where} is neither JSON nor UBJSON, and the installed xgboost "
+                         f"{getattr(xgboost, '__version__', '')} cannot read it as XGBoost's "
+                         f"old binary model format ({first}); {advice}") from None
+    return _read_source(booster)
 
 
 def _imported_cuts(trees, n_features):

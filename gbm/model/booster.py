@@ -13,6 +13,7 @@ from .files import ModelFiles
 from .inspection import Inspection
 from .output_shape import prediction_kind, shape_output
 from .slicing import Slicing
+from .stepping import Stepping
 from ..objectives import get_objective
 from ..tree.structure import Forest
 
@@ -43,11 +44,12 @@ def _is_c_float32_matrix(X, n_features):
             and X.flags.c_contiguous and X.shape[1] == n_features)
 
 
-class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing):
+class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing, Stepping):
     """A fitted model: the trees, how to start and how to turn margins into predictions.
     Model files, inspection (dumps, importances, attributes), parameters and
-    configuration, evaluation and slicing are in the mixins' modules (``gbm.model.files``,
-    ``inspection``, ``config``, ``evaluate``, ``slicing``).
+    configuration, evaluation, slicing and training round by round (``update``,
+    ``boost``) are in the mixins' modules (``gbm.model.files``, ``inspection``,
+    ``config``, ``evaluate``, ``slicing``, ``stepping``).
 
     Attributes
     ----------
@@ -97,6 +99,7 @@ class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing):
         self.best_iteration = None
         self.best_score = None
         self._forest = None
+        self._session = None  # update's training state (gbm.model.stepping)
         if not internal:
             self._init_xgboost_form(params, cache, model_file)
 
@@ -188,7 +191,8 @@ class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing):
 
     def predict(self, X, output_margin=False, iteration_range=(0, 0), n_jobs=None,
                 pred_leaf=False, pred_contribs=False, base_margin=None, approx_contribs=False,
-                pred_interactions=False, strict_shape=False, validate_features=True):
+                pred_interactions=False, strict_shape=False, validate_features=True,
+                training=False):
         """Predict for raw feature rows.
 
         Parameters
@@ -237,6 +241,11 @@ class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing):
             For a DMatrix ``X``: its feature names must be the model's (XGBoost's check:
             a model with names refuses a DMatrix without them). A DataFrame's column names
             are always checked.
+        training : bool
+            XGBoost's flag for a prediction made during training (its DART booster then
+            drops trees). It changes nothing here: a prediction uses every tree with its
+            weight, and a DART fit's dropouts stay inside the fit (``Booster.update``'s
+            custom objective is given the dropped margins, as ``train``'s).
 
         Returns
         -------
@@ -246,16 +255,13 @@ class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing):
         """
         from ..data.dmatrix import DMatrix
 
+        if not isinstance(training, (bool, np.bool_)):
+            raise TypeError(f"training must be True or False, got {training!r}")
         if isinstance(X, DMatrix):
             if validate_features:
                 _check_dmatrix_names(self.feature_names, X.feature_names)
             if base_margin is None:
                 base_margin = X.base_margin
-            names = X.feature_names
-            if names is not None and self.feature_names is not None \
-                    and list(names) != list(self.feature_names):
-                raise ValueError(f"the DMatrix has feature names {list(names)} but the model "
-                                 f"was trained with {self.feature_names}")
             X = X.data
             if hasattr(X, "mapper") and hasattr(X, "matrix"):  # a QuantileDMatrix's bins
                 return self._predict_binned_rows(X, base_margin, output_margin,
@@ -378,7 +384,8 @@ class Booster(ModelFiles, Inspection, Configuration, Evaluating, Slicing):
         data : NumPy array or list, pandas DataFrame (``category`` columns included) or
             Series, SciPy sparse matrix (absent entries are missing), CuPy or any
             ``__cuda_array_interface__`` array (predicted on the GPU and returned there,
-            as ``predict`` does); (n_samples, n_features)
+            as ``predict`` does); (n_samples, n_features), or a 1-D NumPy array or list
+            read as one column (n_samples,), as XGBoost reads it
         iteration_range : (int, int), as ``predict``'s
         predict_type : "value" (predictions) or "margin" (raw margins)
         missing : float

@@ -22,7 +22,8 @@ class _instance_or_class_method:
 
 
 _SOURCES = (str, os.PathLike, bytes, bytearray, memoryview)
-_CACHE_ONLY = ("_forest",)  # rebuilt on demand: never pickled nor copied
+# rebuilt on demand: never pickled nor copied (``_session``: update's training state)
+_CACHE_ONLY = ("_forest", "_session")
 
 
 class ModelFiles:
@@ -129,7 +130,7 @@ class ModelFiles:
                 state[new] = state.pop(old)
         state.setdefault("_feature_types", None)
         state.setdefault("_attributes", {})
-        state["_forest"] = None
+        state["_forest"] = state["_session"] = None
         self.__dict__.update(state)
 
     def copy(self):

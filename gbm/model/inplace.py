@@ -96,7 +96,8 @@ def inplace_input(booster, data, missing=np.nan, validate_features=True):
     Parameters
     ----------
     booster : gbm.Booster
-    data : NumPy array, list, pandas DataFrame or Series (a one-column frame), SciPy
+    data : NumPy array or list (a 1-D one is one column, as XGBoost reads it), pandas
+        DataFrame or Series (a one-column frame), SciPy
         sparse matrix (absent entries are missing), CuPy or ``__cuda_array_interface__``
         array; not a DMatrix
     missing : float, the value that marks a missing entry (besides NaN)
@@ -114,10 +115,12 @@ def inplace_input(booster, data, missing=np.nan, validate_features=True):
         data = data.to_frame()  # a Series: one column, as XGBoost reads it
     if isinstance(data, (list, tuple)):
         data = np.array(data)
+    if isinstance(data, np.ndarray) and data.ndim == 1:
+        data = data.reshape(-1, 1)  # one value per row: one column, as XGBoost reads it
     if missing is not None:
         data = _replace_missing(data, missing)
     if validate_features:
-        return booster._check_predict_X(data, name="data", shard=True)  # 0 rows too
+        return booster._check_predict_X(data, name="data", shard=True)  # rows: any, none too
     booster._check_loaded()
     X = encode_X(data, booster.categories, name="data", shard=True)
     if X.shape[1] != booster.n_features:

@@ -158,8 +158,9 @@ class Inspection:
         index = names.index(feature) if feature in names else None
         if index is not None and self.categories is not None \
                 and self.categories[index] is not None:
-            raise ValueError(f"a split value histogram needs a numeric feature; {feature!r} "
-                             "is categorical")
+            raise ValueError(f"a split value histogram doesn't support categorical splits: "
+                             f"feature {feature!r} is categorical (its splits are sets of "
+                             "categories, not values)")
         values = np.array([float(t.threshold[n]) for t in self.trees for n in np.flatnonzero(
             (t.left_child >= 0) & (t.split_feature == index))] if index is not None else [])
         n_unique = len(np.unique(values))

@@ -61,7 +61,11 @@ def shape_output(result, kind, n_groups, strict_shape, rounds=1):
                              f"{rounds} rounds of {n_groups} output groups")
         return result.reshape(n_rows, rounds, n_groups, per_round)
     if kind == "value":
-        return result.reshape(n_rows, 1) if strict_shape and result.ndim == 1 else result
+        if not strict_shape:
+            return result
+        # a value per output, or one (a class label): the columns told without -1, which
+        # no reshape of 0 rows can infer
+        return result.reshape(n_rows, result.shape[1] if result.ndim == 2 else 1)
     if strict_shape or n_groups > 1:
         return result
     return result[:, 0].copy()  # contiguous, as the arrays of several groups are
