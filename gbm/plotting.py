@@ -36,7 +36,7 @@ def _booster(model):
 
 
 def plot_importance(model, ax=None, importance_type="weight", max_num_features=None,
-                    title="Feature importance", xlabel=None, ylabel="Features",
+                    title="Feature importance", xlabel="Importance score", ylabel="Features",
                     show_values=True, height=0.6, color=None, grid=True):
     """Horizontal bars of the features' importances, largest on top.
 
@@ -47,6 +47,8 @@ def plot_importance(model, ax=None, importance_type="weight", max_num_features=N
     importance_type : "weight" (default, as XGBoost's ``plot_importance``), "gain",
         "cover", "total_gain" or "total_cover" (see ``Booster.get_score``)
     max_num_features : int, optional; only the largest ones
+    title, xlabel, ylabel : str; the axes' texts (XGBoost's defaults; ``xlabel`` None:
+        the importance type's name)
     show_values : bool; write each bar's value at its end
 
     Returns
@@ -128,7 +130,18 @@ def _layout(tree):
     return x, depth
 
 
-def plot_tree(model, tree_index=0, ax=None, precision=4, fontsize=8, feature_names=None):
+def _tree_index(tree_index, tree_idx, num_trees):
+    """``plot_tree``'s tree, by whichever of its three names was given (not two)."""
+    given = [(n, v) for n, v in (("tree_idx", tree_idx), ("num_trees", num_trees))
+             if v is not None]
+    if len(given) > 1 or (given and tree_index != 0):
+        names = ["tree_index"] * (tree_index != 0) + [n for n, _ in given]
+        raise TypeError(f"{' and '.join(names)} name the same tree; give one")
+    return given[0][1] if given else tree_index
+
+
+def plot_tree(model, tree_index=0, ax=None, precision=4, fontsize=8, feature_names=None, *,
+              tree_idx=None, num_trees=None):
     """Draw one tree: a box per node with its split (``feature < threshold``, or for a
     categorical split the categories that go right) or leaf value; edges say which way
     the test's yes / no and missing values go.
@@ -138,12 +151,15 @@ def plot_tree(model, tree_index=0, ax=None, precision=4, fontsize=8, feature_nam
     model : Booster or fitted estimator
     tree_index : int; the tree's index in ``booster.trees`` (a round holds
         ``num_parallel_tree`` trees per output group)
+    tree_idx, num_trees : int, optional; XGBoost's names of ``tree_index`` (3.0's and
+        the older one): at most one of the three is given
     precision : int; significant digits of thresholds and leaf values
 
     Returns
     -------
     matplotlib.axes.Axes
     """
+    tree_index = _tree_index(tree_index, tree_idx, num_trees)
     booster = _booster(model)
     n_trees = len(booster.trees)
     if not isinstance(tree_index, (int, np.integer)) or not -n_trees <= tree_index < n_trees:

@@ -77,3 +77,24 @@ def test_plot_metric_draws_the_curves(booster):
         gbm.plot_metric(booster.evals_result, metric="auc")
     with pytest.raises(ValueError, match="empty"):
         gbm.plot_metric({})
+
+
+def test_plot_importance_labels_are_xgboosts_unless_given(booster):
+    ax = gbm.plot_importance(booster)
+    assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == \
+        ("Feature importance", "Importance score", "Features")
+    assert gbm.plot_importance(booster, importance_type="total_gain",
+                               xlabel=None).get_xlabel() == "total gain"
+
+
+def test_plot_tree_takes_xgboosts_names_of_the_tree(booster):
+    drawn = {}
+    for kwargs in ({"tree_index": 2}, {"tree_idx": 2}, {"num_trees": 2}):
+        ax = gbm.plot_tree(booster, **kwargs)
+        drawn[next(iter(kwargs))] = ax.get_title()
+    assert set(drawn.values()) == {gbm.plot_tree(booster, tree_index=2).get_title()}
+    assert drawn["tree_index"].startswith("tree 2 ")
+    with pytest.raises(TypeError, match="tree_idx and num_trees name the same tree"):
+        gbm.plot_tree(booster, tree_idx=1, num_trees=1)
+    with pytest.raises(TypeError, match="tree_index and tree_idx"):
+        gbm.plot_tree(booster, 1, tree_idx=1)
